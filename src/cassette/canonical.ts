@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto'
+import stableStringify from 'fast-json-stable-stringify'
+import type { CanonicalRequest } from './cell.js'
+import type { Redactor } from './redact.js'
+
+/**
+ * Body fields that change between two runs of the same agent and never count
+ * toward a match. Users add their own with `ignore` (JSON paths, `[*]` for
+ * every array item).
+ */
+export const DEFAULT_IGNORE_PATHS: readonly string[] = ['metadata.user_id', 'user', 'prompt_cache_key', 'safety_identifier']
+
+/** Provider-minted ids that a later request echoes back; replaced by positional placeholders. */
+const MINTED_ID = /^(call|toolu|srvtoolu|resp|msg|fc|rs|ws|chatcmpl|ctc)_[A-Za-z0-9_-]{6,}$/
+
+export interface CanonicalOptions {
+  redactor: Redactor
+  ignore?: readonly string[]
+}
+
+/**
+ * The canonical redacted form of a request: what its key is computed from.
+ * @example
+ * canonicalRequest('POST', new URL('https://api.openai.com/v1/chat/completions'), '{"model":"gpt-4.1"}', { redactor })
+ */
+export function canonicalRequest(method: string, url: URL, bodyText: string, opts: CanonicalOptions): CanonicalRequest {
+  const redactedUrl = new URL(opts.redactor.url(url.href))
+  const path = redactedUrl.pathname + sortedQuery(redactedUrl)
+  return { method: method.toUpperCase(), path, body: canonicalBody(bodyText, opts) }
+}
+
+/**
+ * The canonical body: parsed JSON with secrets redacted, ignored paths removed
+ * and minted ids numbered; non-JSON text as `{ text }`.
+ * @example
+ * canonicalBody('{"user":"u1","x":1}', { redactor }) // { x: 1 }
+ */
+export function canonicalBody(bodyText: string, opts: CanonicalOptions): unknown {
+  if (bodyText === '') return null
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(bodyText)
+  } catch {
+    return { text: opts.redactor.text(bodyText) }
+  }
+  const redacted = opts.redactor.json(parsed)
+  for (const p of [...DEFAULT_IGNORE_PATHS, ...(opts.ignore ?? [])]) removePath(redacted, parsePath(p))
+  return numberIds(redacted, new Map())
+}
+
+/**
+ * SHA-256 of the stable JSON of a canonical request.
+ * @example
+ * requestKey(canonicalRequest(...)) // 'sha256:3f1c…'
+ */
+export function requestKey(req: CanonicalRequest): string {
+  return `sha256:${createHash('sha256').update(stableStringify(req)).digest('hex')}`
+}
+
+function sortedQuery(url: URL): string {
+  const entries = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  if (entries.length === 0) return ''
+  return `?${new URLSearchParams(entries).toString()}`
+}
+
+function numberIds(value: unknown, seen: Map<string, string>): unknown {
+  if (typeof value === 'string') {
+    const m = MINTED_ID.exec(value)
+    if (!m) return value
+    let placeholder = seen.get(value)
+    if (!placeholder) {
+      const n = [...seen.values()].filter((v) => v.startsWith(`${m[1]}_<`)).length + 1
+      placeholder = `${m[1]}_<${n}>`
+      seen.set(value, placeholder)
+    }
+    return placeholder
+  }
+  if (Array.isArray(value)) return value.map((v) => numberIds(v, seen))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[k] = numberIds(v, seen)
+    return out
+  }
+  return value
+}
+
+type PathPart = string | number | '*'
+
+/**
+ * Parse `messages[*].content` / `metadata.user_id` / `$.a.b` into parts.
+ * @example
+ * parsePath('messages[2].content') // ['messages', 2, 'content']
+ */
+export function parsePath(path: string): PathPart[] {
+  const parts: PathPart[] = []
+  const re = /([^.[\]]+)|\[(\*|\d+)\]/g
+  for (const m of path.replace(/^\$\.?/, '').matchAll(re)) {
+    if (m[1] !== undefined) parts.push(m[1])
+    else parts.push(m[2] === '*' ? '*' : Number(m[2]))
+  }
+  return parts
+}
+
+function removePath(root: unknown, parts: PathPart[]): void {
+  if (parts.length === 0 || root === null || typeof root !== 'object') return
+  const [head, ...rest] = parts
+  const targets: Array<[Record<string, unknown> | unknown[], string | number]> = []
+  if (head === '*') {
+    if (Array.isArray(root)) root.forEach((_, i) => targets.push([root, i]))
+    else Object.keys(root).forEach((k) => targets.push([root as Record<string, unknown>, k]))
+  } else targets.push([root as Record<string, unknown>, head])
+  for (const [obj, k] of targets) {
+    if (rest.length === 0) {
+      if (Array.isArray(obj)) continue // @note removing array items would shift positions; only object keys are dropped
+      delete (obj as Record<string, unknown>)[k as string]
+    } else removePath((obj as Record<string | number, unknown>)[k], rest)
+  }
+}

@@ -1,0 +1,112 @@
+import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
+
+/** The fixture format this version writes and the only one it reads. */
+export const FORMAT_VERSION = 1
+
+/**
+ * One body chunk as it arrived: `t` is milliseconds since the request was sent.
+ * `text` when the chunk is valid UTF-8 on its own, else `b64` (a multi-byte
+ * character split across two chunks).
+ */
+export interface Chunk {
+  t: number
+  text?: string
+  b64?: string
+}
+
+export interface RecordedResponse {
+  status: number
+  /** Kept headers only: lowercased, volatile ones dropped, content-encoding/length never kept (bodies are stored decoded). */
+  headers: Record<string, string>
+  chunks: Chunk[]
+}
+
+/** What a request is keyed by: method, path with query (secret params removed), canonical body. Host is not part (see docs/decisions/0002-key-without-host.md). */
+export interface CanonicalRequest {
+  method: string
+  path: string
+  body: unknown
+}
+
+/** A transport failure during recording (connection reset mid-stream, abort). */
+export interface TransportError {
+  name: string
+  message: string
+  code?: string
+}
+
+/** One line of `model.jsonl`. */
+export interface ModelCell {
+  seq: number
+  step: string
+  key: string
+  family: ProviderFamily
+  /** Full request URL, redacted (for display; not part of the key). */
+  url: string
+  request: CanonicalRequest
+  response: RecordedResponse
+  model?: string
+  usage: NormalizedUsage
+  finishReason?: string
+  text: string
+  toolCalls: RequestedToolCall[]
+  /** Error body or mid-stream error event the provider sent. */
+  providerError?: { type?: string; message: string }
+  transportError?: TransportError
+  durationMs: number
+  truncated: boolean
+  originalBytes?: number
+}
+
+/** One line of `tools.jsonl`: an in-process tool call (`fn`) or HTTP to a non-model host (`http`). */
+export interface ToolCell {
+  seq: number
+  step: string
+  kind: 'http' | 'fn'
+  name: string
+  callId?: string
+  key: string
+  args: unknown
+  /** fn tools: the returned value. */
+  output?: unknown
+  /** fn tools: the thrown error, replayed as the same throw. */
+  error?: { name: string; message: string; data?: unknown }
+  /** http tools: the recorded response. */
+  response?: RecordedResponse
+  url?: string
+  transportError?: TransportError
+  durationMs: number
+  truncated: boolean
+  originalBytes?: number
+}
+
+export interface SourceTest {
+  file: string
+  name: string
+  project?: string
+}
+
+/** `scenario.yaml`. */
+export interface Manifest {
+  formatVersion: number
+  fluxlabVersion: string
+  name: string
+  source?: SourceTest
+  recordedAt: string
+  input?: unknown
+  models: string[]
+  providerHosts: string[]
+  cassetteMaxBytes: number
+  redaction: string
+}
+
+export interface Fixture {
+  dir: string
+  manifest: Manifest
+  model: ModelCell[]
+  tools: ToolCell[]
+  trace?: string
+}
+
+export const stepName = (channel: 'model' | 'tool', n: number, name?: string): string =>
+  name ? `${channel}#${n} ${name}` : `${channel}#${n}`

@@ -1,0 +1,77 @@
+import type { ModelCell, ToolCell } from '../cassette/cell.js'
+
+/** One step of a run, in the order the run made it. */
+export type TraceStep = { channel: 'model'; cell: ModelCell } | { channel: 'tool'; cell: ToolCell }
+
+const MINTED = /\b(call|toolu|srvtoolu|fc|resp|msg|chatcmpl)_[A-Za-z0-9_-]{6,}\b/g
+const WIDTH = 100
+
+/**
+ * The canonical, human-readable trace (`trace.snap`): numbered steps, model ids,
+ * tokens, requested tool calls, tool calls with args and results, the final text.
+ * Provider-minted ids are masked so a re-recording of the same behaviour gives the same text.
+ * @example
+ * renderTrace('weather', steps)
+ * // # fluxlab trace · weather
+ * // 1 model#1 openai-chat gpt-4o-mini · in 61 · out 17 · tool_calls
+ * //     → get_weather {"city":"Paris"}
+ */
+export function renderTrace(name: string, steps: readonly TraceStep[]): string {
+  const ids = new Map<string, string>()
+  const mask = (s: string) =>
+    s.replace(MINTED, (id, prefix: string) => {
+      let p = ids.get(id)
+      if (!p) {
+        p = `${prefix}_<${[...ids.values()].filter((v) => v.startsWith(`${prefix}_<`)).length + 1}>`
+        ids.set(id, p)
+      }
+      return p
+    })
+  const lines = [`# fluxlab trace · ${name}`]
+  let model = 0
+  let tool = 0
+  let finalText = ''
+  steps.forEach((step, i) => {
+    const n = i + 1
+    if (step.channel === 'model') {
+      const c = step.cell
+      model++
+      const usage = `in ${c.usage.input} · out ${c.usage.output}${c.usage.reasoning ? ` (reasoning ${c.usage.reasoning})` : ''}${c.usage.cacheRead ? ` · cache read ${c.usage.cacheRead}` : ''}${c.usage.cacheWrite ? ` · cache write ${c.usage.cacheWrite}` : ''}`
+      const status = c.response.status === 200 ? '' : ` · HTTP ${c.response.status}`
+      lines.push(`${n} model#${model} ${c.family} ${c.model ?? '?'} · ${usage}${c.finishReason ? ` · ${c.finishReason}` : ''}${status}`)
+      for (const call of c.toolCalls) lines.push(`    → ${call.name} ${clip(mask(`${call.id} `) + json(call.args))}`)
+      if (c.text) {
+        lines.push(`    text: ${clip(JSON.stringify(c.text))}`)
+        finalText = c.text
+      }
+      if (c.providerError) lines.push(`    error: ${clip(c.providerError.message)}`)
+      if (c.transportError) lines.push(`    transport error: ${c.transportError.name}: ${clip(c.transportError.message)}`)
+      if (c.truncated) lines.push(`    (truncated: ${c.originalBytes} bytes recorded over the cap)`)
+    } else {
+      const c = step.cell
+      tool++
+      const head = `${n} tool#${tool} ${c.name}${c.callId ? ` ${mask(c.callId)}` : ''}`
+      const args = c.kind === 'http' ? httpArgs(c.args) : json(c.args)
+      const result =
+        c.kind === 'http'
+          ? ` → ${c.response?.status ?? c.transportError?.name ?? '?'}`
+          : c.error
+            ? ` ✗ ${c.error.name}: ${c.error.message}`
+            : ` → ${json(c.output)}`
+      lines.push(clip(`${head} ${args}${result}`))
+    }
+  })
+  lines.push(`final: ${clip(JSON.stringify(finalText))}`)
+  return mask(lines.join('\n')) + '\n'
+}
+
+function httpArgs(args: unknown): string {
+  const a = args as { query?: unknown; body?: unknown } | undefined
+  const parts = []
+  if (a?.query) parts.push(`query ${json(a.query)}`)
+  if (a?.body !== undefined && a.body !== null) parts.push(`body ${json(a.body)}`)
+  return parts.join(' ')
+}
+
+const json = (v: unknown) => (v === undefined ? 'undefined' : JSON.stringify(v))
+const clip = (s: string) => (s.length > WIDTH ? `${s.slice(0, WIDTH - 1)}…` : s)

@@ -1,0 +1,60 @@
+import { bypass, http, passthrough } from 'msw'
+import { setupServer } from 'msw/node'
+
+/** Decides what to do with one request: a Response, or `undefined` to let it pass untouched. */
+export type Router = (request: Request) => Promise<Response | undefined>
+
+interface InterceptionState {
+  server?: ReturnType<typeof setupServer>
+  refs: number
+  router?: Router
+}
+
+const KEY = Symbol.for('fluxlab.interception.v1')
+const g = globalThis as Record<symbol, unknown>
+// @note STYLE "Side effects": one patch per process even with two copies of the library loaded.
+const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KEY] = { refs: 0 } as InterceptionState)
+
+/**
+ * Start intercepting `fetch` and `node:http` in this process (ref-counted) and
+ * route each request through `router`. Returns the matching release.
+ * @example
+ * const release = acquireInterception(async (req) => session?.handle(req))
+ * try { await agent() } finally { release() }
+ */
+export function acquireInterception(router: Router): () => void {
+  st.router = router
+  if (st.refs++ === 0) {
+    const server = setupServer(
+      http.all('*', async ({ request }) => {
+        const res = await st.router?.(request)
+        return res ?? passthrough()
+      }),
+    )
+    server.listen({ onUnhandledRequest: 'bypass' })
+    st.server = server
+  }
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--st.refs === 0) {
+      st.server?.close()
+      st.server = undefined
+    }
+  }
+}
+
+/**
+ * Perform a request for real, past the interception (record mode).
+ * @example
+ * const res = await liveFetch(request)
+ */
+export function liveFetch(request: Request): Promise<Response> {
+  return fetch(bypass(request))
+}
+
+/** Whether interception is currently on (for tests and the reporter). */
+export function interceptionActive(): boolean {
+  return st.refs > 0
+}

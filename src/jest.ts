@@ -1,0 +1,50 @@
+/**
+ * The jest setup: add it to `setupFilesAfterEnv` (the `fluxlab/jest-preset`
+ * preset does it for you). Registers the matchers, tells scenarios which test
+ * is running, and fails a test whose run left the tape even when the agent swallowed the error.
+ * @example
+ * // jest.config.js
+ * module.exports = { preset: 'fluxlab/jest-preset' }
+ * // or: setupFilesAfterEnv: ['fluxlab/jest']
+ */
+import { toUpdateState, updateStateFromEnv } from './golden/update-mode.js'
+import { matchers } from './matchers/index.js'
+import { state } from './scenario/state.js'
+import { finishTest, type TestContext } from './scenario/test-context.js'
+
+interface JestExpect {
+  extend(m: object): void
+  getState(): { currentTestName?: string; testPath?: string; snapshotState?: { _updateSnapshot?: string; _rootDir?: string } }
+}
+type Hook = (fn: () => unknown) => void
+const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; afterEach?: Hook }
+
+if (g.expect && g.beforeEach && g.afterEach) {
+  const expect = g.expect
+  expect.extend(matchers)
+  let running = 0
+  g.beforeEach(() => {
+    running++
+    const st = expect.getState()
+    const ctx: TestContext = {
+      runner: 'jest',
+      testName: st.currentTestName ?? '',
+      testFile: st.testPath ?? '',
+      rootDir: process.cwd(),
+      updateState: toUpdateState(st.snapshotState?._updateSnapshot) ?? updateStateFromEnv(),
+      sessions: [],
+      opened: new Set(),
+    }
+    state.currentTest = ctx
+    state.jestRunning = running
+  })
+  g.afterEach(async () => {
+    running--
+    state.jestRunning = running
+    const ctx = state.currentTest
+    state.currentTest = undefined
+    if (ctx) await finishTest(ctx)
+  })
+}
+
+export { matchers } from './matchers/index.js'

@@ -1,0 +1,29 @@
+// Registered by the `fluxlab()` vitest plugin: the only file that knows vitest's test lifecycle.
+import { aroundEach, expect, inject } from 'vitest'
+import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
+import { matchers } from '../matchers/index.js'
+import { configure } from '../scenario/configure.js'
+import { state } from '../scenario/state.js'
+import { finishTest, type TestContext } from '../scenario/test-context.js'
+import type { FluxProvided } from '../vitest.js'
+
+expect.extend(matchers)
+
+const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
+if (provided?.options) configure(provided.options)
+
+aroundEach(async (runTest, context) => {
+  const task = context.task as typeof context.task & { fullTestName?: string; file: { filepath: string; projectName?: string } }
+  const ctx: TestContext = {
+    runner: 'vitest',
+    testName: task.fullTestName ?? task.name,
+    testFile: task.file.filepath,
+    project: provided?.multiProject && task.file.projectName ? task.file.projectName : undefined,
+    rootDir: (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd(),
+    updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
+    sessions: [],
+    opened: new Set(),
+  }
+  await state.tests.run(ctx, runTest)
+  await finishTest(ctx)
+})

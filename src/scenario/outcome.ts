@@ -1,0 +1,140 @@
+import type { Divergence } from '../cassette/divergence.js'
+import type { Mode } from '../golden/update-mode.js'
+import { renderTrace, type TraceStep } from '../golden/trace.js'
+import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
+import { emptyUsage } from '../providers/types.js'
+
+/** One model call of a run, as the agent received it. */
+export interface ModelCall {
+  step: string
+  family: ProviderFamily
+  model?: string
+  url: string
+  status: number
+  text: string
+  toolCalls: RequestedToolCall[]
+  usage: NormalizedUsage
+  finishReason?: string
+  error?: string
+}
+
+/** One entry of the trajectory: a tool call the model requested, joined with its execution on the tool channel. */
+export interface TrajectoryCall {
+  name: string
+  id?: string
+  args: unknown
+  /** The model step that asked for it (`model#2`), if any model did. */
+  requestedAt?: string
+  /** The tool step that ran it (`tool#1 read`), if it ran on the tool channel. */
+  executedAt?: string
+}
+
+export interface UsageSummary extends NormalizedUsage {
+  byModel: Record<string, NormalizedUsage>
+}
+
+/**
+ * What a scenario run did. Returned by `Scenario.run`.
+ * @example
+ * const out = await s.run(() => agent('hi'))
+ * out.text; out.modelCalls.length; out.hermetic
+ */
+export class Outcome<R = unknown> {
+  /** Final assistant text: the text of the last model call that produced any. */
+  readonly text: string
+  readonly modelCalls: ModelCall[]
+  readonly calls: TrajectoryCall[]
+  readonly usage: UsageSummary
+  /** Failure-level divergences and drift warnings, in the order they happened. */
+  readonly divergences: Divergence[]
+  /** Divergences of severity `warning` (drift). */
+  readonly warnings: Divergence[]
+  /** True when every request was served from the tape (never in record mode). */
+  readonly hermetic: boolean
+
+  constructor(
+    readonly scenario: string,
+    readonly mode: Mode,
+    readonly result: R,
+    private readonly steps: TraceStep[],
+    divergences: Divergence[],
+    readonly modelLive: number,
+    /** @internal marks divergences as seen so the end-of-test check does not repeat them */
+    private readonly acknowledge: () => void,
+  ) {
+    this.divergences = divergences
+    this.warnings = divergences.filter((d) => d.severity === 'warning')
+    this.modelCalls = steps.flatMap((s, i) => (s.channel === 'model' ? [toModelCall(s.cell, steps, i)] : []))
+    this.text = [...this.modelCalls].reverse().find((c) => c.text)?.text ?? ''
+    this.usage = summarize(this.modelCalls)
+    this.calls = trajectory(steps)
+    this.hermetic = mode === 'replay' && modelLive === 0 && !divergences.some((d) => d.severity === 'failure')
+  }
+
+  /** Failure-level divergences only. */
+  get failures(): Divergence[] {
+    return this.divergences.filter((d) => d.severity === 'failure')
+  }
+
+  /** The rendered trace of this run (`trace.snap` format). */
+  trace(): string {
+    return renderTrace(this.scenario, this.steps)
+  }
+
+  /** @internal */
+  markSeen(): void {
+    this.acknowledge()
+  }
+}
+
+function toModelCall(cell: Extract<TraceStep, { channel: 'model' }>['cell'], steps: TraceStep[], index: number): ModelCall {
+  const n = steps.slice(0, index + 1).filter((s) => s.channel === 'model').length
+  return {
+    step: `model#${n}`,
+    family: cell.family,
+    model: cell.model,
+    url: cell.url,
+    status: cell.response.status,
+    text: cell.text,
+    toolCalls: cell.toolCalls,
+    usage: cell.usage,
+    finishReason: cell.finishReason,
+    error: cell.providerError?.message ?? cell.transportError?.message,
+  }
+}
+
+function summarize(calls: ModelCall[]): UsageSummary {
+  const total: UsageSummary = { ...emptyUsage(), byModel: {} }
+  for (const c of calls) {
+    const m = (total.byModel[c.model ?? 'unknown'] ??= emptyUsage())
+    for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const) {
+      total[k] += c.usage[k]
+      m[k] += c.usage[k]
+    }
+  }
+  return total
+}
+
+function trajectory(steps: TraceStep[]): TrajectoryCall[] {
+  const out: TrajectoryCall[] = []
+  const byId = new Map<string, TrajectoryCall>()
+  let model = 0
+  let tool = 0
+  for (const s of steps) {
+    if (s.channel === 'model') {
+      model++
+      for (const call of s.cell.toolCalls) {
+        const entry: TrajectoryCall = { name: call.name, id: call.id, args: call.args, requestedAt: `model#${model}` }
+        out.push(entry)
+        if (call.id) byId.set(call.id, entry)
+      }
+    } else {
+      tool++
+      const at = `tool#${tool} ${s.cell.name}`
+      const requested = s.cell.callId ? byId.get(s.cell.callId) : undefined
+      if (requested) requested.executedAt = at
+      else out.push({ name: s.cell.name, id: s.cell.callId, args: s.cell.args, executedAt: at })
+    }
+  }
+  return out
+}

@@ -1,0 +1,250 @@
+import { createHash } from 'node:crypto'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import { FORMAT_VERSION, type Fixture, type Manifest } from '../cassette/cell.js'
+import { fixtureExists, readFixture, writeFixture, writeTrace } from '../cassette/fixture.js'
+import { createRedactor, type Redactor } from '../cassette/redact.js'
+import { FluxError, isFluxError } from '../errors.js'
+import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision } from '../golden/update-mode.js'
+import { renderTrace } from '../golden/trace.js'
+import { acquireInterception, liveFetch } from '../interceptor/index.js'
+import { VERSION } from '../version.js'
+import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
+import { Outcome } from './outcome.js'
+import { Session } from './session.js'
+import { currentSession, state } from './state.js'
+import { currentTest, type TestContext } from './test-context.js'
+
+/** What the agent function receives from `Scenario.run`. */
+export interface Lab {
+  /** The scenario's name. */
+  readonly scenario: string
+  /** `record` when calls go live and are captured, `replay` when they come from the fixture. */
+  readonly mode: 'record' | 'replay'
+}
+
+export interface ScenarioOptions extends FluxOptions {
+  /** The agent's input, stored in `scenario.yaml` for readers of the fixture. */
+  input?: unknown
+}
+
+/**
+ * Open a scenario: `<dir>/<name>/` (default `tests/scenarios/<name>`). Its mode
+ * follows the runner's snapshot update state and `FLUX_GOLDEN` (SPEC §2).
+ * @example
+ * const s = await scenario('weather')
+ * const out = await s.run(() => myAgent('What is the weather in Paris?'))
+ * expect(out).toReplayFaithfully()
+ */
+export async function scenario(name?: string, options: ScenarioOptions = {}): Promise<Scenario> {
+  const test = currentTest()
+  const opts: ScenarioOptions = { ...state.options, ...options }
+  const scenarioName = name ?? defaultName(test)
+  checkName(scenarioName)
+  const root = test?.rootDir ?? process.cwd()
+  const base = resolve(root, opts.dir ?? DEFAULT_DIR)
+  const dir = join(base, ...(test?.project ? [test.project] : []), scenarioName)
+  const golden = readGolden()
+  const offline = readFlag('FLUX_OFFLINE')
+  const updateState = test?.updateState ?? updateStateFromEnv()
+  const exists = fixtureExists(dir)
+  const decision = decideMode({ exists, updateState, golden })
+  if (!decision) throw noRecording(scenarioName, dir, test)
+  if (decision.mode === 'record' && offline)
+    throw new FluxError('FLUX_OFFLINE', {
+      failed: `record scenario "${scenarioName}"`,
+      reason: `FLUX_OFFLINE=1 forbids live requests and there is no fixture to replay at ${rel(dir)}${golden === 'update' ? ' (FLUX_GOLDEN=update asks to re-record)' : ''}`,
+      fix: 'Unset FLUX_OFFLINE to record, or commit the recorded fixture.',
+    })
+  const fixture = decision.mode === 'replay' ? readFixture(dir) : undefined
+  test?.opened.add(dir)
+  return new Scenario(scenarioName, dir, decision, opts, offline, fixture, test)
+}
+
+/**
+ * A recorded (or about to be recorded) agent run. Get one with `scenario()`.
+ */
+export class Scenario {
+  private runs = 0
+  private readonly redactor: Redactor
+
+  /** @internal use `scenario()` */
+  constructor(
+    readonly name: string,
+    readonly dir: string,
+    private readonly decision: ModeDecision,
+    private readonly options: ScenarioOptions,
+    private readonly offline: boolean,
+    readonly fixture: Fixture | undefined,
+    private readonly test: TestContext | undefined,
+  ) {
+    this.redactor = createRedactor(options.redact)
+  }
+
+  /** `record` or `replay`. */
+  get mode(): 'record' | 'replay' {
+    return this.decision.mode
+  }
+
+  /**
+   * Run the agent with its traffic routed to this scenario: recorded when the
+   * fixture is missing, replayed from it otherwise.
+   * @example
+   * const out = await s.run(() => myAgent('What is the weather in Paris?'))
+   */
+  async run<R>(fn: (lab: Lab) => R | Promise<R>): Promise<Outcome<Awaited<R>>> {
+    if (this.mode === 'record' && this.runs > 0)
+      throw new FluxError('FLUX_RECORD_FAILED', {
+        failed: `run scenario "${this.name}" a second time`,
+        reason: 'a scenario records one run',
+        fix: 'Open another scenario (`scenario("other-name")`) for a second run.',
+      })
+    this.runs++
+    const session = new Session({
+      name: this.name,
+      dir: this.dir,
+      mode: this.mode,
+      fixture: this.fixture,
+      redactor: this.redactor,
+      ignore: this.options.ignore ?? [],
+      hosts: this.options.hosts ?? {},
+      maxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
+      timing: this.options.timing,
+      offline: this.offline,
+      live: liveFetch,
+    })
+    if (this.fixture && this.fixture.manifest.redaction !== this.redactor.marker)
+      session.diverge(
+        'redaction_mismatch',
+        'scenario.yaml',
+        `the fixture was redacted with ${this.fixture.manifest.redaction}, today's redactor is ${this.redactor.marker}; re-record with FLUX_GOLDEN=update so the fixture matches today's rules`,
+      )
+    this.test?.sessions.push(session)
+    const release = acquireInterception(route)
+    state.active.add(session)
+    const lab: Lab = { scenario: this.name, mode: this.mode }
+    let result: Awaited<R> | undefined
+    let failure: { error: unknown } | undefined
+    try {
+      result = await state.sessions.run(session, async () => await fn(lab))
+    } catch (error) {
+      failure = { error }
+    } finally {
+      state.active.delete(session)
+      release()
+    }
+    await session.settled()
+    session.closeReplay()
+    if (session.fatal) {
+      session.acknowledged = true
+      throw session.fatal
+    }
+    const failures = session.divergences.filter((d) => d.severity === 'failure')
+    if (failure) {
+      if (failures.length === 0 || isFluxError(failure.error)) {
+        if (this.mode === 'record') session.acknowledged = true
+        throw failure.error
+      }
+      session.acknowledged = true
+      throw new FluxError(
+        'FLUX_DIVERGED',
+        {
+          failed: `replay scenario "${this.name}"`,
+          reason: `the agent threw after the run left the tape (${failures.map((d) => `${d.step} ${d.code}`).join(', ')})`,
+          fix: 'If the agent changed on purpose, re-record with `FLUX_GOLDEN=update`; otherwise the report below names the step that changed.',
+          details: [...failures.map((d) => `${d.step}: ${d.message}`), `agent error: ${String((failure.error as Error)?.message ?? failure.error)}`],
+        },
+        { cause: failure.error },
+      )
+    }
+    if (this.mode === 'record') this.save(session)
+    else if (this.decision.rewriteTrace && failures.length === 0) writeTrace(this.dir, renderTrace(this.name, session.orderedSteps()))
+    return new Outcome(this.name, this.mode, result as Awaited<R>, session.orderedSteps(), session.divergences, session.modelLive, () => {
+      session.acknowledged = true
+    })
+  }
+
+  private save(session: Session): void {
+    if (fixtureExists(this.dir) && readGolden() !== 'update')
+      throw new FluxError('FLUX_FIXTURE_EXISTS', {
+        failed: `record scenario "${this.name}"`,
+        reason: `a fixture appeared at ${rel(this.dir)} while this run was recording (two tests use the same scenario name?)`,
+        fix: 'Give each test its own scenario name, or re-baseline on purpose with FLUX_GOLDEN=update.',
+      })
+    const { model, tools } = session.recordedCells()
+    const steps = session.orderedSteps()
+    const manifest: Manifest = {
+      formatVersion: FORMAT_VERSION,
+      fluxlabVersion: VERSION,
+      name: this.name,
+      ...(this.test
+        ? { source: { file: relative(this.test.rootDir, this.test.testFile), name: this.test.testName, ...(this.test.project ? { project: this.test.project } : {}) } }
+        : {}),
+      recordedAt: new Date().toISOString(),
+      ...(this.options.input !== undefined ? { input: this.redactor.json(this.options.input) } : {}),
+      models: [...new Set(model.map((c) => c.model).filter((m): m is string => !!m))].sort(),
+      providerHosts: [...new Set(model.map((c) => new URL(c.url).host))].sort(),
+      cassetteMaxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
+      redaction: this.redactor.marker,
+    }
+    writeFixture({ dir: this.dir, manifest, model, tools, trace: renderTrace(this.name, steps) })
+  }
+}
+
+async function route(request: Request): Promise<Response | undefined> {
+  const session = currentSession()
+  if (!session) return undefined
+  return session.handle(request)
+}
+
+function maxBytesFromEnv(): number {
+  const raw = process.env.FLUX_CASSETTE_MAX_BYTES
+  if (raw === undefined || raw === '') return DEFAULT_MAX_BYTES
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n <= 0)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: 'read FLUX_CASSETTE_MAX_BYTES',
+      reason: `"${raw}" is not a positive whole number of bytes`,
+      fix: 'Set it to a byte count, e.g. FLUX_CASSETTE_MAX_BYTES=4194304 (4 MiB), or unset it for 1 MiB.',
+    })
+  return n
+}
+
+function checkName(name: string): void {
+  const bad = name === '' || isAbsolute(name) || name.split(/[\\/]/).some((p) => p === '..' || p === '.' || p === '')
+  if (bad)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: `open scenario "${name}"`,
+      reason: 'a scenario name must be a relative path without "." or ".." segments',
+      fix: 'Use a name like "weather" or "billing/refund".',
+    })
+}
+
+function defaultName(test: TestContext | undefined): string {
+  if (!test)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: 'open a scenario without a name',
+      reason: 'there is no running test to name it after',
+      fix: 'Pass a name: `scenario("weather")`, or call it inside a vitest/jest test with the fluxlab setup installed.',
+    })
+  const file = relative(test.rootDir, test.testFile).replace(/\.[cm]?[jt]sx?$/, '')
+  const hash = createHash('sha256').update(`${file}\0${test.testName}`).digest('hex').slice(0, 6)
+  return `${slug(file)}--${slug(test.testName)}-${hash}`.slice(0, 120)
+}
+
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+
+const rel = (p: string) => relative(process.cwd(), p) || p
+
+function noRecording(name: string, dir: string, test: TestContext | undefined): FluxError {
+  const file = test ? relative(test.rootDir, test.testFile) : '<test file>'
+  const runner = test?.runner === 'jest' ? `npx jest ${file}` : `npx vitest run ${file}`
+  return new FluxError('FLUX_NO_RECORDING', {
+    failed: `open scenario "${name}"`,
+    reason: `there is no fixture at ${rel(dir)} and recording is off here (snapshot update state "none": CI or --ci)`,
+    fix: `Record it where provider keys are available with \`${runner}\` and commit ${rel(dir)}/, or record here on purpose with \`FLUX_GOLDEN=update ${runner}\`.`,
+  })
+}

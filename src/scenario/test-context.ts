@@ -1,0 +1,65 @@
+import { FluxError } from '../errors.js'
+import type { Divergence } from '../cassette/divergence.js'
+import type { UpdateState } from '../golden/update-mode.js'
+import type { Session } from './session.js'
+import { state } from './state.js'
+
+/** What fluxlab knows about the test that is running. Filled by the vitest or jest setup. */
+export interface TestContext {
+  runner: 'vitest' | 'jest'
+  testName: string
+  testFile: string
+  /** vitest project name, set when the file runs in more than one project. */
+  project?: string
+  rootDir: string
+  updateState: UpdateState
+  /** Runs started in this test, checked when the test ends. */
+  sessions: Session[]
+  /** Scenario directories opened in this test (for the reporter). */
+  opened: Set<string>
+}
+
+/**
+ * The running test, from vitest's `aroundEach` context or jest's current test.
+ * @example
+ * currentTest()?.testName
+ */
+export function currentTest(): TestContext | undefined {
+  return state.tests.getStore() ?? state.currentTest
+}
+
+/**
+ * Called by the runner setups when a test ends: a failure the agent swallowed
+ * (an off-tape answer it caught, a recorded call never made) still fails the test.
+ * @example
+ * afterEach(() => finishTest(ctx))
+ */
+export async function finishTest(ctx: TestContext): Promise<void> {
+  const failures: Array<{ session: Session; d: Divergence }> = []
+  for (const session of ctx.sessions) {
+    await session.settled()
+    if (session.acknowledged) continue
+    for (const d of session.divergences) if (d.severity === 'failure') failures.push({ session, d })
+  }
+  if (failures.length === 0) return
+  const name = failures[0].session.name
+  throw new FluxError('FLUX_DIVERGED', {
+    failed: `replay scenario "${name}"`,
+    reason: `the run left the tape (${failures.length} failure${failures.length > 1 ? 's' : ''}) and the test did not assert on it`,
+    fix: 'Re-record with `FLUX_GOLDEN=update` if the change is intended; assert with `expect(out).toReplayFaithfully()` to see the full report.',
+    details: failures.map(({ d }) => `${d.step}: ${d.code}: ${d.message}`),
+  })
+}
+
+/**
+ * Guard against two tests sharing the jest module-level context.
+ * @note SPEC §1: jest has no per-test async context, so `test.concurrent` cannot be isolated.
+ */
+export function rejectConcurrentJest(ctx: TestContext, runningTests: number): void {
+  if (ctx.runner === 'jest' && runningTests > 1)
+    throw new FluxError('FLUX_CONCURRENT_TEST', {
+      failed: `open a scenario in "${ctx.testName}"`,
+      reason: 'jest is running tests concurrently (`test.concurrent`) and fluxlab cannot tell their traffic apart',
+      fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest supports `test.concurrent`).',
+    })
+}
