@@ -32,7 +32,7 @@ export function fixtureExists(dir: string): boolean {
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
-export function readFixture(dir: string): Fixture {
+export function readFixture(dir: string, opts: ScanOptions = {}): Fixture {
   const manifestFile = join(dir, FILES.manifest)
   if (!existsSync(manifestFile)) {
     const present = existsSync(dir) ? readdirSync(dir) : []
@@ -43,7 +43,7 @@ export function readFixture(dir: string): Fixture {
     })
   }
   const manifestText = readFileSync(manifestFile, 'utf8')
-  guardSecrets(scanText(manifestText, FILES.manifest), dir, 'read')
+  guardSecrets(scanText(manifestText, FILES.manifest), dir, 'read', opts)
   let manifest: Manifest
   try {
     manifest = YAML.parse(manifestText) as Manifest
@@ -52,8 +52,8 @@ export function readFixture(dir: string): Fixture {
   }
   if (!manifest || typeof manifest !== 'object') throw invalid(manifestFile, 1, 'expected a mapping with formatVersion, name, …')
   checkFormatVersion(manifest.formatVersion, manifestFile)
-  const model = readJsonl<ModelCell>(join(dir, FILES.model), true, validateModelCell)
-  const tools = readJsonl<ToolCell>(join(dir, FILES.tools), false, validateToolCell)
+  const model = readJsonl<ModelCell>(join(dir, FILES.model), true, validateModelCell, opts)
+  const tools = readJsonl<ToolCell>(join(dir, FILES.tools), false, validateToolCell, opts)
   const traceFile = join(dir, FILES.trace)
   const trace = existsSync(traceFile) ? readFileSync(traceFile, 'utf8') : undefined
   return { dir, manifest, model, tools, trace }
@@ -76,7 +76,7 @@ export function checkFormatVersion(v: unknown, file: string): void {
   })
 }
 
-function readJsonl<T>(file: string, required: boolean, validate: (v: unknown) => string | undefined): T[] {
+function readJsonl<T>(file: string, required: boolean, validate: (v: unknown) => string | undefined, opts: ScanOptions): T[] {
   if (!existsSync(file)) {
     if (!required) return []
     throw new FluxError('FLUX_FIXTURE_INVALID', {
@@ -86,7 +86,7 @@ function readJsonl<T>(file: string, required: boolean, validate: (v: unknown) =>
     })
   }
   const text = readFileSync(file, 'utf8')
-  guardSecrets(scanText(text, file.split(/[\\/]/).pop()), file, 'read')
+  guardSecrets(scanText(text, file.split(/[\\/]/).pop()), file, 'read', opts)
   const out: T[] = []
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
@@ -132,7 +132,14 @@ function invalid(file: string, line: number | undefined, reason: string): FluxEr
   })
 }
 
-function guardSecrets(findings: Finding[], where: string, op: 'read' | 'write'): void {
+/** Scan options: rule ids the user disabled in the redactor are not findings either. */
+export interface ScanOptions {
+  disable?: readonly string[]
+}
+
+function guardSecrets(all: Finding[], where: string, op: 'read' | 'write', opts: ScanOptions): void {
+  // @note a rule the user disabled (`redact: { disable: ['jwt'] }`) would otherwise block every write of the data they chose to keep.
+  const findings = opts.disable?.length ? all.filter((f) => !opts.disable!.includes(f.rule)) : all
   if (findings.length === 0) return
   throw new FluxError('FLUX_CREDENTIAL_FOUND', {
     failed: `${op} fixture ${rel(where)}`,
@@ -175,7 +182,7 @@ export function serializeFixture(fx: Omit<Fixture, 'dir'>): SerializedFixture {
  * @example
  * writeFixture({ dir, manifest, model, tools, trace })
  */
-export function writeFixture(fx: Fixture): void {
+export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
   const s = serializeFixture(fx)
   const findings = [
     ...scanText(s.manifest, FILES.manifest),
@@ -183,7 +190,7 @@ export function writeFixture(fx: Fixture): void {
     ...scanText(s.tools, FILES.tools),
     ...(s.trace ? scanText(s.trace, FILES.trace) : []),
   ]
-  guardSecrets(findings, fx.dir, 'write')
+  guardSecrets(findings, fx.dir, 'write', opts)
   writeFileAtomic(join(fx.dir, FILES.model), s.model)
   if (fx.tools.length) writeFileAtomic(join(fx.dir, FILES.tools), s.tools)
   else rmSync(join(fx.dir, FILES.tools), { force: true })
@@ -196,7 +203,7 @@ export function writeFixture(fx: Fixture): void {
  * @example
  * writeTrace(dir, renderTrace(outcome))
  */
-export function writeTrace(dir: string, trace: string): void {
-  guardSecrets(scanText(trace, FILES.trace), dir, 'write')
+export function writeTrace(dir: string, trace: string, opts: ScanOptions = {}): void {
+  guardSecrets(scanText(trace, FILES.trace), dir, 'write', opts)
   writeFileAtomic(join(dir, FILES.trace), trace)
 }

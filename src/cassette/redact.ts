@@ -1,0 +1,229 @@
+/**
+ * The one redactor that runs before hashing and before disk: headers, URLs,
+ * JSON bodies and streamed chunks all go through the same rules.
+ */
+import { createHash } from 'node:crypto'
+import stableStringify from 'fast-json-stable-stringify'
+import { SECRET_RULES, findSecrets, matchSpans, mergeReplaceSpans, placeholderFor, replaceSpans } from '../secrets.js'
+import type { ReplaceSpan } from '../secrets.js'
+import { parsePath, replaceAtPath } from './json-path.js'
+import type { PathSegment } from './json-path.js'
+
+export interface RedactorConfig {
+  /** Extra header names whose whole value is redacted (case-insensitive). */
+  headers?: string[]
+  /** Extra URL query parameter names whose value is redacted (case-insensitive). */
+  queryParams?: string[]
+  /** Extra JSON paths in bodies to blank, e.g. `metadata.user_id`, `messages[*].content`. */
+  bodyPaths?: string[]
+  /** Built-in rule ids the redactor skips. The secret scan still runs every rule. */
+  disable?: string[]
+  /** Extra replacements. A string pattern is literal text; `with` defaults to the placeholder of the match. */
+  replace?: Array<{ pattern: RegExp | string; with?: string }>
+}
+
+export interface Redactor {
+  /** `v1:<8 hex>` identifying the effective config; stored in fixtures. */
+  readonly marker: string
+  headers(h: Record<string, string>): Record<string, string>
+  url(u: string): string
+  json(value: unknown): unknown
+  chunks(chunks: readonly string[]): string[]
+  text(s: string): string
+}
+
+/**
+ * Header names whose whole value is always redacted (`x-stainless-*` are not
+ * secret; callers drop them elsewhere).
+ */
+export const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'anthropic-api-key',
+  'cookie',
+  'set-cookie',
+  'openai-organization',
+  'openai-project',
+  'anthropic-organization-id',
+  'x-amz-security-token',
+  'x-auth-token',
+])
+
+/** Query parameter names whose value is always redacted. */
+export const SENSITIVE_QUERY_PARAMS: readonly string[] = Object.freeze([
+  'key',
+  'api_key',
+  'apikey',
+  'access_token',
+  'token',
+  'sig',
+  'signature',
+  'client_secret',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'x-goog-signature',
+  'x-goog-credential',
+])
+
+const lowerSet = (names: readonly string[]): string[] => [...new Set(names.map((n) => n.toLowerCase()))].sort()
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Builds a redactor. Equal configs give equal markers, in any process.
+ * @example
+ * const r = createRedactor({ headers: ['x-tenant-token'], bodyPaths: ['metadata.user_id'] })
+ * r.url('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=' + key)
+ * // '…:generateContent?key=[REDACTED:0c1d2e3f]'
+ */
+export function createRedactor(config: RedactorConfig = {}): Redactor {
+  const headerNames = new Set(lowerSet([...SENSITIVE_HEADERS, ...(config.headers ?? [])]))
+  const paramNames = new Set(lowerSet([...SENSITIVE_QUERY_PARAMS, ...(config.queryParams ?? [])]))
+  const bodyPaths = [...new Set(config.bodyPaths ?? [])].sort()
+  const parsedPaths: PathSegment[][] = bodyPaths.map(parsePath)
+  const disable = lowerSet(config.disable ?? [])
+  const replace = (config.replace ?? []).map((r) => ({
+    pattern: typeof r.pattern === 'string' ? new RegExp(escapeRegExp(r.pattern)) : r.pattern,
+    with: r.with,
+  }))
+
+  const marker = `v1:${createHash('sha256')
+    .update(
+      stableStringify({
+        headers: [...headerNames],
+        queryParams: [...paramNames],
+        bodyPaths,
+        rules: SECRET_RULES.map((r) => r.id).filter((id) => !disable.includes(id)),
+        replace: (config.replace ?? []).map((r) =>
+          typeof r.pattern === 'string'
+            ? { text: r.pattern, with: r.with ?? null }
+            : { source: r.pattern.source, flags: [...r.pattern.flags].sort().join(''), with: r.with ?? null },
+        ),
+      }),
+    )
+    .digest('hex')
+    .slice(0, 8)}`
+
+  function spans(s: string): ReplaceSpan[] {
+    const out: ReplaceSpan[] = findSecrets(s, { disable }).map(({ start, end }) => ({ start, end }))
+    for (const r of replace) {
+      for (const [start, end] of matchSpans(s, r.pattern)) out.push({ start, end, with: r.with })
+    }
+    return out
+  }
+  const text = (s: string): string => replaceSpans(s, spans(s))
+
+  function headerValue(value: string): string {
+    // Keep an auth scheme word (`Bearer `, `Basic `, `AWS4-HMAC-SHA256 `) readable.
+    const m = /^([A-Za-z][A-Za-z0-9-]*) +(\S.*)$/s.exec(value)
+    if (m && /^(bearer|basic|token|digest|aws4-hmac-sha256|apikey|key)$/i.test(m[1])) return `${m[1]} ${placeholderFor(m[2])}`
+    return placeholderFor(value)
+  }
+
+  function url(u: string): string {
+    let out = u.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#@]*)@/, (_all, scheme: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':')
+      if (colon < 0) return `${scheme}${placeholderFor(userinfo)}@`
+      return `${scheme}${userinfo.slice(0, colon)}:${placeholderFor(userinfo.slice(colon + 1))}@`
+    })
+    out = out.replace(/([?&#])([^=&#]+)=([^&#]*)/g, (all, sep: string, name: string, value: string) => {
+      if (!value || !paramNames.has(safeDecode(name).toLowerCase())) return all
+      return `${sep}${name}=${placeholderFor(safeDecode(value))}`
+    })
+    return text(out)
+  }
+
+  function json(value: unknown): unknown {
+    let v = value
+    for (const path of parsedPaths) {
+      v = replaceAtPath(v, path, (node) => placeholderFor(typeof node === 'string' ? node : stableStringify(node) ?? 'undefined'))
+    }
+    return deepRedact(v, text)
+  }
+
+  return {
+    marker,
+    text,
+    url,
+    json,
+    headers(h) {
+      const out: Record<string, string> = {}
+      for (const [rawName, value] of Object.entries(h)) {
+        const name = rawName.toLowerCase()
+        const redacted = headerNames.has(name) ? headerValue(String(value)) : text(String(value))
+        out[name] = name in out ? `${out[name]}, ${redacted}` : redacted
+      }
+      return out
+    },
+    chunks(chunks) {
+      return redactChunks(chunks, spans(chunks.join('')))
+    },
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '))
+  } catch {
+    return s
+  }
+}
+
+function deepRedact(value: unknown, text: (s: string) => string): unknown {
+  if (typeof value === 'string') return text(value)
+  if (Array.isArray(value)) return value.map((v) => deepRedact(v, text))
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[text(k)] = deepRedact(v, text)
+    return out
+  }
+  return value
+}
+
+/**
+ * Applies spans found in the concatenation of `chunks` back onto the chunks:
+ * a span's replacement goes into the chunk where it starts, and the rest of
+ * the span is cut from the chunks after it. Text outside spans is unchanged
+ * and the number of chunks stays the same.
+ */
+function redactChunks(chunks: readonly string[], found: readonly ReplaceSpan[]): string[] {
+  const all = chunks.join('')
+  const merged = mergeReplaceSpans(found)
+  const out: string[] = []
+  let offset = 0
+  let k = 0
+  for (const chunk of chunks) {
+    const cs = offset
+    const ce = offset + chunk.length
+    offset = ce
+    let pos = cs
+    let piece = ''
+    while (k < merged.length && merged[k].start < ce) {
+      const s = merged[k]
+      if (s.start >= cs) {
+        piece += all.slice(pos, s.start) + (s.with ?? placeholderFor(all.slice(s.start, s.end)))
+      }
+      pos = Math.min(Math.max(pos, s.end), ce)
+      if (s.end > ce) break
+      k++
+    }
+    out.push(piece + all.slice(pos, ce))
+  }
+  return out
+}
+
+/**
+ * The redactor with the built-in rules only.
+ * @example
+ * defaultRedactor.headers({ Authorization: 'Bearer ' + token }) // { authorization: 'Bearer [REDACTED:…]' }
+ */
+export const defaultRedactor: Redactor = createRedactor()

@@ -1,0 +1,147 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { placeholderFor } from '../secrets.js'
+import { defaultRedactor } from './redact.js'
+import { describeFinding, scanChunks, scanText, scanValue } from './scan.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const x = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n)
+const OPENAI = `sk-proj-${x('Hj7Kl2_Mn4-Pq8Rs', 120)}`
+const ANTHROPIC = `sk-ant-api03-${x('Ty6Ui1Op9-As3_Df5', 93)}AA`
+const GITHUB = `ghp_${x('Wq2Er4Ty6Ui8', 36)}`
+const slices = (s: string, n = 12) => Array.from({ length: s.length - n + 1 }, (_, i) => s.slice(i, i + n))
+
+describe('scanValue', () => {
+  it('reports each secret with its JSON path under the base path', () => {
+    const value = { messages: [{ content: 'hi' }, { content: [{ type: 'text', text: `k=${OPENAI}` }] }], metadata: { 'odd.key': GITHUB } }
+    expect(scanValue(value, 'request.body')).toEqual([
+      { rule: 'openai-key', path: 'request.body.messages[1].content[0].text' },
+      { rule: 'github-token', path: 'request.body.metadata["odd.key"]' },
+    ])
+  })
+
+  it('reports a secret at the root without a path', () => {
+    expect(scanValue(ANTHROPIC)).toEqual([{ rule: 'anthropic-key' }])
+    expect(scanValue([1, ANTHROPIC])).toEqual([{ rule: 'anthropic-key', path: '[1]' }])
+  })
+
+  it('reports a secret used as an object key with the key redacted in the path', () => {
+    const findings = scanValue({ headers: { [OPENAI]: 'x' } }, 'request')
+    expect(findings).toEqual([{ rule: 'openai-key', path: `request.headers["${placeholderFor(OPENAI)}"]` }])
+    for (const part of slices(OPENAI)) expect(JSON.stringify(findings)).not.toContain(part)
+  })
+
+  it('finds nothing in a value the redactor produced', () => {
+    const value = { a: OPENAI, b: [`Bearer ${ANTHROPIC}`], [GITHUB]: `https://x.test/?key=AIza${x('Kd93Ls', 35)}` }
+    expect(scanValue(value)).toHaveLength(4)
+    expect(scanValue(defaultRedactor.json(value))).toEqual([])
+  })
+})
+
+describe('scanText', () => {
+  it('gives 1-based lines and the JSON path inside each JSONL line', () => {
+    const text = ['{"request":{"body":{"model":"m"}}}', '{"request":{"body":{"messages":[{"content":"' + ANTHROPIC + '"}]}}}', ''].join('\n')
+    expect(scanText(text, 'model.jsonl')).toEqual([{ file: 'model.jsonl', rule: 'anthropic-key', line: 2, path: 'request.body.messages[0].content' }])
+  })
+
+  it('gives the JSON path inside an SSE data line', () => {
+    const text = `event: content_block_delta\r\ndata: {"delta":{"text":"${OPENAI}"}}\r\n\r\n`
+    expect(scanText(text)).toEqual([{ rule: 'openai-key', line: 2, path: 'delta.text' }])
+  })
+
+  it('gives both line and path in a multi-line JSON document', () => {
+    const text = JSON.stringify({ a: 1, list: ['x', { token: GITHUB }] }, null, 2)
+    expect(scanText(text, 'f.json')).toEqual([{ file: 'f.json', rule: 'github-token', line: 6, path: 'list[1].token' }])
+  })
+
+  it('gives the first line of a secret that spans lines, without a path outside JSON', () => {
+    const pem = `-----BEGIN RSA PRIVATE KEY-----\n${x('MIIEow', 64)}\n${x('AKCAQEA', 64)}\n-----END RSA PRIVATE KEY-----`
+    const text = `interactions:\n- request:\n    body: |\n${pem.replace(/^/gm, '      ')}\n`
+    expect(scanText(text, 'c.yaml')).toEqual([{ file: 'c.yaml', rule: 'private-key', line: 4 }])
+  })
+
+  it('finds a secret that JSON escaping hides from the text patterns', () => {
+    const text = `{"k":"${OPENAI.replace(/-/g, '\\u002d')}"}\n`
+    expect(scanText(text)).toEqual([{ rule: 'openai-key', line: 1, path: 'k' }])
+  })
+
+  it('never reports a placeholder', () => {
+    const text = `{"a":"${placeholderFor(OPENAI)}","b":"Bearer ${placeholderFor('t')}","u":"?key=${placeholderFor('k')}"}`
+    expect(scanText(text)).toEqual([])
+  })
+})
+
+describe('scanChunks', () => {
+  it('finds a key split across two SSE chunks and points at the first one', () => {
+    const chunks = ['event: ping\n\n', `data: {"text":"${ANTHROPIC.slice(0, 17)}`, `${ANTHROPIC.slice(17)}"}\n\n`]
+    expect(scanChunks(chunks, 'response.chunks')).toEqual([{ rule: 'anthropic-key', path: 'response.chunks[1]' }])
+    expect(chunks.flatMap((c) => scanText(c))).toEqual([])
+  })
+
+  it('builds the path with a function, e.g. to point at a field of the chunk', () => {
+    const chunks = ['ok', 'still ok ', `${GITHUB} end`]
+    expect(scanChunks(chunks, (i) => `response.chunks[${i}].text`)).toEqual([{ rule: 'github-token', path: 'response.chunks[2].text' }])
+  })
+
+  it('skips empty chunks when mapping a secret back', () => {
+    expect(scanChunks(['', '', OPENAI.slice(0, 9), '', OPENAI.slice(9)])).toEqual([{ rule: 'openai-key', path: 'chunks[2]' }])
+  })
+})
+
+describe('describeFinding', () => {
+  it('names the file, line, path and rule', () => {
+    expect(describeFinding({ rule: 'openai-key', file: 'model.jsonl', line: 3, path: 'response.chunks[2].text' })).toBe('model.jsonl:3 response.chunks[2].text (openai-key)')
+    expect(describeFinding({ rule: 'jwt', line: 7 })).toBe('line 7 (jwt)')
+    expect(describeFinding({ rule: 'jwt', path: 'a.b' })).toBe('a.b (jwt)')
+  })
+
+  it('redacts a secret that slipped into a file name or path', () => {
+    const text = describeFinding({ rule: 'openai-key', file: `/tmp/${OPENAI}.jsonl`, path: `x["${GITHUB}"]` })
+    for (const secret of [OPENAI, GITHUB]) for (const part of slices(secret)) expect(text).not.toContain(part)
+  })
+})
+
+/**
+ * @note This checks body patterns only, over each file's raw text. Some of these
+ * cassettes carry expired Cloudflare cookies (`set-cookie`/`cookie`) and
+ * `openai-organization`/`openai-project` ids: those are header-level concerns,
+ * handled by `Redactor.headers()` by header name, and no body rule matches
+ * them on purpose (see redact.test.ts for the cookie redaction).
+ */
+describe('recorded provider traffic', () => {
+  const dir = join(root, 'test/fixtures/traffic')
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name))
+    .sort()
+
+  it('has the corpus described in SOURCES.md', () => {
+    expect(files.length).toBeGreaterThanOrEqual(49)
+  })
+
+  it.each(files.map((f) => [relative(dir, f)]))('finds no secret in %s', (name) => {
+    const text = readFileSync(join(dir, name), 'utf8')
+    expect(scanText(text, name).map(describeFinding)).toEqual([])
+  })
+
+  it('finds no secret in the gzip bodies stored as !!binary', () => {
+    let bodies = 0
+    const visit = (v: unknown, name: string): string[] => {
+      if (v instanceof Uint8Array) {
+        bodies++
+        return scanText(gunzipSync(v).toString('utf8'), name).map(describeFinding)
+      }
+      if (v && typeof v === 'object') return Object.values(v).flatMap((c) => visit(c, name))
+      return []
+    }
+    const found = files
+      .filter((f) => f.endsWith('.yaml') && readFileSync(f, 'utf8').includes('!!binary'))
+      .flatMap((f) => visit(parse(readFileSync(f, 'utf8'), { schema: 'yaml-1.1' }), relative(dir, f)))
+    expect(bodies).toBeGreaterThan(0)
+    expect(found).toEqual([])
+  })
+})

@@ -1,0 +1,241 @@
+/**
+ * Secret patterns and the text-level redaction every other layer builds on.
+ * A leaf module: it imports nothing from the project, so error formatting can
+ * use it without pulling in the cassette code.
+ */
+import { createHash } from 'node:crypto'
+
+export interface SecretRule {
+  id: string
+  description: string
+  /**
+   * Matches one secret. When it has a named group `secret`, only that group is
+   * the secret (the rest, e.g. `Bearer ` or `api_key=`, is kept as context).
+   */
+  pattern: RegExp
+}
+
+/** A secret's position in a text: `text.slice(start, end)` is the secret. */
+export interface SecretMatch {
+  rule: string
+  start: number
+  end: number
+}
+
+export interface SecretOptions {
+  /** Rule ids to skip. */
+  disable?: readonly string[]
+}
+
+/**
+ * A span of text to replace. `with` is the replacement; when absent the span
+ * becomes the placeholder of its own text.
+ */
+export interface ReplaceSpan {
+  start: number
+  end: number
+  with?: string
+}
+
+/** Matches a placeholder written by {@link placeholderFor}. */
+export const PLACEHOLDER_PATTERN = /\[REDACTED:[0-9a-f]{8}\]/
+
+/**
+ * @note Inside the text a rule is scanning, a secret must not continue a word
+ * (`[A-Za-z0-9_-]` before it), which keeps prefixes like `sk-` or `hf_` from
+ * matching inside base64url blobs (`encrypted_content`, `signature`,
+ * `thoughtSignature`). A JSON escape (`\n`, `\r`, `\t`) just before is allowed.
+ */
+const START = String.raw`(?:(?<![A-Za-z0-9_-])|(?<=\\[nrt]))`
+const END = String.raw`(?![A-Za-z0-9_-])`
+const rule = (id: string, description: string, source: string, flags = ''): SecretRule => ({
+  id,
+  description,
+  pattern: new RegExp(source, flags),
+})
+/** Context words before a labelled value: `api_key: "`, `"apiKey":"`, `\"password\": \"`. */
+const LABEL_GAP = String.raw`[\\"']*[ \t]*[:=][ \t]*[\\"']*`
+const TOKEN_CHARS = String.raw`[A-Za-z0-9._~+/=!@#$%^*-]`
+
+/**
+ * Built-in secret rules, most specific first.
+ * @example
+ * SECRET_RULES.map((r) => r.id) // ['private-key', 'anthropic-key', 'openai-key', ...]
+ */
+export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
+  rule(
+    'private-key',
+    'PEM private key block (also with \\n escaped inside a JSON string)',
+    String.raw`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)`,
+  ),
+  rule('anthropic-key', 'Anthropic API or admin key (sk-ant-api03-…, sk-ant-admin01-…)', String.raw`${START}sk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,}`),
+  rule(
+    'openai-key',
+    'OpenAI key (sk-proj-…, sk-svcacct-…, sk-admin-…, legacy sk- + 48 alphanumerics)',
+    String.raw`${START}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48,})`,
+  ),
+  rule('google-api-key', 'Google API key (AIza + 35 characters)', String.raw`${START}AIza[0-9A-Za-z_-]{35}${END}`),
+  rule('google-oauth-token', 'Google OAuth access token (ya29.…)', String.raw`${START}ya29\.[0-9A-Za-z_-]{20,}`),
+  rule('aws-access-key-id', 'AWS access key id (AKIA/ASIA + 16)', String.raw`${START}(?:AKIA|ASIA)[A-Z0-9]{16}${END}`),
+  rule(
+    'aws-secret-key',
+    'AWS secret access key (40 characters) after an aws_secret_access_key label',
+    String.raw`(?<![A-Za-z0-9])(?:aws_?)?secret_?access_?key${LABEL_GAP}(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+    'i',
+  ),
+  rule('github-token', 'GitHub token (ghp_/gho_/ghu_/ghs_/ghr_ + 36, github_pat_…)', String.raw`${START}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
+  rule('slack-token', 'Slack token (xoxb-, xoxp-, xoxa-, …)', String.raw`${START}xox[abposr]-(?=[0-9A-Za-z-]*\d)[0-9A-Za-z-]{15,}`),
+  rule('stripe-key', 'Stripe secret or restricted key (sk_live_…, rk_live_…, *_test_…)', String.raw`${START}[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`),
+  rule('groq-key', 'Groq API key (gsk_…)', String.raw`${START}gsk_[A-Za-z0-9]{32,}`),
+  rule('xai-key', 'xAI API key (xai-…)', String.raw`${START}xai-[A-Za-z0-9]{32,}`),
+  rule('huggingface-token', 'Hugging Face token (hf_…)', String.raw`${START}hf_[A-Za-z0-9]{30,}`),
+  rule('jwt', 'JSON Web Token (eyJ….eyJ….signature)', String.raw`${START}eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`),
+  rule(
+    'bearer-token',
+    'Bearer token (16+ token characters with a digit); the word Bearer is kept',
+    String.raw`(?<![A-Za-z0-9])[Bb]earer[ \t]+(?<secret>(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,}=*)`,
+  ),
+  rule(
+    'url-key-param',
+    'credential query parameter in a URL (?key=, &api_key=, &access_token=, &sig=, …)',
+    String.raw`[?&](?:key|api[_-]?key|access[_-]?token|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|client_secret)=(?<secret>[A-Za-z0-9._~%+/-]{16,})`,
+    'i',
+  ),
+  rule(
+    'labelled-secret',
+    'value (8+ characters with a digit) after a label such as api_key, access_token, client_secret, password',
+    String.raw`(?<![A-Za-z0-9])(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)${LABEL_GAP}(?<secret>(?=${TOKEN_CHARS}*\d)${TOKEN_CHARS}{8,})`,
+    'i',
+  ),
+])
+
+const globalCache = new WeakMap<RegExp, RegExp>()
+function globalOf(pattern: RegExp): RegExp {
+  let g = globalCache.get(pattern)
+  if (!g) {
+    const flags = new Set(pattern.flags.replace(/[gy]/g, ''))
+    flags.add('g')
+    flags.add('d')
+    g = new RegExp(pattern.source, [...flags].join(''))
+    globalCache.set(pattern, g)
+  }
+  return g
+}
+
+/**
+ * Every match of `pattern` in `text` as `[start, end)`, using the `secret`
+ * group when the pattern has one. Zero-length matches are skipped.
+ * @example
+ * matchSpans('a=1 a=2', /a=(?<secret>\d)/) // [[2, 3], [6, 7]]
+ */
+export function matchSpans(text: string, pattern: RegExp): Array<[number, number]> {
+  const re = globalOf(pattern)
+  re.lastIndex = 0
+  const out: Array<[number, number]> = []
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++
+      continue
+    }
+    const span = m.indices?.groups?.secret ?? m.indices?.[0]
+    if (span && span[1] > span[0]) out.push([span[0], span[1]])
+  }
+  return out
+}
+
+/**
+ * Sorts spans and merges overlapping ones into their union.
+ * @example
+ * mergeSpans([{ start: 4, end: 9 }, { start: 0, end: 5 }]) // [{ start: 0, end: 9 }]
+ */
+export function mergeSpans<T extends { start: number; end: number }>(spans: readonly T[]): T[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end)
+  const out: T[] = []
+  for (const s of sorted) {
+    const last = out[out.length - 1]
+    if (last && s.start < last.end) {
+      if (s.end > last.end) out[out.length - 1] = { ...last, end: s.end }
+    } else out.push({ ...s })
+  }
+  return out
+}
+
+/**
+ * Finds secret-looking values. Overlapping matches are merged and reported
+ * under the rule of the one that starts first (the longer on a tie).
+ * @example
+ * findSecrets('key: AKIA' + 'ABCDEFGH23456789') // [{ rule: 'aws-access-key-id', start: 5, end: 25 }]
+ */
+export function findSecrets(text: string, opts: SecretOptions = {}): SecretMatch[] {
+  const disabled = new Set(opts.disable ?? [])
+  const found: SecretMatch[] = []
+  for (const r of SECRET_RULES) {
+    if (disabled.has(r.id)) continue
+    for (const [start, end] of matchSpans(text, r.pattern)) found.push({ rule: r.id, start, end })
+  }
+  return mergeSpans(found)
+}
+
+/**
+ * The placeholder for a secret: `[REDACTED:` + first 8 hex of its sha256 + `]`.
+ * The same secret always gives the same placeholder.
+ * @example
+ * placeholderFor('hunter2') // '[REDACTED:f52fbd32]'
+ */
+export function placeholderFor(secret: string): string {
+  return `[REDACTED:${createHash('sha256').update(secret).digest('hex').slice(0, 8)}]`
+}
+
+/**
+ * Replaces spans of `text` (merged when they overlap; a merged group of
+ * several spans becomes the placeholder of its whole text).
+ * @example
+ * replaceSpans('abc', [{ start: 1, end: 2, with: '_' }]) // 'a_c'
+ */
+export function replaceSpans(text: string, spans: readonly ReplaceSpan[]): string {
+  let out = ''
+  let pos = 0
+  for (const s of mergeReplaceSpans(spans)) {
+    out += text.slice(pos, s.start) + (s.with ?? placeholderFor(text.slice(s.start, s.end)))
+    pos = s.end
+  }
+  return out + text.slice(pos)
+}
+
+/**
+ * Like {@link mergeSpans}, but a span keeps its own `with` only when nothing
+ * overlaps it.
+ * @example
+ * mergeReplaceSpans([{ start: 0, end: 3, with: 'x' }, { start: 2, end: 5 }]) // [{ start: 0, end: 5 }]
+ */
+export function mergeReplaceSpans(spans: readonly ReplaceSpan[]): ReplaceSpan[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end)
+  const out: ReplaceSpan[] = []
+  for (const s of sorted) {
+    const last = out[out.length - 1]
+    if (last && s.start < last.end) {
+      out[out.length - 1] = { start: last.start, end: Math.max(last.end, s.end) }
+    } else out.push({ ...s })
+  }
+  return out
+}
+
+/**
+ * Replaces each secret with its placeholder. For `Bearer <token>` only the
+ * token is replaced.
+ * @example
+ * redactText('Authorization: Bearer ' + token) // 'Authorization: Bearer [REDACTED:1a2b3c4d]'
+ */
+export function redactText(text: string, opts: SecretOptions = {}): string {
+  return replaceSpans(text, findSecrets(text, opts))
+}
+
+/**
+ * Redacts text headed for a terminal or log (error messages, warnings); all
+ * rules run. Non-string input is stringified first.
+ * @example
+ * throw new Error(redactMessage(`request failed: ${url}`))
+ */
+export function redactMessage(text: unknown): string {
+  return redactText(typeof text === 'string' ? text : String(text))
+}

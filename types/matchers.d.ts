@@ -1,0 +1,12 @@
+// One source interface for fluxlab's matchers; the runner files augment their
+// runner's `Matchers` from it. Kept a .d.ts (STYLE "Matchers").
+
+export interface FluxReplayFaithfullyOptions {
+  /** Treat request drift (`model_request_drift`) as a failure too. */
+  strict?: boolean
+}
+
+export interface FluxMatchers<R = unknown> {
+  /** Passes when the run did not leave the tape (no failure-level divergence; with `strict`, no drift either). */
+  toReplayFaithfully(options?: FluxReplayFaithfullyOptions): R
+}
