@@ -10,6 +10,7 @@ import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
 import { Outcome } from './outcome.js'
+import { fillReplayKeys } from './replay-keys.js'
 import { Session } from './session.js'
 import { currentSession, state } from './state.js'
 import { currentTest, type TestContext } from './test-context.js'
@@ -55,7 +56,7 @@ export async function scenario(name?: string, options: ScenarioOptions = {}): Pr
       reason: `FLUX_OFFLINE=1 forbids live requests and there is no fixture to replay at ${rel(dir)}${golden === 'update' ? ' (FLUX_GOLDEN=update asks to re-record)' : ''}`,
       fix: 'Unset FLUX_OFFLINE to record, or commit the recorded fixture.',
     })
-  const fixture = decision.mode === 'replay' ? readFixture(dir) : undefined
+  const fixture = decision.mode === 'replay' ? readFixture(dir, { disable: opts.redact?.disable }) : undefined
   test?.opened.add(dir)
   return new Scenario(scenarioName, dir, decision, opts, offline, fixture, test)
 }
@@ -120,6 +121,7 @@ export class Scenario {
       )
     this.test?.sessions.push(session)
     const release = acquireInterception(route)
+    const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
     state.active.add(session)
     const lab: Lab = { scenario: this.name, mode: this.mode }
     let result: Awaited<R> | undefined
@@ -130,6 +132,7 @@ export class Scenario {
       failure = { error }
     } finally {
       state.active.delete(session)
+      releaseKeys()
       release()
     }
     await session.settled()
@@ -140,24 +143,24 @@ export class Scenario {
     }
     const failures = session.divergences.filter((d) => d.severity === 'failure')
     if (failure) {
-      if (failures.length === 0 || isFluxError(failure.error)) {
-        if (this.mode === 'record') session.acknowledged = true
-        throw failure.error
-      }
+      // @note recorded calls left unused are a consequence of the agent stopping early, not a cause:
+      // only a request the tape could not serve explains the agent's error.
+      const offTape = failures.filter((d) => d.code !== 'unused_interaction')
       session.acknowledged = true
+      if (offTape.length === 0 || isFluxError(failure.error)) throw failure.error
       throw new FluxError(
         'FLUX_DIVERGED',
         {
           failed: `replay scenario "${this.name}"`,
-          reason: `the agent threw after the run left the tape (${failures.map((d) => `${d.step} ${d.code}`).join(', ')})`,
-          fix: 'If the agent changed on purpose, re-record with `FLUX_GOLDEN=update`; otherwise the report below names the step that changed.',
-          details: [...failures.map((d) => `${d.step}: ${d.message}`), `agent error: ${String((failure.error as Error)?.message ?? failure.error)}`],
+          reason: `the agent threw (${String((failure.error as Error)?.message ?? failure.error).split('\n')[0]}) after ${offTape[0].step} went off tape (${offTape[0].code})`,
+          fix: 'If the agent changed on purpose, re-record with `FLUX_GOLDEN=update`; otherwise the steps below say what changed.',
+          details: failures.map((d) => `${d.step} ${d.code}: ${d.message}`),
         },
         { cause: failure.error },
       )
     }
     if (this.mode === 'record') this.save(session)
-    else if (this.decision.rewriteTrace && failures.length === 0) writeTrace(this.dir, renderTrace(this.name, session.orderedSteps()))
+    else if (this.decision.rewriteTrace && failures.length === 0) writeTrace(this.dir, renderTrace(this.name, session.orderedSteps()), { disable: this.options.redact?.disable })
     return new Outcome(this.name, this.mode, result as Awaited<R>, session.orderedSteps(), session.divergences, session.modelLive, () => {
       session.acknowledged = true
     })
@@ -186,7 +189,7 @@ export class Scenario {
       cassetteMaxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
       redaction: this.redactor.marker,
     }
-    writeFixture({ dir: this.dir, manifest, model, tools, trace: renderTrace(this.name, steps) })
+    writeFixture({ dir: this.dir, manifest, model, tools, trace: renderTrace(this.name, steps) }, { disable: this.options.redact?.disable })
   }
 }
 

@@ -1,0 +1,30 @@
+import type { ModelCallCodec, ParsedModelRequest, ParsedModelResponse } from '../types.js'
+import { isRecord, rec, safeJsonParse, str } from '../json.js'
+import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { openaiUsage } from '../openai-chat/usage.js'
+
+/** `…/embeddings` (OpenAI and the compatible providers, Azure `/openai/deployments/<d>/embeddings`). */
+const PATH = /\/embeddings\/?$/
+
+/**
+ * The OpenAI-compatible embeddings codec: no text, no tool calls, only
+ * usage (`prompt_tokens` → input) and the model id.
+ * @example
+ * openaiEmbeddingsCodec.detect('POST', new URL('https://api.openai.com/v1/embeddings')) // true
+ * openaiEmbeddingsCodec.parseResponse('{"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}', 'application/json', 200, url).usage.input // 8
+ */
+export const openaiEmbeddingsCodec: ModelCallCodec = {
+  family: 'openai-embeddings',
+  hosts: ['api.openai.com'],
+  detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),
+  parseRequest: (body: unknown): ParsedModelRequest => ({ model: str(rec(body).model), stream: false, tools: [], toolResults: [] }),
+  parseResponse: (body, _contentType, status) => guardParse(() => httpErrorResponse(body, status) ?? parseJson(body)),
+}
+
+function parseJson(body: string): ParsedModelResponse {
+  const json = safeJsonParse(body.trim())
+  if (!isRecord(json)) return failedResponse({ type: 'parse_error', message: 'response body is not JSON' })
+  const error = errorFromPayload(json)
+  const result = { text: '', toolCalls: [], usage: openaiUsage(json.usage), model: str(json.model) }
+  return error === undefined ? result : { ...result, error }
+}

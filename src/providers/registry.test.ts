@@ -1,0 +1,61 @@
+import { readdirSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { codecFor, codecs, detectModelCall } from './registry.js'
+import { loadExchanges } from './test-helpers.js'
+import type { ProviderFamily } from './types.js'
+
+const post = (u: string, hosts?: Record<string, ProviderFamily>) => detectModelCall('POST', new URL(u), hosts)?.family
+
+describe('codecs', () => {
+  it('lists one codec per family', () => {
+    expect(codecs.map((c) => c.family)).toEqual(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings'])
+  })
+
+  it('finds a codec by family', () => {
+    for (const c of codecs) expect(codecFor(c.family)).toBe(c)
+  })
+})
+
+describe('detectModelCall', () => {
+  const traffic = new URL('../../test/fixtures/traffic/', import.meta.url)
+  it.each(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'multi-provider', 'errors'])('detects every recorded call under %s/', (dir) => {
+    const files = readdirSync(new URL(`${dir}/`, traffic)).filter((f) => f.endsWith('.yaml') || f === 'ToolRunner.json')
+    expect(files.length).toBeGreaterThan(0)
+    for (const file of files) {
+      for (const e of loadExchanges(`${dir}/${file}`)) {
+        const family = detectModelCall(e.method, e.url)?.family
+        const expected = e.url.pathname.endsWith('/responses') ? 'openai-responses' : e.url.host === 'api.openai.com' ? 'openai-chat' : e.url.host === 'api.anthropic.com' ? 'anthropic' : 'gemini'
+        expect(family, `${file} ${e.url.href}`).toBe(expected)
+      }
+    }
+  })
+
+  it('recognizes providers on 127.0.0.1 and behind proxies by path', () => {
+    expect(post('http://127.0.0.1:11434/v1/chat/completions')).toBe('openai-chat')
+    expect(post('http://localhost:4000/anthropic/v1/messages?beta=true')).toBe('anthropic')
+    expect(post('http://127.0.0.1:9000/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe('gemini')
+    expect(post('https://gateway.example.com/openai/v1/responses')).toBe('openai-responses')
+    expect(post('https://gateway.example.com/v1/embeddings')).toBe('openai-embeddings')
+  })
+
+  it('never treats other methods or other paths as model calls', () => {
+    expect(detectModelCall('GET', new URL('https://api.openai.com/v1/models'))).toBeUndefined()
+    expect(detectModelCall('GET', new URL('https://api.openai.com/v1/chat/completions'))).toBeUndefined()
+    expect(detectModelCall('OPTIONS', new URL('https://api.anthropic.com/v1/messages'))).toBeUndefined()
+    expect(post('https://api.openai.com/v1/files')).toBeUndefined()
+    expect(post('https://api.anthropic.com/v1/messages/count_tokens')).toBeUndefined()
+  })
+
+  it('lets user hosts choose the family for paths that family reads', () => {
+    const hosts: Record<string, ProviderFamily> = { 'llm.internal:8080': 'openai-chat', 'claude.internal': 'anthropic' }
+    expect(post('http://llm.internal:8080/v1/chat/completions', hosts)).toBe('openai-chat')
+    expect(post('https://claude.internal/v1/messages', hosts)).toBe('anthropic')
+  })
+
+  it('keeps unknown paths non-model and falls back to the path for other families on user hosts', () => {
+    const hosts: Record<string, ProviderFamily> = { 'llm.internal:8080': 'anthropic' }
+    expect(post('http://llm.internal:8080/v1/files', hosts)).toBeUndefined()
+    expect(post('http://llm.internal:8080/healthz', hosts)).toBeUndefined()
+    expect(post('http://llm.internal:8080/v1/embeddings', hosts)).toBe('openai-embeddings')
+  })
+})

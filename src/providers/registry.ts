@@ -1,0 +1,52 @@
+import type { ModelCallCodec, ProviderFamily } from './types.js'
+import { anthropicCodec } from './anthropic/index.js'
+import { geminiCodec } from './gemini/index.js'
+import { openaiChatCodec } from './openai-chat/index.js'
+import { openaiEmbeddingsCodec } from './openai-embeddings/index.js'
+import { openaiResponsesCodec } from './openai-responses/index.js'
+
+/**
+ * Every provider family's codec, one per family.
+ * @example
+ * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings']
+ */
+export const codecs: readonly ModelCallCodec[] = [
+  openaiChatCodec,
+  openaiResponsesCodec,
+  anthropicCodec,
+  geminiCodec,
+  openaiEmbeddingsCodec,
+]
+
+/**
+ * The codec of a family.
+ * @example
+ * codecFor('gemini').family // 'gemini'
+ */
+export function codecFor(family: ProviderFamily): ModelCallCodec {
+  const codec = codecs.find((c) => c.family === family)
+  if (codec === undefined) throw new Error(`no codec for provider family "${family}"`)
+  return codec
+}
+
+/**
+ * The codec that reads a request as a model call, or `undefined` when it is
+ * not one. Detection goes by method and path, so a provider behind a proxy
+ * or on 127.0.0.1 is still recognized; only POSTs are model calls.
+ * `hosts` (user-added `host` or `host:port` → family) makes that family win
+ * for its hosts when its codec accepts the path; a path no codec accepts
+ * stays a non-model call whatever the host.
+ * @example
+ * detectModelCall('POST', new URL('http://127.0.0.1:11434/v1/chat/completions'))?.family // 'openai-chat'
+ * detectModelCall('GET', new URL('https://api.openai.com/v1/models')) // undefined
+ * detectModelCall('POST', new URL('http://llm.internal:8080/v1/messages'), { 'llm.internal:8080': 'anthropic' })?.family // 'anthropic'
+ */
+export function detectModelCall(method: string, url: URL, hosts?: Record<string, ProviderFamily>): ModelCallCodec | undefined {
+  if (method.toUpperCase() !== 'POST') return undefined
+  const family = hosts?.[url.host] ?? hosts?.[url.hostname]
+  if (family !== undefined) {
+    const preferred = codecFor(family)
+    if (preferred.detect(method, url)) return preferred
+  }
+  return codecs.find((c) => c.detect(method, url))
+}

@@ -1,0 +1,40 @@
+/**
+ * Provider key variables that SDK constructors insist on (`new OpenAI()` throws
+ * without `OPENAI_API_KEY`). In replay no request leaves the process, so a
+ * missing key is filled with a placeholder for the duration of the run.
+ */
+export const PROVIDER_KEY_VARS = [
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+] as const
+
+export const REPLAY_KEY = 'fluxlab-replay-no-key'
+
+const KEY = Symbol.for('fluxlab.replay-keys.v1')
+const g = globalThis as Record<symbol, unknown>
+const st = (g[KEY] ??= { refs: 0, filled: [] as string[] }) as { refs: number; filled: string[] }
+
+/**
+ * Fill missing provider key variables until the returned release runs (ref-counted across concurrent runs).
+ * @example
+ * const release = fillReplayKeys()
+ * try { await agent() } finally { release() }
+ */
+export function fillReplayKeys(env: NodeJS.ProcessEnv = process.env): () => void {
+  if (st.refs++ === 0) {
+    st.filled = PROVIDER_KEY_VARS.filter((k) => !env[k])
+    for (const k of st.filled) env[k] = REPLAY_KEY
+  }
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--st.refs === 0) {
+      for (const k of st.filled) if (env[k] === REPLAY_KEY) delete env[k]
+      st.filled = []
+    }
+  }
+}
