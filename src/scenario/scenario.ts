@@ -122,7 +122,6 @@ export class Scenario {
     this.test?.sessions.push(session)
     const release = acquireInterception(route)
     const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
-    state.active.add(session)
     const lab: Lab = { scenario: this.name, mode: this.mode }
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
@@ -131,7 +130,6 @@ export class Scenario {
     } catch (error) {
       failure = { error }
     } finally {
-      state.active.delete(session)
       releaseKeys()
       release()
     }

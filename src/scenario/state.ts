@@ -12,8 +12,6 @@ interface GlobalState {
   currentTest?: TestContext
   /** jest tests between their beforeEach and afterEach; more than one means `test.concurrent`. */
   jestRunning?: number
-  /** Runs in progress, for requests whose async context was lost (some `node:http` paths). */
-  active: Set<Session>
   /** Options from the runner plugin (`fluxlab({...})`) or `configure()`. */
   options: FluxOptions
 }
@@ -28,18 +26,16 @@ export const state: GlobalState = ((globalThis as Record<symbol, unknown>)[KEY] 
   ((globalThis as Record<symbol, unknown>)[KEY] = {
     sessions: new AsyncLocalStorage<Session>(),
     tests: new AsyncLocalStorage<TestContext>(),
-    active: new Set(),
     options: {},
   } satisfies GlobalState) as GlobalState
 
 /**
- * The session a request made now belongs to.
- * @note Falls back to the only active run when the async context was lost; with
- * several runs active and no context the request is not routed (passes through).
+ * The session a request made now belongs to: the `Scenario.run` it was made
+ * inside. A request made outside every run passes through untouched.
+ * @note AsyncLocalStorage context survives msw's interception of both `fetch`
+ * and `node:http` (checked on Node 20), so there is no guessing fallback that
+ * could route another test's request into this run.
  */
 export function currentSession(): Session | undefined {
-  const s = state.sessions.getStore()
-  if (s) return s
-  if (state.active.size === 1) return state.active.values().next().value
-  return undefined
+  return state.sessions.getStore()
 }
