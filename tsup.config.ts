@@ -1,28 +1,19 @@
 import { defineConfig } from 'tsup'
 
-export default defineConfig([
-  {
-    entry: {
-      index: 'src/index.ts',
-      jest: 'src/jest.ts',
-      matchers: 'src/matchers/index.ts',
-      cli: 'src/cli/main.ts',
-    },
-    format: ['esm', 'cjs'],
-    dts: true,
-    clean: true,
-    target: 'node20',
-    splitting: true,
-    sourcemap: false,
-    external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite'],
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    jest: 'src/jest.ts',
+    matchers: 'src/matchers/index.ts',
+    // @note SPEC §1: the vitest entries are used as ESM; they share chunks with the core so one module instance serves both.
+    vitest: 'src/vitest.ts',
+    'vitest-setup': 'src/plugin/vitest-setup.ts',
   },
-  {
-    // @note SPEC §1: the vitest entry is ESM only.
-    entry: { vitest: 'src/vitest.ts', 'vitest-setup': 'src/plugin/vitest-setup.ts' },
-    format: ['esm'],
-    dts: true,
-    target: 'node20',
-    splitting: true,
-    external: ['vitest', 'vite', 'fluxlab'],
-  },
-])
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  target: 'node20',
+  splitting: true,
+  sourcemap: false,
+  external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite'],
+})
