@@ -9,6 +9,7 @@ export type DivergenceCode =
   | 'truncated_cell'
   | 'redaction_mismatch'
   | 'credential_found'
+  | 'unwrapped_tool'
 
 export type Severity = 'warning' | 'failure'
 
@@ -25,4 +26,6 @@ export interface Divergence {
   closest?: string
 }
 
-export const severityOf = (code: DivergenceCode): Severity => (code === 'model_request_drift' ? 'warning' : 'failure')
+const WARNINGS: ReadonlySet<DivergenceCode> = new Set(['model_request_drift', 'unwrapped_tool'])
+
+export const severityOf = (code: DivergenceCode): Severity => (WARNINGS.has(code) ? 'warning' : 'failure')

@@ -7,6 +7,7 @@ import { FluxError, isFluxError } from '../errors.js'
 import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
+import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
 import { Outcome } from './outcome.js'
@@ -21,6 +22,20 @@ export interface Lab {
   readonly scenario: string
   /** `record` when calls go live and are captured, `replay` when they come from the fixture. */
   readonly mode: 'record' | 'replay'
+  /**
+   * Put in-process tools on the tape, keeping their shape: an object keyed by
+   * tool name (Vercel AI SDK `tools`, plain async functions) or an array of
+   * named tools (OpenAI Agents JS, LangChain.js). In replay no tool body runs.
+   * @example
+   * generateText({ model, tools: lab.tools({ weather: tool({ inputSchema, execute }) }) })
+   */
+  tools<T>(tools: T): T
+  /**
+   * Put one in-process tool on the tape.
+   * @example
+   * const read = lab.tool('read', async ({ path }) => fs.readFile(path, 'utf8'))
+   */
+  tool<T>(name: string, tool: T): T
 }
 
 export interface ScenarioOptions extends FluxOptions {
@@ -122,7 +137,13 @@ export class Scenario {
     this.test?.sessions.push(session)
     const release = acquireInterception(route)
     const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
-    const lab: Lab = { scenario: this.name, mode: this.mode }
+    const invoke: ToolInvoker = (call, run) => session.callTool(call, run)
+    const lab: Lab = {
+      scenario: this.name,
+      mode: this.mode,
+      tools: (tools) => wrapTools(tools, invoke),
+      tool: (name, tool) => wrapTool(name, tool, invoke),
+    }
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
     try {

@@ -101,10 +101,34 @@ export class Session {
   /** At the end of a replay: recorded calls never made are failures. */
   closeReplay(): void {
     if (this.config.mode !== 'replay') return
+    this.warnUnwrappedTools()
     for (const c of this.modelTape?.unused() ?? [])
       this.diverge('unused_interaction', c.step, `recorded ${c.step} (${c.model ?? c.family}) was never requested`)
     for (const c of this.toolTape?.unused() ?? [])
       this.diverge('unused_interaction', c.step, `recorded ${c.step} ${c.name} was never called`)
+  }
+
+  /**
+   * SPEC §5: a replayed model turn asked for a tool and nothing on the tool channel answered it
+   * (no wrapped call with its id, no tool call of any kind before the next model turn): the tool ran live.
+   */
+  private warnUnwrappedTools(): void {
+    const steps = this.orderedSteps()
+    const taped = new Set(steps.flatMap((s) => (s.channel === 'tool' && s.cell.callId ? [s.cell.callId] : [])))
+    steps.forEach((s, i) => {
+      if (s.channel !== 'model' || s.cell.toolCalls.length === 0) return
+      const next = steps.slice(i + 1)
+      const nextModel = next.findIndex((x) => x.channel === 'model')
+      const between = nextModel < 0 ? next : next.slice(0, nextModel)
+      if (between.some((x) => x.channel === 'tool')) return
+      for (const call of s.cell.toolCalls)
+        if (!taped.has(call.id))
+          this.diverge(
+            'unwrapped_tool',
+            s.cell.step,
+            `the model asked for tool "${call.name}" and no tool call on the tape answered it, so it ran live; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn) so replay never re-fires its side effects`,
+          )
+    })
   }
 
   diverge(code: DivergenceCode, step: string, message: string, extra: { diff?: JsonDiffRow[]; closest?: string } = {}): void {
@@ -190,6 +214,53 @@ export class Session {
     })
     this.track(done)
     return new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
+  }
+
+  /**
+   * One in-process tool call (`lab.tools`): in record mode `run` executes and its
+   * output or thrown error is kept; in replay the recorded result is returned
+   * (or the recorded error thrown) and `run` is never called.
+   */
+  async callTool(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> {
+    const seq = ++this.seq
+    const n = ++this.toolCount
+    const args = this.config.redactor.json(toJsonValue(call.args))
+    const key = `sha256:${createHash('sha256').update(stableStringify({ name: call.name, args })).digest('hex')}`
+    if (this.config.mode === 'record') {
+      const step = `tool#${n}`
+      const t0 = performance.now()
+      const cell: ToolCell = { seq, step, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key, args, durationMs: 0, truncated: false }
+      try {
+        const output = await run()
+        cell.output = this.config.redactor.json(toJsonValue(output))
+        return output
+      } catch (e) {
+        cell.error = serializeError(e, this.config.redactor)
+        throw e
+      } finally {
+        cell.durationMs = Math.round(performance.now() - t0)
+        this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell) })
+      }
+    }
+    const take = this.toolTape!.take({ kind: 'fn', name: call.name, key, callId: call.callId, args })
+    if (take.kind === 'miss') {
+      const step = `tool#${n} ${call.name}`
+      const details = take.diff?.length ? `; closest recorded ${take.closest?.step}: ${renderDiff(take.diff).join('; ')}` : ''
+      const why = take.idMismatch
+        ? `call id ${call.callId} was recorded for ${take.closest?.name} with other arguments`
+        : `no recorded call of ${call.name} with these arguments`
+      this.diverge('tool_call_unrecorded', step, `${why}${details}`, { diff: take.diff, closest: take.closest?.step })
+      throw new FluxError('FLUX_DIVERGED', {
+        failed: `replay ${step} of scenario "${this.name}"`,
+        reason: `${why} (tool_call_unrecorded); the tool was not run`,
+        fix: 'Re-record with FLUX_GOLDEN=update if the change is intended.',
+        details: take.diff?.length ? renderDiff(take.diff) : undefined,
+      })
+    }
+    const cell = take.cell
+    this.steps.push({ seq, channel: 'tool', cell })
+    if (cell.error) throw restoreError(cell.error)
+    return cell.output
   }
 
   private async handleToolHttp(request: Request, url: URL, text: string, seq: number): Promise<Response> {
@@ -287,4 +358,31 @@ function redactChunks(chunks: Chunk[], redactor: Redactor): Chunk[] {
 function stripUndefined<T extends object>(o: T): T {
   for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k]
   return o
+}
+
+/** A JSON-safe copy (what a fixture can hold): `undefined` stays `undefined`, class instances become plain data. */
+function toJsonValue(v: unknown): unknown {
+  if (v === undefined) return undefined
+  try {
+    return JSON.parse(JSON.stringify(v))
+  } catch {
+    return String(v)
+  }
+}
+
+function serializeError(e: unknown, redactor: Redactor): { name: string; message: string; data?: unknown } {
+  if (!(e instanceof Error)) return { name: 'NonError', message: redactor.text(String(e)), data: redactor.json(toJsonValue(e)) }
+  const own: Record<string, unknown> = {}
+  for (const k of Object.keys(e)) own[k] = (e as unknown as Record<string, unknown>)[k]
+  const data = Object.keys(own).length ? redactor.json(toJsonValue(own)) : undefined
+  return { name: e.name, message: redactor.text(e.message), ...(data !== undefined ? { data } : {}) }
+}
+
+/** The recorded throw, rebuilt: same class name, message and own properties. */
+function restoreError(rec: { name: string; message: string; data?: unknown }): unknown {
+  if (rec.name === 'NonError') return rec.data ?? rec.message
+  const err = new Error(rec.message)
+  err.name = rec.name
+  if (rec.data && typeof rec.data === 'object') Object.assign(err, rec.data)
+  return err
 }
