@@ -9,4 +9,6 @@ export interface FluxReplayFaithfullyOptions {
 export interface FluxMatchers<R = unknown> {
   /** Passes when the run did not leave the tape (no failure-level divergence; with `strict`, no drift either). */
   toReplayFaithfully(options?: FluxReplayFaithfullyOptions): R
+  /** Passes when the run's trace equals the fixture's `trace.snap` (`-u` / `FLUX_GOLDEN=snapshots` rewrite it offline). */
+  toMatchTraceSnapshot(): R
 }

@@ -29,6 +29,20 @@ export interface TrajectoryCall {
   executedAt?: string
 }
 
+/**
+ * How this run's trace compares with the fixture's `trace.snap`:
+ * `matched`; `added` / `updated` (written by this run: a recording, `-u`, `FLUX_GOLDEN=snapshots`,
+ * or a missing trace.snap outside CI); `mismatch` (different, and nothing was written).
+ */
+export interface TraceSnapshot {
+  file: string
+  status: 'matched' | 'added' | 'updated' | 'mismatch'
+  /** The trace.snap content before this run (absent when there was none). */
+  expected?: string
+  /** Whether the runner's update state allowed writing (`none` in CI). */
+  updateState?: string
+}
+
 export interface UsageSummary extends NormalizedUsage {
   byModel: Record<string, NormalizedUsage>
 }
@@ -61,6 +75,8 @@ export class Outcome<R = unknown> {
     readonly modelLive: number,
     /** @internal marks divergences as seen so the end-of-test check does not repeat them */
     private readonly acknowledge: () => void,
+    /** How the trace compares with `trace.snap` (absent for outcomes not tied to a fixture). */
+    readonly traceSnapshot?: TraceSnapshot,
   ) {
     this.divergences = divergences
     this.warnings = divergences.filter((d) => d.severity === 'warning')

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { FORMAT_VERSION, type Fixture, type Manifest } from '../cassette/cell.js'
-import { fixtureExists, readFixture, writeFixture, writeTrace } from '../cassette/fixture.js'
+import { FILES, fixtureExists, readFixture, writeFixture, writeTrace } from '../cassette/fixture.js'
 import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { FluxError, isFluxError } from '../errors.js'
-import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision } from '../golden/update-mode.js'
-import { renderTrace } from '../golden/trace.js'
+import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision, type UpdateState } from '../golden/update-mode.js'
+import { renderTrace, type TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
-import { Outcome } from './outcome.js'
+import { Outcome, type TraceSnapshot } from './outcome.js'
 import { fillReplayKeys } from './replay-keys.js'
 import { Session } from './session.js'
 import { currentSession, state } from './state.js'
@@ -73,7 +73,7 @@ export async function scenario(name?: string, options: ScenarioOptions = {}): Pr
     })
   const fixture = decision.mode === 'replay' ? readFixture(dir, { disable: opts.redact?.disable }) : undefined
   test?.opened.add(dir)
-  return new Scenario(scenarioName, dir, decision, opts, offline, fixture, test)
+  return new Scenario(scenarioName, dir, decision, opts, offline, fixture, test, updateState)
 }
 
 /**
@@ -92,6 +92,7 @@ export class Scenario {
     private readonly offline: boolean,
     readonly fixture: Fixture | undefined,
     private readonly test: TestContext | undefined,
+    private readonly updateState: UpdateState,
   ) {
     this.redactor = createRedactor(options.redact)
   }
@@ -178,14 +179,65 @@ export class Scenario {
         { cause: failure.error },
       )
     }
-    if (this.mode === 'record') this.save(session)
-    else if (this.decision.rewriteTrace && failures.length === 0) writeTrace(this.dir, renderTrace(this.name, session.orderedSteps()), { disable: this.options.redact?.disable })
-    return new Outcome(this.name, this.mode, result as Awaited<R>, session.orderedSteps(), session.divergences, session.modelLive, () => {
-      session.acknowledged = true
-    })
+    const trace = renderTrace(this.name, session.orderedSteps())
+    const traceSnapshot = this.mode === 'record' ? this.save(session, trace) : this.compareTrace(trace, failures.length === 0)
+    return new Outcome(
+      this.name,
+      this.mode,
+      result as Awaited<R>,
+      session.orderedSteps(),
+      session.divergences,
+      session.modelLive,
+      () => {
+        session.acknowledged = true
+      },
+      traceSnapshot,
+    )
   }
 
-  private save(session: Session): void {
+  /**
+   * The recorded run as an Outcome, from the fixture alone: no code runs, no
+   * model is called, no tool body fires. For asserting on the committed artifact.
+   * @example
+   * expect(await s.replay()).toNeverCall('write')
+   */
+  async replay(): Promise<Outcome<undefined>> {
+    if (!this.fixture)
+      throw new FluxError('FLUX_NO_RECORDING', {
+        failed: `replay scenario "${this.name}" from its fixture`,
+        reason: `there is no fixture at ${rel(this.dir)} yet`,
+        fix: 'Record it first with `await s.run(agent)` (or FLUX_GOLDEN=update), then call s.replay().',
+      })
+    const steps = [
+      ...this.fixture.model.map((cell) => ({ seq: cell.seq, channel: 'model' as const, cell })),
+      ...this.fixture.tools.map((cell) => ({ seq: cell.seq, channel: 'tool' as const, cell })),
+    ]
+      .sort((a, b) => a.seq - b.seq)
+      .map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
+    const trace = renderTrace(this.name, steps)
+    const expected = this.fixture.trace
+    const traceSnapshot: TraceSnapshot = {
+      file: join(this.dir, FILES.trace),
+      status: expected === trace ? 'matched' : 'mismatch',
+      expected,
+      updateState: this.updateState,
+    }
+    return new Outcome(this.name, 'replay', undefined, steps, [], 0, () => {}, traceSnapshot)
+  }
+
+  /** Compare a replayed run's trace with trace.snap; write it under -u / FLUX_GOLDEN=snapshots, or when it is missing outside CI. */
+  private compareTrace(trace: string, faithful: boolean): TraceSnapshot {
+    const file = join(this.dir, FILES.trace)
+    const expected = this.fixture?.trace
+    const base = { file, expected, updateState: this.updateState }
+    if (expected === trace) return { ...base, status: 'matched' }
+    const mayWrite = faithful && (this.decision.rewriteTrace || (expected === undefined && this.updateState !== 'none'))
+    if (!mayWrite) return { ...base, status: 'mismatch' }
+    writeTrace(this.dir, trace, { disable: this.options.redact?.disable })
+    return { ...base, status: expected === undefined ? 'added' : 'updated' }
+  }
+
+  private save(session: Session, trace: string): TraceSnapshot {
     if (fixtureExists(this.dir) && readGolden() !== 'update')
       throw new FluxError('FLUX_FIXTURE_EXISTS', {
         failed: `record scenario "${this.name}"`,
@@ -193,7 +245,6 @@ export class Scenario {
         fix: 'Give each test its own scenario name, or re-baseline on purpose with FLUX_GOLDEN=update.',
       })
     const { model, tools } = session.recordedCells()
-    const steps = session.orderedSteps()
     const manifest: Manifest = {
       formatVersion: FORMAT_VERSION,
       fluxlabVersion: VERSION,
@@ -208,7 +259,8 @@ export class Scenario {
       cassetteMaxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
       redaction: this.redactor.marker,
     }
-    writeFixture({ dir: this.dir, manifest, model, tools, trace: renderTrace(this.name, steps) }, { disable: this.options.redact?.disable })
+    writeFixture({ dir: this.dir, manifest, model, tools, trace }, { disable: this.options.redact?.disable })
+    return { file: join(this.dir, FILES.trace), status: 'added', updateState: this.updateState }
   }
 }
 
