@@ -1,0 +1,273 @@
+// fluxlab benchmark (not a test): prints ratios against plain baselines.
+// `npm run bench` builds the package first; this file imports the built
+// `fluxlab` (dist/index.js) the way a user's project does. See bench/README.md.
+//
+// Knobs (environment): BENCH_N (runs per variant, default 200), BENCH_ROUNDS
+// (default 10), BENCH_CELLS (fixture size, default 10000), BENCH_LOAD_REPS
+// (timed fixture loads, default 3).
+
+// Replay only, never live, never a rewrite of the committed fixture: no CI
+// update state, offline, and no FLUX_GOLDEN (`snapshots` would rewrite trace.snap).
+process.env.CI = ''
+process.env.FLUX_OFFLINE = '1'
+delete process.env.FLUX_GOLDEN
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { http } from 'msw'
+import { setupServer } from 'msw/node'
+import { readFixture, scenario } from 'fluxlab'
+import { capitalAgent } from './agent.mjs'
+import { generateFixture, readExample } from './gen-fixture.mjs'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const SCENARIOS = join(root, 'examples/scenarios')
+const EXAMPLE = join(SCENARIOS, 'capital-agent')
+
+const int = (name, dflt) => {
+  const v = Number(process.env[name] ?? dflt)
+  return Number.isInteger(v) && v > 0 ? v : dflt
+}
+const N = int('BENCH_N', 200)
+const ROUNDS = Math.min(int('BENCH_ROUNDS', 10), N)
+const BLOCK = Math.ceil(N / ROUNDS)
+const CELLS = int('BENCH_CELLS', 10000)
+const LOAD_REPS = int('BENCH_LOAD_REPS', 3)
+
+// ---------------------------------------------------------------- stats
+
+const sorted = (xs) => [...xs].sort((a, b) => a - b)
+/** Nearest-rank percentile. */
+const pct = (xs, p) => {
+  const s = sorted(xs)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
+}
+const median = (xs) => {
+  const s = sorted(xs)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2))
+const ratio = (x) => `${x.toFixed(2)}×`
+const pad = (s, n) => String(s).padStart(n)
+const padEnd = (s, n) => String(s).padEnd(n)
+
+// ---------------------------------------------------------------- 1. replay vs plain msw
+
+const EXPECTED = { answer: 'The capital of the UK is London.', steps: 2 }
+
+/**
+ * The baseline: plain msw with static handlers serving the recorded bytes of the
+ * same fixture, enqueued in a ReadableStream chunk by chunk as fluxlab replays them
+ * (one enqueue per recorded chunk, no pacing). Model cells are served in recorded
+ * order by a per-run counter, the cheapest static routing a hand-written test uses.
+ */
+const example = readExample(EXAMPLE)
+const modelResponses = [...example.model].sort((a, b) => a.seq - b.seq).map((c) => c.response)
+const toolResponse = example.tools[0].response
+
+function streamed(rec) {
+  let i = 0
+  const body = new ReadableStream({
+    pull(controller) {
+      if (i >= rec.chunks.length) return controller.close()
+      controller.enqueue(new Uint8Array(Buffer.from(rec.chunks[i++].text, 'utf8')))
+    },
+  })
+  return new Response(body, { status: rec.status, headers: new Headers(rec.headers) })
+}
+
+function mswHandlers(counter) {
+  return [
+    http.post('https://api.openai.com/v1/chat/completions', () => streamed(modelResponses[counter.n++])),
+    http.get('http://127.0.0.1:4010/capital', () => streamed(toolResponse)),
+  ]
+}
+const LISTEN = { onUnhandledRequest: 'error' }
+
+function checkResult(result, who) {
+  if (result?.answer !== EXPECTED.answer || result?.steps !== EXPECTED.steps)
+    throw new Error(`${who}: the agent answered ${JSON.stringify(result)}, expected ${JSON.stringify(EXPECTED)}`)
+}
+
+/** fluxlab: open the scenario (reads + validates + scans the fixture) and run the agent against it. */
+async function fluxlabRun() {
+  const t0 = performance.now()
+  const s = await scenario('capital-agent', { dir: SCENARIOS })
+  const t1 = performance.now()
+  const out = await s.run(() => capitalAgent())
+  const t2 = performance.now()
+  if (!out.hermetic || out.divergences.length) throw new Error(`fluxlab run not hermetic: ${JSON.stringify(out.divergences)}`)
+  return { total: t2 - t0, run: t2 - t1, out }
+}
+
+/** msw with the same per-run lifecycle as `Scenario.run` (which sets up, listens and closes an msw server per run). */
+async function mswPerRun() {
+  const counter = { n: 0 }
+  const t0 = performance.now()
+  const server = setupServer(...mswHandlers(counter))
+  server.listen(LISTEN)
+  let result
+  try {
+    result = await capitalAgent()
+  } finally {
+    server.close()
+  }
+  const t1 = performance.now()
+  checkResult(result, 'msw')
+  return t1 - t0
+}
+
+const variants = {
+  flux: { total: [], run: [] },
+  mswRun: { total: [] },
+  mswLive: { total: [] },
+}
+
+async function block(name, k, keep) {
+  if (name === 'flux') {
+    for (let i = 0; i < k; i++) {
+      const r = await fluxlabRun()
+      if (keep) {
+        variants.flux.total.push(r.total)
+        variants.flux.run.push(r.run)
+      }
+    }
+  } else if (name === 'mswRun') {
+    for (let i = 0; i < k; i++) {
+      const t = await mswPerRun()
+      if (keep) variants.mswRun.total.push(t)
+    }
+  } else {
+    // One server for the whole block (a test file's beforeAll/afterAll); only the agent run is timed.
+    const counter = { n: 0 }
+    const server = setupServer(...mswHandlers(counter))
+    server.listen(LISTEN)
+    try {
+      for (let i = 0; i < k; i++) {
+        counter.n = 0
+        const t0 = performance.now()
+        const result = await capitalAgent()
+        const t1 = performance.now()
+        checkResult(result, 'msw (listening)')
+        if (keep) variants.mswLive.total.push(t1 - t0)
+      }
+    } finally {
+      server.close()
+    }
+  }
+}
+
+async function replayBench() {
+  // Verify once, before timing, that fluxlab serves every request from the tape.
+  const first = await fluxlabRun()
+  if (first.out.hermetic !== true || first.out.divergences.length !== 0) throw new Error('fluxlab replay is not hermetic')
+  checkResult(first.out.result, 'fluxlab')
+  await mswPerRun()
+
+  const order = ['flux', 'mswRun', 'mswLive']
+  // Warm-up round (JIT, module caches, msw internals), discarded.
+  for (const v of order) await block(v, BLOCK, false)
+  const perRound = []
+  for (let r = 0; r < ROUNDS; r++) {
+    // Rotate the order each round so no variant always runs first (or right after GC-heavy work).
+    const rot = order.map((_, i) => order[(i + r) % order.length])
+    const before = { flux: variants.flux.total.length, mswRun: variants.mswRun.total.length }
+    for (const v of rot) await block(v, BLOCK, true)
+    perRound.push(median(variants.flux.total.slice(before.flux)) / median(variants.mswRun.total.slice(before.mswRun)))
+  }
+  return perRound
+}
+
+// ---------------------------------------------------------------- 2. fixture load
+
+/** The baseline: read the same files and JSON.parse each non-empty line, nothing else. */
+function plainParse(dir) {
+  let n = 0
+  for (const f of ['model.jsonl', 'tools.jsonl']) {
+    const text = readFileSync(join(dir, f), 'utf8')
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue
+      JSON.parse(line)
+      n++
+    }
+  }
+  return n
+}
+
+function loadBench(dir, info) {
+  const cells = info.modelCells + info.toolCells
+  // Check once: readFixture accepts the generated fixture (validation and secret scan pass).
+  const fx = readFixture(dir)
+  if (fx.model.length + fx.tools.length !== cells) throw new Error(`readFixture returned ${fx.model.length + fx.tools.length} cells, wrote ${cells}`)
+  if (plainParse(dir) !== cells) throw new Error('baseline parsed a different number of cells')
+  const read = []
+  const parse = []
+  for (let r = 0; r < LOAD_REPS; r++) {
+    // Alternate which goes first.
+    const steps = r % 2 ? ['parse', 'read'] : ['read', 'parse']
+    for (const s of steps) {
+      const t0 = performance.now()
+      if (s === 'read') readFixture(dir)
+      else plainParse(dir)
+      ;(s === 'read' ? read : parse).push(performance.now() - t0)
+    }
+  }
+  return { read, parse, cells }
+}
+
+// ---------------------------------------------------------------- main
+
+const started = performance.now()
+const cpu = cpus()
+console.log(`fluxlab bench · node ${process.version} · ${process.platform}-${process.arch} · ${cpu.length}× ${cpu[0]?.model?.trim() ?? 'cpu'}`)
+console.log('Ratios compare across machines; absolute ms are this machine only.\n')
+
+const perRound = await replayBench()
+const replayDone = performance.now()
+{
+  const base = variants.mswRun.total
+  const bMed = median(base)
+  const bP95 = pct(base, 95)
+  const rows = [
+    ['msw, setupServer+listen+close per run (baseline)', base],
+    ['msw, one server listening across runs', variants.mswLive.total],
+    ['fluxlab scenario() + run()', variants.flux.total],
+    ['fluxlab run() only (scenario opened)', variants.flux.run],
+  ]
+  console.log(`1. Replay: capital-agent (2 streamed chat completions + 1 HTTP tool, OpenAI SDK), per agent run`)
+  console.log(`   ${N} runs per variant, warm-up discarded, ${ROUNDS} interleaved rounds of ${BLOCK}`)
+  console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('× base med', 11)} ${pad('× base p95', 11)}`)
+  for (const [label, xs] of rows)
+    console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad(ratio(median(xs) / bMed), 11)} ${pad(ratio(pct(xs, 95) / bP95), 11)}`)
+  const live = median(variants.mswLive.total)
+  console.log(`   fluxlab scenario()+run() / msw per run, per-round median ratio: ${ratio(Math.min(...perRound))} … ${ratio(Math.max(...perRound))}`)
+  console.log(`   fluxlab scenario()+run() / msw listening (median): ${ratio(median(variants.flux.total) / live)}; opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
+  console.log('   (ms columns: milliseconds per run on this machine)\n')
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'fluxlab-bench-'))
+try {
+  const info = generateFixture(dir, EXAMPLE, CELLS)
+  const { read, parse, cells } = loadBench(dir, info)
+  const mb = info.bytes / 1e6
+  const rows = [
+    ['JSON.parse per line (baseline)', parse],
+    ['readFixture() (parse + validate + secret scan)', read],
+  ]
+  const bMed = median(parse)
+  console.log(`2. Fixture load: ${cells.toLocaleString('en-US')} cells (${info.modelCells} model + ${info.toolCells} tool), ${mb.toFixed(1)} MB, median of ${LOAD_REPS}`)
+  console.log(`   ${padEnd('reader', 50)} ${pad('median', 8)} ${pad('MB/s', 8)} ${pad('cells/s', 10)} ${pad('× base', 8)}`)
+  for (const [label, xs] of rows) {
+    const m = median(xs)
+    console.log(`   ${padEnd(label, 50)} ${pad(ms(m), 8)} ${pad((mb / (m / 1000)).toFixed(1), 8)} ${pad(Math.round(cells / (m / 1000)).toLocaleString('en-US'), 10)} ${pad(ratio(m / bMed), 8)}`)
+  }
+  const pairs = read.map((x, i) => x / parse[i])
+  console.log(`   readFixture / JSON.parse per rep: ${ratio(Math.min(...pairs))} … ${ratio(Math.max(...pairs))}; the extra is validation + the secret scan (see bench/README.md)`)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+const sec = (a, b) => ((b - a) / 1000).toFixed(1)
+console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, fixture generation + load ${sec(replayDone, performance.now())} s)`)
