@@ -31,12 +31,12 @@ export interface MessageParts {
 
 /**
  * The one formatter for user-facing text: `[fluxlab] Failed to <verb> <thing>: <reason>. <fix>`
- * followed by bullets. The result is passed through the secret redactor.
+ * followed by bullets; with a `code`, `[fluxlab] <CODE>: Failed to …`. The result is passed through the secret redactor.
  * @example
  * formatMessage({ failed: 'open scenario "weather"', reason: 'model.jsonl line 3 is not JSON', fix: 'Re-record it with FLUX_GOLDEN=update.' })
  */
-export function formatMessage(parts: MessageParts): string {
-  let text = `[fluxlab] Failed to ${parts.failed}: ${sentence(parts.reason)}`
+export function formatMessage(parts: MessageParts, code?: FluxErrorCode): string {
+  let text = `[fluxlab] ${code ? `${code}: ` : ''}Failed to ${parts.failed}: ${sentence(parts.reason)}`
   if (parts.fix) text += ` ${sentence(parts.fix)}`
   for (const d of parts.details ?? []) text += `\n  • ${d}`
   return redactMessage(text)
@@ -60,7 +60,8 @@ export function notice(text: string): string {
 export class FluxError extends Error {
   readonly code: FluxErrorCode
   constructor(code: FluxErrorCode, parts: MessageParts | string, options?: { cause?: unknown }) {
-    super(typeof parts === 'string' ? redactMessage(parts) : formatMessage(parts), options)
+    // @note The code goes into the message: runners print an error's name and message, never its other fields.
+    super(typeof parts === 'string' ? redactMessage(parts) : formatMessage(parts, code), options)
     this.code = code
     this.name = 'FluxError'
   }

@@ -14,6 +14,17 @@ export { readFixture } from './cassette/fixture.js'
 export type { RedactorConfig } from './cassette/redact.js'
 export { FluxError, isFluxError, type FluxErrorCode } from './errors.js'
 export type { GoldenSwitch, Mode, UpdateState } from './golden/update-mode.js'
+export {
+  costBreakdown,
+  costOf,
+  priceFor,
+  PRICES,
+  PRICES_AS_OF,
+  type CostBreakdown,
+  type LongContextPrice,
+  type ModelPrice,
+  type PricingTable,
+} from './pricing/index.js'
 export type { NormalizedUsage, ProviderFamily, RequestedToolCall } from './providers/types.js'
 export { configure } from './scenario/configure.js'
 export type { FluxOptions } from './scenario/options.js'

@@ -14,7 +14,15 @@ import { finishTest, type TestContext } from './scenario/test-context.js'
 
 interface JestExpect {
   extend(m: object): void
-  getState(): { currentTestName?: string; testPath?: string; snapshotState?: { _updateSnapshot?: string; _rootDir?: string } }
+  getState(): {
+    currentTestName?: string
+    testPath?: string
+    snapshotState?: { _updateSnapshot?: string; _rootDir?: string }
+    /** jest-circus 29: set only inside `test.concurrent` bodies; 30: inside every test. */
+    currentConcurrentTestName?: () => string | undefined
+    /** jest-circus 30: the running test. */
+    currentTestIdentity?: () => { name?: string; concurrent?: boolean } | undefined
+  }
 }
 type Hook = (fn: () => unknown) => void
 const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; afterEach?: Hook }
@@ -22,9 +30,16 @@ const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; aft
 if (g.expect && g.beforeEach && g.afterEach) {
   const expect = g.expect
   expect.extend(matchers)
-  let running = 0
+  // @note jest-circus starts `test.concurrent` bodies outside beforeEach/afterEach (30: never runs them; 29:
+  // runs them later), so such a test has no context of its own: scenario() asks this and refuses.
+  state.jestConcurrentTest = () => {
+    const st = expect.getState()
+    const test = st.currentTestIdentity?.()
+    if (test) return test.concurrent ? (st.currentConcurrentTestName?.() ?? test.name ?? '') : undefined
+    const name = st.currentConcurrentTestName?.()
+    return name !== undefined && name !== state.currentTest?.testName ? name : undefined
+  }
   g.beforeEach(() => {
-    running++
     const st = expect.getState()
     const ctx: TestContext = {
       runner: 'jest',
@@ -36,11 +51,8 @@ if (g.expect && g.beforeEach && g.afterEach) {
       opened: new Set(),
     }
     state.currentTest = ctx
-    state.jestRunning = running
   })
   g.afterEach(async () => {
-    running--
-    state.jestRunning = running
     const ctx = state.currentTest
     state.currentTest = undefined
     if (ctx) await finishTest(ctx)

@@ -12,6 +12,12 @@ export const DEFAULT_IGNORE_PATHS: readonly string[] = ['metadata.user_id', 'use
 
 /** Provider-minted ids that a later request echoes back; replaced by positional placeholders. */
 const MINTED_ID = /^(call|toolu|srvtoolu|resp|msg|fc|rs|ws|chatcmpl|ctc)_[A-Za-z0-9_-]{6,}$/
+/**
+ * Objects whose `id` is minted by the client, not the provider: Gemini returns function calls
+ * without ids, so clients invent one per run and echo it back (`@ai-sdk/google` sends 16 random
+ * characters, pydantic-ai `pyd_ai_…`). Numbered like minted ids, so a replay still matches exactly.
+ */
+const CLIENT_ID_OWNERS = new Set(['functionCall', 'functionResponse'])
 
 export interface CanonicalOptions {
   redactor: Redactor
@@ -60,28 +66,34 @@ export function requestKey(req: CanonicalRequest): string {
 function sortedQuery(url: URL): string {
   const entries = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   if (entries.length === 0) return ''
-  return `?${new URLSearchParams(entries).toString()}`
+  // @note URLSearchParams percent-encodes a placeholder (`%5BREDACTED%3A…%5D`), which the secret scan
+  // then reads as a `?key=` credential and refuses to write: keep placeholders literal.
+  return `?${new URLSearchParams(entries).toString().replace(/%5BREDACTED%3A([0-9a-f]{8})%5D/g, '[REDACTED:$1]')}`
 }
 
-function numberIds(value: unknown, seen: Map<string, string>): unknown {
+function numberIds(value: unknown, seen: Map<string, string>, owner?: string): unknown {
   if (typeof value === 'string') {
     const m = MINTED_ID.exec(value)
-    if (!m) return value
-    let placeholder = seen.get(value)
-    if (!placeholder) {
-      const n = [...seen.values()].filter((v) => v.startsWith(`${m[1]}_<`)).length + 1
-      placeholder = `${m[1]}_<${n}>`
-      seen.set(value, placeholder)
-    }
-    return placeholder
+    return m ? placeholder(value, m[1], seen) : value
   }
   if (Array.isArray(value)) return value.map((v) => numberIds(v, seen))
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[k] = numberIds(v, seen)
+    for (const [k, v] of Object.entries(value))
+      out[k] = k === 'id' && typeof v === 'string' && owner !== undefined && CLIENT_ID_OWNERS.has(owner) ? placeholder(v, 'client_id', seen) : numberIds(v, seen, k)
     return out
   }
   return value
+}
+
+function placeholder(id: string, prefix: string, seen: Map<string, string>): string {
+  let p = seen.get(id)
+  if (!p) {
+    const n = [...seen.values()].filter((v) => v.startsWith(`${prefix}_<`)).length + 1
+    p = `${prefix}_<${n}>`
+    seen.set(id, p)
+  }
+  return p
 }
 
 type PathPart = string | number | '*'

@@ -1,3 +1,4 @@
+import { syncBuiltinESMExports } from 'node:module'
 import { bypass, http, passthrough } from 'msw'
 import { setupServer } from 'msw/node'
 
@@ -32,6 +33,10 @@ export function acquireInterception(router: Router): () => void {
       }),
     )
     server.listen({ onUnhandledRequest: 'bypass' })
+    // @note msw patches `http.request`/`http.get` on the CommonJS module object; ESM named imports
+    // (`import { request } from 'node:http'`) keep the original until the builtin bindings are synced
+    // (mswjs/interceptors#201, msw#2049). Without this such a request passes through, live, in replay.
+    syncBuiltinESMExports()
     st.server = server
   }
   let released = false
@@ -41,6 +46,7 @@ export function acquireInterception(router: Router): () => void {
     if (--st.refs === 0) {
       st.server?.close()
       st.server = undefined
+      syncBuiltinESMExports()
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { RedactorConfig } from '../cassette/redact.js'
+import type { PricingTable } from '../pricing/index.js'
 import type { ProviderFamily } from '../providers/types.js'
 
 /**
@@ -19,6 +20,8 @@ export interface FluxOptions {
   hosts?: Record<string, ProviderFamily>
   /** Largest body stored whole, in bytes. Default `FLUX_CASSETTE_MAX_BYTES` or 1 MiB. */
   maxBytes?: number
+  /** Prices (USD per million tokens) by model id that win over the built-in table, for `toCostUnder` and `Outcome.cost()`. */
+  pricing?: PricingTable
   /** Redaction rules added to the built-in ones. */
   redact?: RedactorConfig
 }

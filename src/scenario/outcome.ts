@@ -3,6 +3,7 @@ import type { Mode } from '../golden/update-mode.js'
 import { renderTrace, type TraceStep } from '../golden/trace.js'
 import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
 import { emptyUsage } from '../providers/types.js'
+import { costBreakdown, type CostBreakdown, type PricingTable } from '../pricing/index.js'
 
 /** One model call of a run, as the agent received it. */
 export interface ModelCall {
@@ -77,6 +78,8 @@ export class Outcome<R = unknown> {
     private readonly acknowledge: () => void,
     /** How the trace compares with `trace.snap` (absent for outcomes not tied to a fixture). */
     readonly traceSnapshot?: TraceSnapshot,
+    /** Prices from the project options (`fluxlab({ pricing })`), under any passed to `cost()`. */
+    readonly pricing?: PricingTable,
   ) {
     this.divergences = divergences
     this.warnings = divergences.filter((d) => d.severity === 'warning')
@@ -90,6 +93,17 @@ export class Outcome<R = unknown> {
   /** Failure-level divergences only. */
   get failures(): Divergence[] {
     return this.divergences.filter((d) => d.severity === 'failure')
+  }
+
+  /**
+   * What the recorded model calls cost at list prices, per model (the replay itself costs $0).
+   * A model with no known price throws, naming it: never $0.
+   * @example
+   * out.cost().total // 0.00123
+   * out.cost({ 'my-model': { input: 0.15, output: 0.6 } })
+   */
+  cost(pricing?: PricingTable): CostBreakdown {
+    return costBreakdown(this.modelCalls, { ...this.pricing, ...pricing })
   }
 
   /** The rendered trace of this run (`trace.snap` format). */

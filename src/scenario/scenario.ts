@@ -14,7 +14,7 @@ import { Outcome, type TraceSnapshot } from './outcome.js'
 import { fillReplayKeys } from './replay-keys.js'
 import { Session } from './session.js'
 import { currentSession, state } from './state.js'
-import { currentTest, type TestContext } from './test-context.js'
+import { currentTest, rejectConcurrentJest, type TestContext } from './test-context.js'
 
 /** What the agent function receives from `Scenario.run`. */
 export interface Lab {
@@ -52,6 +52,7 @@ export interface ScenarioOptions extends FluxOptions {
  * expect(out).toReplayFaithfully()
  */
 export async function scenario(name?: string, options: ScenarioOptions = {}): Promise<Scenario> {
+  rejectConcurrentJest(state.jestConcurrentTest?.())
   const test = currentTest()
   const opts: ScenarioOptions = { ...state.options, ...options }
   const scenarioName = name ?? defaultName(test)
@@ -192,6 +193,7 @@ export class Scenario {
         session.acknowledged = true
       },
       traceSnapshot,
+      this.options.pricing,
     )
   }
 
@@ -222,7 +224,7 @@ export class Scenario {
       expected,
       updateState: this.updateState,
     }
-    return new Outcome(this.name, 'replay', undefined, steps, [], 0, () => {}, traceSnapshot)
+    return new Outcome(this.name, 'replay', undefined, steps, [], 0, () => {}, traceSnapshot, this.options.pricing)
   }
 
   /** Compare a replayed run's trace with trace.snap; write it under -u / FLUX_GOLDEN=snapshots, or when it is missing outside CI. */

@@ -172,7 +172,7 @@ export class Session {
         closest: cell.step,
       })
     if (cell.truncated) {
-      this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut`)
+      this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
       return offTapeResponse(
         this.offTapeText(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`),
       )
@@ -304,7 +304,7 @@ export class Session {
     }
     const cell = take.cell
     if (cell.truncated) {
-      this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut`)
+      this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
       return offTapeResponse(this.offTapeText(cell.step, `the recorded response is truncated. Re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`))
     }
     this.steps.push({ seq, channel: 'tool', cell })

@@ -10,8 +10,11 @@ interface GlobalState {
   tests: AsyncLocalStorage<TestContext>
   /** jest has no `aroundEach`: the current test is a module variable there. */
   currentTest?: TestContext
-  /** jest tests between their beforeEach and afterEach; more than one means `test.concurrent`. */
-  jestRunning?: number
+  /**
+   * jest: the name of the running test when it is a `test.concurrent` one (set by the jest setup).
+   * @note jest-circus runs concurrent tests without beforeEach/afterEach, so they never get a `currentTest`.
+   */
+  jestConcurrentTest?: () => string | undefined
   /** Options from the runner plugin (`fluxlab({...})`) or `configure()`. */
   options: FluxOptions
 }

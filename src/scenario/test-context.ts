@@ -52,13 +52,15 @@ export async function finishTest(ctx: TestContext): Promise<void> {
 }
 
 /**
- * Guard against two tests sharing the jest module-level context.
+ * Refuse a scenario in a jest `test.concurrent` test (the jest setup says which test that is).
  * @note SPEC §1: jest has no per-test async context, so `test.concurrent` cannot be isolated.
+ * @example
+ * rejectConcurrentJest(state.jestConcurrentTest?.())
  */
-export function rejectConcurrentJest(ctx: TestContext, runningTests: number): void {
-  if (ctx.runner === 'jest' && runningTests > 1)
+export function rejectConcurrentJest(concurrentTestName: string | undefined): void {
+  if (concurrentTestName !== undefined)
     throw new FluxError('FLUX_CONCURRENT_TEST', {
-      failed: `open a scenario in "${ctx.testName}"`,
+      failed: `open a scenario in "${concurrentTestName}"`,
       reason: 'jest is running tests concurrently (`test.concurrent`) and fluxlab cannot tell their traffic apart',
       fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest supports `test.concurrent`).',
     })
