@@ -12,6 +12,19 @@ test('types', async () => {
   expect(out).toReplayFaithfully({ strict: true })
   expect(out).not.toReplayFaithfully()
   await expect(Promise.resolve(out)).resolves.toReplayFaithfully()
+  expect(out).toCall(['read', 'bash'], { mode: 'subset' })
+  expect(out).toCallWith('read', { path: expect.stringContaining('ci.log') })
+  expect(out).toNeverCall('write')
+  expect(out).not.toNeverCall(/^delete_/)
+  expect(out).toHaveTextContaining(/root cause/i)
+  expect(out).toCostUnder(0.05, { pricing: { 'my-model': { input: 0.15, output: 0.6 } } })
+  expect(out).toMatchTraceSnapshot()
+  expect(out).toBeHermetic()
+  await expect(Promise.resolve(out)).resolves.toNeverCall('write')
+  // @ts-expect-error mode must be one of strict | unordered | subset | superset
+  expect(out).toCall(['read'], { mode: 'loose' })
+  // @ts-expect-error the budget is a number of dollars
+  expect(out).toCostUnder('5 cents')
   // @ts-expect-error strict must be a boolean
   expect(out).toReplayFaithfully({ strict: 'yes' })
   void text
