@@ -166,13 +166,31 @@ export interface SerializedFixture {
  * serializeFixture(fx).model
  */
 export function serializeFixture(fx: Omit<Fixture, 'dir'>): SerializedFixture {
-  const jsonl = (cells: readonly object[]) => cells.map((c) => stableStringify(c)).join('\n') + (cells.length ? '\n' : '')
+  const jsonl = (cells: readonly object[]) => cells.map(cellJson).join('\n') + (cells.length ? '\n' : '')
   return {
     manifest: YAML.stringify(fx.manifest, { lineWidth: 0 }),
     model: jsonl(fx.model),
     tools: jsonl(fx.tools),
     trace: fx.trace,
   }
+}
+
+/**
+ * Fields whose key order is part of the recorded value: a tool's output (and a thrown error's data)
+ * goes back to the agent, which may `JSON.stringify` it into the next model request.
+ */
+const ORDERED_FIELDS = new Set(['output', 'error'])
+
+/**
+ * One cell as a JSONL line: keys sorted (small, stable diffs), except inside values whose order the agent can observe.
+ * @note Sorting a tool output's keys made the next request differ from the recording (`{"name":…,"age":…}` came back as
+ * `{"age":…,"name":…}`), so every replay drifted.
+ */
+function cellJson(cell: object): string {
+  const entries = Object.entries(cell)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${ORDERED_FIELDS.has(k) ? JSON.stringify(v) : stableStringify(v)}`).join(',')}}`
 }
 
 /**
