@@ -1,0 +1,13 @@
+import { scenario } from 'fluxlab'
+import { test } from 'vitest'
+import { runAgent } from './agent'
+
+const CAPITALS = { UK: 'London', France: 'Paris', Japan: 'Tokyo' }
+
+for (const [country, capital] of Object.entries(CAPITALS))
+  test.concurrent(`answers for ${country}`, async ({ expect }) => {
+    const s = await scenario(`capital-${country.toLowerCase()}`)
+    const out = await s.run(() => runAgent(`What is the capital of ${country}? Use the tool, then answer.`))
+    expect(out).toReplayFaithfully()
+    expect(out.result).toBe(`The capital of the ${country} is ${capital}.`)
+  })
