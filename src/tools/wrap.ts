@@ -22,8 +22,10 @@ export function wrapTool<T>(name: string, tool: T, invoke: ToolInvoker): T {
     const t = tool as Record<string, unknown>
     if (typeof t.execute === 'function') return { ...t, execute: wrapFunction(name, t.execute.bind(tool) as AnyFn, invoke) } as T
     if (typeof t.invoke === 'function') {
-      // @note Object.create keeps the tool's prototype chain (instanceof, schema, name) and overrides one method.
-      const wrapped = Object.create(tool as object) as Record<string, unknown>
+      // @note a plain object (Agents JS) is copied so spreads keep every field; a class instance (LangChain)
+      // goes through Object.create to keep its prototype chain (instanceof, schema, name).
+      const plain = Object.getPrototypeOf(tool) === Object.prototype
+      const wrapped = (plain ? { ...t } : Object.create(tool as object)) as Record<string, unknown>
       if (isAgentsTool(t)) wrapped.invoke = wrapAgentsInvoke(name, t.invoke.bind(tool) as AnyFn, invoke)
       // LangChain: wrap the user function under invoke(), so invoke() still builds its ToolMessage around the taped result.
       else if (typeof t.func === 'function') wrapped.func = wrapLangChainFunc(name, t.func.bind(tool) as AnyFn, invoke)
