@@ -1,0 +1,78 @@
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { JOURNAL_FILE, Journal, listJournals } from './journal.js'
+
+const dir = () => mkdtempSync(join(tmpdir(), 'flux-journal-'))
+const intent = (seq: number) => ({ kind: 'intent' as const, seq, step: `tool#${seq}`, key: `sha256:${seq}` })
+
+describe('Journal', () => {
+  it('appends entries that a reopen reads back, and marks the run complete', () => {
+    const d = dir()
+    const j = Journal.open(d)
+    j.begin(false)
+    j.append(intent(1))
+    j.append(intent(2))
+    expect(Journal.open(d).unfinished).toBe(true)
+    j.complete()
+    const again = Journal.open(d)
+    expect(again.entries).toEqual([intent(1), intent(2)])
+    expect(again.unfinished).toBe(false)
+    expect(again.meta?.status).toBe('complete')
+  })
+
+  it('ignores a line cut mid-write and drops it when the run resumes', () => {
+    const d = dir()
+    const j = Journal.open(d)
+    j.begin(false)
+    j.append(intent(1))
+    j.close()
+    appendFileSync(join(d, JOURNAL_FILE), '{"kind":"cell","channel":"tool","cell":{"seq":2,"out')
+    const torn = Journal.open(d)
+    expect(torn.tornTail).toBe(true)
+    expect(torn.entries).toEqual([intent(1)])
+    torn.begin(true)
+    torn.append(intent(3))
+    torn.close()
+    expect(readFileSync(join(d, JOURNAL_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l))).toEqual([intent(1), intent(3)])
+    expect(Journal.open(d).meta?.resumes).toBe(1)
+  })
+
+  it('names file and line for a damaged line before the end', () => {
+    const d = dir()
+    const j = Journal.open(d)
+    j.begin(false)
+    j.close()
+    writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\nnot json\n${JSON.stringify(intent(3))}\n`)
+    expect(() => Journal.open(d)).toThrow(/journal\.jsonl:2/)
+  })
+
+  it('refuses an entry holding a secret and writes nothing', () => {
+    const d = dir()
+    const j = Journal.open(d)
+    j.begin(false)
+    const key = 'sk-proj-' + 'A1b2'.repeat(12)
+    expect(() => j.append({ ...intent(1), step: `tool#1 ${key}` })).toThrow(/FLUX_CREDENTIAL_FOUND/)
+    j.close()
+    expect(readFileSync(join(d, JOURNAL_FILE), 'utf8')).toBe('')
+  })
+
+  it('lists journals in a store, marking unfinished ones, without changing them', () => {
+    const store = dir()
+    const a = Journal.open(join(store, 'a'))
+    a.begin(false)
+    a.append(intent(1))
+    a.complete()
+    const b = Journal.open(join(store, 'b'))
+    b.begin(false)
+    b.append(intent(1))
+    b.close()
+    const before = readFileSync(join(store, 'b', 'journal.yaml'), 'utf8')
+    expect(listJournals(store).map((j) => [j.dir.split('/').pop(), j.meta.status, j.intents])).toEqual([
+      ['a', 'complete', 1],
+      ['b', 'running', 1],
+    ])
+    expect(readFileSync(join(store, 'b', 'journal.yaml'), 'utf8')).toBe(before)
+  })
+})
