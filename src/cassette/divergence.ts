@@ -10,6 +10,7 @@ export type DivergenceCode =
   | 'redaction_mismatch'
   | 'credential_found'
   | 'unwrapped_tool'
+  | 'policy_denied'
 
 export type Severity = 'warning' | 'failure'
 

@@ -33,6 +33,14 @@ export function acquireInterception(router: Router): () => void {
       }),
     )
     server.listen({ onUnhandledRequest: 'bypass' })
+    // @note mswjs/interceptors#799 (0.41): the interceptor clones every mocked response for msw's
+    // `response:mocked` event, and while that clone is unread, `response.body.cancel()` on the client's
+    // copy never settles. The OpenAI and Anthropic SDKs cancel an error body before retrying a 429/5xx,
+    // so a replayed or injected 429 hung them. Draining the clone in the background (never awaited, so
+    // the client is not held up) lets the cancel settle.
+    server.events.on('response:mocked', ({ response }) => {
+      void response.arrayBuffer().catch(() => {})
+    })
     // @note msw patches `http.request`/`http.get` on the CommonJS module object; ESM named imports
     // (`import { request } from 'node:http'`) keep the original until the builtin bindings are synced
     // (mswjs/interceptors#201, msw#2049). Without this such a request passes through, live, in replay.

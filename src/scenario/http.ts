@@ -67,6 +67,8 @@ const NULL_BODY = new Set([101, 204, 205, 304])
  * replayResponse(cell.response, { timing: 'recorded' })
  */
 export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded' | number; transportError?: TransportError } = {}): Response {
+  // @note status 0 is a call that never got a response (a fault a what-if injected: reset, timeout).
+  if (rec.status === 0) return Response.error()
   const headers = new Headers(rec.headers)
   if (NULL_BODY.has(rec.status)) return new Response(null, { status: rec.status, headers })
   const scale = opts.timing === 'recorded' ? 1 : typeof opts.timing === 'number' ? opts.timing : 0

@@ -4,6 +4,7 @@ import { renderTrace, type TraceStep } from '../golden/trace.js'
 import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
 import { emptyUsage } from '../providers/types.js'
 import { costBreakdown, type CostBreakdown, type PricingTable } from '../pricing/index.js'
+import { stepLabels, stepMatches, type StepRef } from './steps.js'
 
 /** One model call of a run, as the agent received it. */
 export interface ModelCall {
@@ -71,7 +72,7 @@ export class Outcome<R = unknown> {
     readonly scenario: string,
     readonly mode: Mode,
     readonly result: R,
-    private readonly steps: TraceStep[],
+    protected readonly steps: TraceStep[],
     divergences: Divergence[],
     readonly modelLive: number,
     /** @internal marks divergences as seen so the end-of-test check does not repeat them */
@@ -80,6 +81,8 @@ export class Outcome<R = unknown> {
     readonly traceSnapshot?: TraceSnapshot,
     /** Prices from the project options (`fluxlab({ pricing })`), under any passed to `cost()`. */
     readonly pricing?: PricingTable,
+    /** @internal a counterfactual reports its own hermeticity (a tool call bridged live, a halt). */
+    extra: { hermetic?: boolean } = {},
   ) {
     this.divergences = divergences
     this.warnings = divergences.filter((d) => d.severity === 'warning')
@@ -87,7 +90,23 @@ export class Outcome<R = unknown> {
     this.text = [...this.modelCalls].reverse().find((c) => c.text)?.text ?? ''
     this.usage = summarize(this.modelCalls)
     this.calls = trajectory(steps)
-    this.hermetic = mode === 'replay' && modelLive === 0 && !divergences.some((d) => d.severity === 'failure')
+    this.hermetic = extra.hermetic ?? (mode === 'replay' && modelLive === 0 && !divergences.some((d) => d.severity === 'failure'))
+  }
+
+  /**
+   * The global step number (as in `trace.snap`) of a step of this run, or `undefined` when the run has no such step.
+   * @example
+   * out.indexOf('model#2') // 3
+   * out.indexOf('tool#1 read') // 2
+   */
+  indexOf(step: StepRef): number | undefined {
+    const i = stepLabels(this.steps).findIndex((label, j) => stepMatches(j + 1, label, step))
+    return i < 0 ? undefined : i + 1
+  }
+
+  /** The labels of this run's steps in order (`model#1`, `tool#1 read`, …). */
+  stepLabels(): string[] {
+    return stepLabels(this.steps)
   }
 
   /** Failure-level divergences only. */

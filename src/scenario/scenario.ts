@@ -5,14 +5,22 @@ import { FILES, fixtureExists, readFixture, writeFixture, writeTrace } from '../
 import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { FluxError, isFluxError } from '../errors.js'
 import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision, type UpdateState } from '../golden/update-mode.js'
-import { renderTrace, type TraceStep } from '../golden/trace.js'
+import { renderTrace } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
+import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-tape.js'
+import type { Rubric } from '../judge/rubric.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
+import { CheckReport, runCheck } from './check.js'
+import type { Fault } from './faults.js'
+import type { Intervention, WhatIfSpec } from './intervention.js'
 import { Outcome, type TraceSnapshot } from './outcome.js'
 import { fillReplayKeys } from './replay-keys.js'
 import { Session } from './session.js'
+import { fixtureSteps, type StepRef } from './steps.js'
+import { asStored } from './stored.js'
+import { WhatIf } from './what-if.js'
 import { currentSession, state } from './state.js'
 import { currentTest, rejectConcurrentJest, type TestContext } from './test-context.js'
 
@@ -22,6 +30,11 @@ export interface Lab {
   readonly scenario: string
   /** `record` when calls go live and are captured, `replay` when they come from the fixture. */
   readonly mode: 'record' | 'replay'
+  /**
+   * The agent's input as the fixture recorded it (`scenario(name, { input })`), so one agent
+   * function can re-drive any recorded scenario (`s.check`, `whatIfOver`).
+   */
+  readonly input?: unknown
   /**
    * Put in-process tools on the tape, keeping their shape: an object keyed by
    * tool name (Vercel AI SDK `tools`, plain async functions) or an array of
@@ -117,47 +130,14 @@ export class Scenario {
         fix: 'Open another scenario (`scenario("other-name")`) for a second run.',
       })
     this.runs++
-    const session = new Session({
-      name: this.name,
-      dir: this.dir,
-      mode: this.mode,
-      fixture: this.fixture,
-      redactor: this.redactor,
-      ignore: this.options.ignore ?? [],
-      hosts: this.options.hosts ?? {},
-      maxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
-      timing: this.options.timing,
-      offline: this.offline,
-      live: liveFetch,
-    })
+    const session = this.newSession({ mode: this.mode, fixture: this.fixture })
     if (this.fixture && this.fixture.manifest.redaction !== this.redactor.marker)
       session.diverge(
         'redaction_mismatch',
         'scenario.yaml',
         `the fixture was redacted with ${this.fixture.manifest.redaction}, today's redactor is ${this.redactor.marker}; re-record with FLUX_GOLDEN=update so the fixture matches today's rules`,
       )
-    this.test?.sessions.push(session)
-    const release = acquireInterception(route)
-    const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
-    const invoke: ToolInvoker = (call, run) => session.callTool(call, run)
-    const lab: Lab = {
-      scenario: this.name,
-      mode: this.mode,
-      tools: (tools) => wrapTools(tools, invoke),
-      tool: (name, tool) => wrapTool(name, tool, invoke),
-    }
-    let result: Awaited<R> | undefined
-    let failure: { error: unknown } | undefined
-    try {
-      result = await state.sessions.run(session, async () => await fn(lab))
-    } catch (error) {
-      failure = { error }
-    } finally {
-      releaseKeys()
-      release()
-    }
-    await session.settled()
-    session.closeReplay()
+    const { result, failure } = await this.drive(session, fn)
     if (session.fatal) {
       session.acknowledged = true
       throw session.fatal
@@ -180,7 +160,7 @@ export class Scenario {
         { cause: failure.error },
       )
     }
-    const trace = renderTrace(this.name, session.orderedSteps())
+    const trace = renderTrace(this.name, this.mode === 'record' ? asStored(session.orderedSteps()) : session.orderedSteps())
     const traceSnapshot = this.mode === 'record' ? this.save(session, trace) : this.compareTrace(trace, failures.length === 0)
     return new Outcome(
       this.name,
@@ -198,6 +178,125 @@ export class Scenario {
   }
 
   /**
+   * Start a what-if over this scenario's recording: one changed variable, the
+   * rest of the world frozen (SPEC §7). `spec` starts from a captured one.
+   * @example
+   * const cf = await s.whatIf().substitute('http.request', { status: 503 }).run(agent)
+   * expect(cf).toBeHermetic()
+   */
+  whatIf(spec: WhatIfSpec = {}): WhatIf {
+    return new WhatIf(this, spec)
+  }
+
+  /**
+   * A fault at a step numbered as in `trace.snap` (`3`, `'model#2'`, `'tool#1'`):
+   * a tool error or output, or a model-channel fault (HTTP status, reset, timeout,
+   * stream cut). Everything before it is served from tape unchanged.
+   * @example
+   * const cf = await s.injectAt(3, { error: 'disk full' }).run(agent)
+   * expect(cf).toBeCompensatedWith('notify.send')
+   */
+  injectAt(step: StepRef, fault: Fault): WhatIf {
+    return new WhatIf(this, {}).injectAt(step, fault)
+  }
+
+  /**
+   * Re-drive today's agent against the recording (SPEC §2): model requests that
+   * match are served from tape, a miss goes live through the configured provider
+   * (counted in `modelLive`); the tool channel stays pinned to the tape and an
+   * off-tape tool call halts. Under `FLUX_GOLDEN=update` it re-records the fixture.
+   * @example
+   * const report = await s.check((lab) => agent(lab.input))
+   * expect(report.isClean()).toBe(true)
+   */
+  async check<R>(fn: (lab: Lab) => R | Promise<R>): Promise<CheckReport<Awaited<R>>> {
+    return runCheck(this, fn)
+  }
+
+  /** @internal a Session over this scenario's options (a run, a what-if, a check). */
+  newSession(init: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string }): Session {
+    return new Session({
+      name: init.name ?? this.name,
+      dir: this.dir,
+      mode: init.mode,
+      fixture: init.fixture,
+      redactor: this.redactor,
+      ignore: this.options.ignore ?? [],
+      hosts: this.options.hosts ?? {},
+      maxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
+      timing: this.options.timing,
+      offline: this.offline,
+      live: liveFetch,
+      intervention: init.intervention,
+    })
+  }
+
+  /**
+   * @internal run `fn` with its traffic routed to `session`: interception on, replay keys
+   * filled, `lab` handed over; waits for recordings and closes the replay. Never throws the agent's error.
+   */
+  async drive<R>(session: Session, fn: (lab: Lab) => R | Promise<R>, input?: unknown): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
+    this.test?.sessions.push(session)
+    const release = acquireInterception(route)
+    const releaseKeys = session.mode === 'replay' ? fillReplayKeys() : () => {}
+    const invoke: ToolInvoker = (call, run) => session.callTool(call, run)
+    const lab: Lab = {
+      scenario: this.name,
+      mode: session.mode,
+      input: input ?? this.fixture?.manifest.input ?? this.options.input,
+      tools: (tools) => wrapTools(tools, invoke),
+      tool: (name, tool) => wrapTool(name, tool, invoke),
+    }
+    let result: Awaited<R> | undefined
+    let failure: { error: unknown } | undefined
+    try {
+      result = await state.sessions.run(session, async () => await fn(lab))
+    } catch (error) {
+      failure = { error }
+    } finally {
+      releaseKeys()
+      release()
+    }
+    await session.settled()
+    session.closeReplay()
+    return { result, failure }
+  }
+
+  /**
+   * @internal what a what-if or a check needs from this scenario: its options and mode
+   * switches, and the recorded parent (read from disk when this scenario is recording).
+   */
+  internals(): { options: ScenarioOptions; offline: boolean; updateState: UpdateState; test?: TestContext; redaction: string; parent: () => Fixture | undefined } {
+    return {
+      options: this.options,
+      offline: this.offline,
+      updateState: this.updateState,
+      test: this.test,
+      redaction: this.redactor.marker,
+      parent: () => this.fixture ?? (fixtureExists(this.dir) ? readFixture(this.dir, { disable: this.options.redact?.disable }) : undefined),
+    }
+  }
+
+  /**
+   * Grade `text` against `criterion` from this scenario's judge.jsonl: PASS or FAIL, no throw on FAIL.
+   * Not on tape: FLUX_JUDGE_MISS. FLUX_GOLDEN=judge (or a recording run) grades live and records.
+   * @example
+   * const v = await s.judge('the answer cites the refund policy', out.text, Rubric.model('openai/gpt-4.1-mini'))
+   */
+  judge(criterion: string, text: string, rubric: Rubric): Promise<Verdict> {
+    return judgeOnTape({ dir: this.dir, scenario: this.name, mode: this.mode, redact: this.options.redact, criterion, text, rubric })
+  }
+
+  /**
+   * The throwing form of `judge`: FLUX_JUDGE_FAILED with the criterion, rationale and judged text on FAIL.
+   * @example
+   * await s.assertJudge('the answer cites the refund policy', out.text, Rubric.model('anthropic/claude-haiku-4-5'))
+   */
+  assertJudge(criterion: string, text: string, rubric: Rubric): Promise<Verdict> {
+    return assertJudgeOnTape({ dir: this.dir, scenario: this.name, mode: this.mode, redact: this.options.redact, criterion, text, rubric })
+  }
+
+  /**
    * The recorded run as an Outcome, from the fixture alone: no code runs, no
    * model is called, no tool body fires. For asserting on the committed artifact.
    * @example
@@ -210,12 +309,7 @@ export class Scenario {
         reason: `there is no fixture at ${rel(this.dir)} yet`,
         fix: 'Record it first with `await s.run(agent)` (or FLUX_GOLDEN=update), then call s.replay().',
       })
-    const steps = [
-      ...this.fixture.model.map((cell) => ({ seq: cell.seq, channel: 'model' as const, cell })),
-      ...this.fixture.tools.map((cell) => ({ seq: cell.seq, channel: 'tool' as const, cell })),
-    ]
-      .sort((a, b) => a.seq - b.seq)
-      .map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
+    const steps = fixtureSteps(this.fixture)
     const trace = renderTrace(this.name, steps)
     const expected = this.fixture.trace
     const traceSnapshot: TraceSnapshot = {

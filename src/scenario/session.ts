@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import stableStringify from 'fast-json-stable-stringify'
 import { canonicalBody, canonicalRequest, requestKey } from '../cassette/canonical.js'
 import type { CanonicalRequest, Chunk, Fixture, ModelCell, RecordedResponse, ToolCell, TransportError } from '../cassette/cell.js'
-import { bodyText, capChunks, encodeChunk } from '../cassette/chunks.js'
+import { bodyText, capChunks } from '../cassette/chunks.js'
 import { severityOf, type Divergence, type DivergenceCode } from '../cassette/divergence.js'
 import { renderDiff, type JsonDiffRow } from '../cassette/json-diff.js'
 import type { Redactor } from '../cassette/redact.js'
@@ -12,7 +12,10 @@ import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { detectModelCall } from '../providers/registry.js'
 import type { ModelCallCodec, ProviderFamily } from '../providers/types.js'
+import { redactChunks, restoreError, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { captureChunks, decodedHeaders, keptHeaders, offTapeResponse, replayResponse } from './http.js'
+import { injectModelFault, interveneTool, type ToolAnswer, type ToolDispatch } from './intervene.js'
+import type { Intervention } from './intervention.js'
 
 export interface SessionConfig {
   name: string
@@ -27,6 +30,18 @@ export interface SessionConfig {
   offline: boolean
   /** Performs a live request outside interception (msw `bypass`). */
   live: (request: Request) => Promise<Response>
+  /** A counterfactual's changes, or `check`'s rules; absent for a plain record or replay. */
+  intervention?: Intervention
+}
+
+/** One step as the run made it; `live` when it went to the real provider or tool. */
+export type SessionStep = { seq: number; live?: boolean } & TraceStep
+
+/** A model request the tape could not explain that `check` sent live. */
+export interface LiveMiss {
+  step: string
+  closest?: string
+  diff?: JsonDiffRow[]
 }
 
 /**
@@ -39,7 +54,9 @@ export class Session {
   acknowledged = false
   modelLive = 0
   /** Steps as the run made them (recorded cells in record mode, served cells in replay). */
-  readonly steps: Array<{ seq: number } & TraceStep> = []
+  readonly steps: SessionStep[] = []
+  /** Model requests `check` sent live because the tape could not explain them. */
+  readonly misses: LiveMiss[] = []
   private seq = 0
   private modelCount = 0
   private toolCount = 0
@@ -50,8 +67,11 @@ export class Session {
   constructor(readonly config: SessionConfig) {
     if (config.mode === 'replay') {
       if (!config.fixture) throw new Error('replay needs a fixture')
-      this.modelTape = new ModelTape(config.fixture.model)
-      this.toolTape = new ToolTape(config.fixture.tools)
+      // @note a fork stores the faults it injected as cells (so its trace shows them); they are the change, not the
+      // world, so a counterfactual never serves them from the tape (it injects them again).
+      const world = <T extends object>(cells: readonly T[]) => (config.intervention ? cells.filter((c) => !('injected' in c)) : cells)
+      this.modelTape = new ModelTape(world(config.fixture.model))
+      this.toolTape = new ToolTape(world(config.fixture.tools))
     }
   }
 
@@ -101,7 +121,10 @@ export class Session {
   /** At the end of a replay: recorded calls never made are failures. */
   closeReplay(): void {
     if (this.config.mode !== 'replay') return
+    const iv = this.config.intervention
+    iv?.releaseHangs()
     this.warnUnwrappedTools()
+    if (iv && !iv.reportUnused()) return
     for (const c of this.modelTape?.unused() ?? [])
       this.diverge('unused_interaction', c.step, `recorded ${c.step} (${c.model ?? c.family}) was never requested`)
     for (const c of this.toolTape?.unused() ?? [])
@@ -149,19 +172,41 @@ export class Session {
     return [...this.steps].sort((a, b) => a.seq - b.seq).map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
   }
 
+  /** Steps in run order, with their `live` flag (for forks and spend). */
+  orderedEntries(): SessionStep[] {
+    return [...this.steps].sort((a, b) => a.seq - b.seq)
+  }
+
   private async handleModel(request: Request, url: URL, text: string, codec: ModelCallCodec, seq: number): Promise<Response> {
+    const iv = this.config.intervention
+    const n = ++this.modelCount
+    const step = `model#${n}`
+    if (iv && this.config.mode === 'replay') {
+      if (iv.halted) return offTapeResponse(this.offTapeText(step, `the ${iv.check ? 'check' : 'what-if'} halted at ${iv.halted.step} (${iv.halted.reason})`))
+      const rw = iv.rewriteModel(codec.family, url, text, n)
+      if (rw) {
+        request = rewrittenRequest(request, rw.url, rw.text)
+        url = rw.url
+        text = rw.text
+        iv.markChanged(step, rw.description)
+      }
+    }
     const canonical = canonicalRequest(request.method, url, text, this.config)
     const key = requestKey(canonical)
-    const n = ++this.modelCount
     if (this.config.mode === 'record') return this.recordModel(request, url, canonical, key, codec, seq, n)
-    const take = this.modelTape!.take(canonical, key)
+    const fault = iv?.modelFault(key)
+    if (iv && fault) {
+      const call = { family: codec.family, url: this.config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model }
+      return injectModelFault(iv, fault, { seq, step, key, call, signal: request.signal }, (s) => this.steps.push(s))
+    }
+    const take = this.modelTape!.take(canonical, key, { exactOnly: iv?.exactOnly() })
     if (take.kind === 'miss') {
-      const step = `model#${n}`
       const why =
         take.reason === 'overflow'
           ? `the run made more model calls than the ${this.modelTape!.cells.length} recorded`
           : 'no recorded call matches this request exactly'
       const details = take.diff?.length ? `; closest recorded ${take.closest?.step}: ${renderDiff(take.diff).join('; ')}` : ''
+      if (iv) return this.modelMiss(iv, { request, url, canonical, key, codec, seq, n }, { why, details, closest: take.closest?.step, diff: take.diff })
       this.diverge('model_index_overflow', step, `${why}${details}`, { diff: take.diff, closest: take.closest?.step })
       return offTapeResponse(this.offTapeText(step, `${why}. Re-record with FLUX_GOLDEN=update if the change is intended.`))
     }
@@ -179,6 +224,38 @@ export class Session {
     }
     this.steps.push({ seq, channel: 'model', cell })
     return replayResponse(cell.response, { timing: this.config.timing, transportError: cell.transportError })
+  }
+
+  /**
+   * A model request the tape cannot explain, in a counterfactual or `check`: it goes live
+   * (`offTape('live')`, a check miss) or halts the run (`offTape('halt')`, and any live under FLUX_OFFLINE).
+   */
+  private modelMiss(
+    iv: Intervention,
+    req: { request: Request; url: URL; canonical: CanonicalRequest; key: string; codec: ModelCallCodec; seq: number; n: number },
+    miss: { why: string; details: string; closest?: string; diff?: JsonDiffRow[] },
+  ): Promise<Response> | Response {
+    const step = `model#${req.n}`
+    if (iv.missAction('model') === 'live') {
+      if (!this.config.offline) {
+        this.misses.push({ step, closest: miss.closest, diff: miss.diff })
+        return this.recordModel(req.request, req.url, req.canonical, req.key, req.codec, req.seq, req.n)
+      }
+      if (iv.check)
+        throw new FluxError('FLUX_OFFLINE', {
+          failed: `check ${step} of scenario "${this.name}"`,
+          reason: `${miss.why}, and FLUX_OFFLINE=1 forbids sending it to the provider`,
+          fix: 'Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or re-record with FLUX_GOLDEN=update if the change is intended.',
+          details: miss.diff?.length ? [`closest recorded ${miss.closest}:`, ...renderDiff(miss.diff)] : undefined,
+        })
+    }
+    const offline = iv.missAction('model') === 'live'
+    const how = offline ? 'FLUX_OFFLINE=1 forbids going live, so the what-if halts here' : "the what-if halts here (offTape: 'halt')"
+    this.diverge('model_index_overflow', step, `${miss.why}${miss.details}; ${how}`, { diff: miss.diff, closest: miss.closest })
+    iv.halt({ step, reason: miss.why, kind: offline ? 'offline' : 'off-tape', closest: miss.closest, diff: miss.diff })
+    return offTapeResponse(
+      this.offTapeText(step, `${miss.why}. The what-if halts here: record its fork with FLUX_GOLDEN=update, or bridge to the provider with .offTape('live').`),
+    )
   }
 
   private async recordModel(request: Request, url: URL, canonical: CanonicalRequest, key: string, codec: ModelCallCodec, seq: number, n: number): Promise<Response> {
@@ -210,7 +287,7 @@ export class Session {
         truncated: response.truncated,
         ...(response.truncated ? { originalBytes: response.originalBytes } : {}),
       }
-      this.steps.push({ seq, channel: 'model', cell: stripUndefined(cell) })
+      this.steps.push({ seq, channel: 'model', cell: stripUndefined(cell), live: true })
     })
     this.track(done)
     return new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
@@ -226,30 +303,24 @@ export class Session {
     const n = ++this.toolCount
     const args = this.config.redactor.json(toJsonValue(call.args))
     const key = `sha256:${createHash('sha256').update(stableStringify({ name: call.name, args })).digest('hex')}`
-    if (this.config.mode === 'record') {
-      const step = `tool#${n}`
-      const t0 = performance.now()
-      const cell: ToolCell = { seq, step, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key, args, durationMs: 0, truncated: false }
-      try {
-        const output = await run()
-        cell.output = this.config.redactor.json(toJsonValue(output))
-        return output
-      } catch (e) {
-        cell.error = serializeError(e, this.config.redactor)
-        throw e
-      } finally {
-        cell.durationMs = Math.round(performance.now() - t0)
-        this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell) })
-      }
+    if (this.config.mode === 'record') return this.recordToolFn(call, run, { seq, n, key, args })
+    const iv = this.config.intervention
+    const step = `tool#${n} ${call.name}`
+    if (iv) {
+      const answer = this.interveneTool(iv, { kind: 'fn', name: call.name, callId: call.callId, key, args, seq, n })
+      if (answer && 'error' in answer) throw answer.error
+      if (answer && 'output' in answer) return answer.output
     }
     const take = this.toolTape!.take({ kind: 'fn', name: call.name, key, callId: call.callId, args })
     if (take.kind === 'miss') {
-      const step = `tool#${n} ${call.name}`
       const details = take.diff?.length ? `; closest recorded ${take.closest?.step}: ${renderDiff(take.diff).join('; ')}` : ''
       const why = take.idMismatch
         ? `call id ${call.callId} was recorded for ${take.closest?.name} with other arguments`
         : `no recorded call of ${call.name} with these arguments`
-      this.diverge('tool_call_unrecorded', step, `${why}${details}`, { diff: take.diff, closest: take.closest?.step })
+      if (iv && iv.missAction('tool') === 'live' && !this.config.offline) return this.recordToolFn(call, run, { seq, n, key, args })
+      const halts = iv ? `; the ${iv.check ? 'check' : 'what-if'} halts here${iv.check ? ' (the tool channel stays pinned to the tape)' : ''}` : ''
+      this.diverge('tool_call_unrecorded', step, `${why}${details}${halts}`, { diff: take.diff, closest: take.closest?.step })
+      iv?.halt({ step, reason: why, kind: iv.missAction('tool') === 'live' ? 'offline' : 'off-tape', closest: take.closest?.step, diff: take.diff })
       throw new FluxError('FLUX_DIVERGED', {
         failed: `replay ${step} of scenario "${this.name}"`,
         reason: `${why} (tool_call_unrecorded); the tool was not run`,
@@ -263,6 +334,34 @@ export class Session {
     return cell.output
   }
 
+  /** Run an in-process tool for real and keep its output or thrown error (record mode, or a what-if bridged live). */
+  private async recordToolFn(call: { name: string; callId?: string }, run: () => unknown, at: { seq: number; n: number; key: string; args: unknown }): Promise<unknown> {
+    const { seq, n, key, args } = at
+    const t0 = performance.now()
+    const cell: ToolCell = { seq, step: `tool#${n}`, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key, args, durationMs: 0, truncated: false }
+    try {
+      const output = await run()
+      cell.output = this.config.redactor.json(toJsonValue(output))
+      return output
+    } catch (e) {
+      cell.error = serializeError(e, this.config.redactor)
+      throw e
+    } finally {
+      cell.durationMs = Math.round(performance.now() - t0)
+      this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell), live: true })
+    }
+  }
+
+  /** A counterfactual's say on one tool dispatch, before the tape (see `interveneTool`). */
+  private interveneTool(iv: Intervention, call: ToolDispatch): ToolAnswer | undefined {
+    return interveneTool(iv, call, {
+      scenario: this.name,
+      modelTurn: this.modelCount,
+      push: (s) => this.steps.push(s),
+      diverge: (code, step, message) => this.diverge(code, step, message),
+    })
+  }
+
   private async handleToolHttp(request: Request, url: URL, text: string, seq: number): Promise<Response> {
     const name = `${request.method} ${url.host}${url.pathname}`
     const query = [...new URL(this.config.redactor.url(url.href)).searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
@@ -272,34 +371,20 @@ export class Session {
     if (body !== null) args.body = body
     const key = `sha256:${createHash('sha256').update(stableStringify({ name, args })).digest('hex')}`
     const n = ++this.toolCount
-    if (this.config.mode === 'record') {
-      const step = `tool#${n}`
-      const start = performance.now()
-      const t0 = Date.now()
-      const res = await this.live(request, `${step} ${name}`)
-      const [mine, theirs] = res.body ? res.body.tee() : [null, null]
-      this.track(
-        captureChunks(mine, start).then(({ chunks, transportError }) => {
-          const response = this.storeResponse(res, chunks)
-          const cell: ToolCell = {
-            seq, step, kind: 'http', name, key, args,
-            response: response.rec,
-            url: this.config.redactor.url(url.href),
-            transportError,
-            durationMs: Date.now() - t0,
-            truncated: response.truncated,
-            ...(response.truncated ? { originalBytes: response.originalBytes } : {}),
-          }
-          this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell) })
-        }),
-      )
-      return new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
+    if (this.config.mode === 'record') return this.recordToolHttp(request, url, { name, args, key, seq, n })
+    const iv = this.config.intervention
+    const step = `tool#${n} ${name}`
+    if (iv) {
+      const answer = this.interveneTool(iv, { kind: 'http', name, key, args, seq, n, url: this.config.redactor.url(url.href), signal: request.signal })
+      if (answer && 'response' in answer) return answer.response
     }
     const take = this.toolTape!.take({ kind: 'http', name, key, args })
     if (take.kind === 'miss') {
-      const step = `tool#${n} ${name}`
       const details = take.diff?.length ? `; closest recorded ${take.closest?.step}: ${renderDiff(take.diff).join('; ')}` : ''
-      this.diverge('tool_call_unrecorded', step, `no recorded call of ${name} with these arguments${details}`, { diff: take.diff, closest: take.closest?.step })
+      if (iv && iv.missAction('tool') === 'live' && !this.config.offline) return this.recordToolHttp(request, url, { name, args, key, seq, n })
+      const halts = iv ? `; the ${iv.check ? 'check' : 'what-if'} halts here` : ''
+      this.diverge('tool_call_unrecorded', step, `no recorded call of ${name} with these arguments${details}${halts}`, { diff: take.diff, closest: take.closest?.step })
+      iv?.halt({ step, reason: `no recorded call of ${name} with these arguments`, kind: iv.missAction('tool') === 'live' ? 'offline' : 'off-tape', closest: take.closest?.step, diff: take.diff })
       return offTapeResponse(this.offTapeText(step, `no recorded call of ${name} with these arguments. Re-record with FLUX_GOLDEN=update if the change is intended.`))
     }
     const cell = take.cell
@@ -308,7 +393,35 @@ export class Session {
       return offTapeResponse(this.offTapeText(cell.step, `the recorded response is truncated. Re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`))
     }
     this.steps.push({ seq, channel: 'tool', cell })
+    // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
+    if (!cell.response && cell.transportError) return Response.error()
     return replayResponse(cell.response ?? { status: 200, headers: {}, chunks: [] }, { timing: this.config.timing, transportError: cell.transportError })
+  }
+
+  /** Send an HTTP tool request for real and keep the response (record mode, or a what-if bridged live). */
+  private async recordToolHttp(request: Request, url: URL, at: { name: string; args: unknown; key: string; seq: number; n: number }): Promise<Response> {
+    const { name, args, key, seq, n } = at
+    const step = `tool#${n}`
+    const start = performance.now()
+    const t0 = Date.now()
+    const res = await this.live(request, `${step} ${name}`)
+    const [mine, theirs] = res.body ? res.body.tee() : [null, null]
+    this.track(
+      captureChunks(mine, start).then(({ chunks, transportError }) => {
+        const response = this.storeResponse(res, chunks)
+        const cell: ToolCell = {
+          seq, step, kind: 'http', name, key, args,
+          response: response.rec,
+          url: this.config.redactor.url(url.href),
+          transportError,
+          durationMs: Date.now() - t0,
+          truncated: response.truncated,
+          ...(response.truncated ? { originalBytes: response.originalBytes } : {}),
+        }
+        this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell), live: true })
+      }),
+    )
+    return new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
   }
 
   private async live(request: Request, step: string): Promise<Response> {
@@ -341,48 +454,9 @@ export class Session {
   }
 }
 
-/** Redact secrets in recorded chunks, across chunk boundaries when every chunk is text. */
-function redactChunks(chunks: Chunk[], redactor: Redactor): Chunk[] {
-  if (chunks.every((c) => c.text !== undefined)) {
-    const texts = redactor.chunks(chunks.map((c) => c.text as string))
-    return chunks.map((c, i) => ({ t: c.t, text: texts[i] }))
-  }
-  // @note a chunk that is not UTF-8 alone (split character) cannot be redacted in place: redact the
-  // whole body and keep it as one chunk only when it actually held a secret.
-  const whole = bodyText(chunks)
-  const redacted = redactor.text(whole)
-  if (redacted === whole) return chunks
-  return [encodeChunk(new TextEncoder().encode(redacted), chunks[chunks.length - 1]?.t ?? 0)]
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k]
-  return o
-}
-
-/** A JSON-safe copy (what a fixture can hold): `undefined` stays `undefined`, class instances become plain data. */
-function toJsonValue(v: unknown): unknown {
-  if (v === undefined) return undefined
-  try {
-    return JSON.parse(JSON.stringify(v))
-  } catch {
-    return String(v)
-  }
-}
-
-function serializeError(e: unknown, redactor: Redactor): { name: string; message: string; data?: unknown } {
-  if (!(e instanceof Error)) return { name: 'NonError', message: redactor.text(String(e)), data: redactor.json(toJsonValue(e)) }
-  const own: Record<string, unknown> = {}
-  for (const k of Object.keys(e)) own[k] = (e as unknown as Record<string, unknown>)[k]
-  const data = Object.keys(own).length ? redactor.json(toJsonValue(own)) : undefined
-  return { name: e.name, message: redactor.text(e.message), ...(data !== undefined ? { data } : {}) }
-}
-
-/** The recorded throw, rebuilt: same class name, message and own properties. */
-function restoreError(rec: { name: string; message: string; data?: unknown }): unknown {
-  if (rec.name === 'NonError') return rec.data ?? rec.message
-  const err = new Error(rec.message)
-  err.name = rec.name
-  if (rec.data && typeof rec.data === 'object') Object.assign(err, rec.data)
-  return err
+/** The same request with another URL and body (a what-if's `model`/`instructions`); the stale content-length goes. */
+function rewrittenRequest(request: Request, url: URL, text: string): Request {
+  const headers = new Headers(request.headers)
+  headers.delete('content-length')
+  return new Request(url, { method: request.method, headers, body: text, signal: request.signal })
 }

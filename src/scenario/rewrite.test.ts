@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { rewriteRequest } from './rewrite.js'
+
+const url = (p: string) => new URL(`https://api.example.com${p}`)
+const body = (r: { text: string } | undefined) => (r ? JSON.parse(r.text) : undefined)
+
+describe('rewriteRequest', () => {
+  it('sets the model field and the first system message of a Chat Completions request', () => {
+    const r = rewriteRequest('openai-chat', url('/v1/chat/completions'), JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: 'old' }, { role: 'user', content: 'hi' }] }), { model: 'gpt-4.1-mini', instructions: 'new' })
+    expect(body(r)).toEqual({ model: 'gpt-4.1-mini', messages: [{ role: 'system', content: 'new' }, { role: 'user', content: 'hi' }] })
+  })
+
+  it('adds a system message to a Chat Completions request that has none, and rewrites a developer message', () => {
+    expect(body(rewriteRequest('openai-chat', url('/v1/chat/completions'), JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }), { instructions: 'be brief' }))).toEqual({
+      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }],
+    })
+    expect(body(rewriteRequest('openai-chat', url('/v1/chat/completions'), JSON.stringify({ messages: [{ role: 'developer', content: 'x' }] }), { instructions: 'y' }))).toEqual({ messages: [{ role: 'developer', content: 'y' }] })
+  })
+
+  it("sets Responses' instructions, Anthropic's system and Gemini's systemInstruction", () => {
+    expect(body(rewriteRequest('openai-responses', url('/v1/responses'), '{"model":"gpt-4o","input":"hi"}', { instructions: 'x' }))).toEqual({ model: 'gpt-4o', input: 'hi', instructions: 'x' })
+    expect(body(rewriteRequest('anthropic', url('/v1/messages'), '{"model":"claude","system":[{"type":"text","text":"old"}],"messages":[]}', { model: 'claude-haiku-4-5', instructions: 'x' }))).toEqual({
+      model: 'claude-haiku-4-5',
+      system: 'x',
+      messages: [],
+    })
+    expect(body(rewriteRequest('gemini', url('/v1beta/models/gemini-2.0-flash:generateContent'), '{"contents":[],"systemInstruction":{"role":"user","parts":[{"text":"old"}]}}', { instructions: 'x' }))).toEqual({
+      contents: [],
+      systemInstruction: { role: 'user', parts: [{ text: 'x' }] },
+    })
+  })
+
+  it("rewrites Gemini's model in the URL path", () => {
+    const r = rewriteRequest('gemini', url('/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse'), '{"contents":[]}', { model: 'gemini-2.5-flash' })
+    expect(r?.url.href).toBe('https://api.example.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
+  })
+
+  it('returns undefined when nothing changes or the body is not JSON', () => {
+    expect(rewriteRequest('openai-chat', url('/v1/chat/completions'), '{"model":"gpt-4o","messages":[]}', { model: 'gpt-4o' })).toBeUndefined()
+    expect(rewriteRequest('openai-chat', url('/v1/chat/completions'), 'not json', { model: 'x' })).toBeUndefined()
+    expect(rewriteRequest('openai-embeddings', url('/v1/embeddings'), '{"model":"e","input":"x"}', { instructions: 'x' })).toBeUndefined()
+  })
+})
