@@ -1,0 +1,222 @@
+/**
+ * `judge.jsonl`: one verdict per line, keyed by the hash of the canonical judge
+ * request, stable-sorted, secret-scanned on read and write, rewritten atomically.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import stableStringify from 'fast-json-stable-stringify'
+import { writeFileAtomic } from '../cassette/atomic.js'
+import { FILES, type ScanOptions } from '../cassette/fixture.js'
+import { describeFinding, scanText } from '../cassette/scan.js'
+import { FluxError, notice } from '../errors.js'
+import { readGolden } from '../golden/update-mode.js'
+
+/** One line of `judge.jsonl`. */
+export interface JudgeEntry {
+  key: string
+  criterion: string
+  /** The judge: `anthropic/claude-haiku-4-5` or `fn:<name>`. */
+  model: string
+  verdict: 'PASS' | 'FAIL'
+  rationale: string
+  score?: number
+  instructions?: string
+  threshold?: number
+  /** Digest of the judged (redacted) text; the text itself is in the trace, not here. */
+  textDigest: string
+  recordedAt: string
+  templateVersion: number
+}
+
+const rel = (file: string) => relative(process.cwd(), file) || file
+
+/**
+ * Path of a scenario's `judge.jsonl`.
+ * @example
+ * judgeFile('tests/scenarios/refund') // 'tests/scenarios/refund/judge.jsonl'
+ */
+export function judgeFile(dir: string): string {
+  return join(dir, FILES.judge)
+}
+
+/**
+ * Read a scenario's verdicts (`[]` when it has no `judge.jsonl`): scanned for
+ * secrets, every line validated (errors name the file and line).
+ * @example
+ * readJudgeTape('tests/scenarios/refund').length
+ */
+export function readJudgeTape(dir: string, opts: ScanOptions = {}): JudgeEntry[] {
+  const file = judgeFile(dir)
+  if (!existsSync(file)) return []
+  const text = readFileSync(file, 'utf8')
+  guard(text, file, 'read', opts)
+  const out: JudgeEntry[] = []
+  const lineOf = new Map<string, number>()
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch (e) {
+      throw invalid(file, i + 1, `not valid JSON (${(e as Error).message})`)
+    }
+    const problem = validate(value)
+    if (problem) throw invalid(file, i + 1, problem)
+    const entry = value as JudgeEntry
+    const seen = lineOf.get(entry.key)
+    if (seen !== undefined) throw invalid(file, i + 1, `the key repeats line ${seen} (a merge kept both verdicts?); delete one of the two lines`)
+    lineOf.set(entry.key, i + 1)
+    out.push(entry)
+  })
+  return out
+}
+
+/**
+ * The file text: one verdict a line, keys sorted, lines ordered by criterion, judge and key.
+ * @example
+ * serializeJudgeTape(entries)
+ */
+export function serializeJudgeTape(entries: readonly JudgeEntry[]): string {
+  const sorted = [...entries].sort((a, b) => cmp(a.criterion, b.criterion) || cmp(a.model, b.model) || cmp(a.key, b.key))
+  return sorted.map((e) => stableStringify(e)).join('\n') + (sorted.length ? '\n' : '')
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * Rewrite `judge.jsonl` with `entries` (atomically: temp file + rename). The text is
+ * scanned first; a finding writes nothing. No entries removes nothing and writes an empty file.
+ * @example
+ * writeJudgeTape('tests/scenarios/refund', [...entries, entry])
+ */
+export function writeJudgeTape(dir: string, entries: readonly JudgeEntry[], opts: ScanOptions = {}): void {
+  const text = serializeJudgeTape(entries)
+  const file = judgeFile(dir)
+  guard(text, file, 'write', opts)
+  writeFileAtomic(file, text)
+}
+
+function validate(v: unknown): string | undefined {
+  const e = v as Partial<Record<keyof JudgeEntry, unknown>>
+  if (!e || typeof e !== 'object' || Array.isArray(e)) return 'expected a JSON object (one verdict)'
+  if (typeof e.key !== 'string' || !e.key.startsWith('sha256:')) return 'expected a "key" like "sha256:…"'
+  if (typeof e.criterion !== 'string') return 'expected a string "criterion"'
+  if (typeof e.model !== 'string') return 'expected a string "model" (the judge)'
+  if (e.verdict !== 'PASS' && e.verdict !== 'FAIL') return 'expected "verdict" to be "PASS" or "FAIL"'
+  if (typeof e.rationale !== 'string') return 'expected a string "rationale"'
+  if (typeof e.textDigest !== 'string') return 'expected a string "textDigest"'
+  if (typeof e.templateVersion !== 'number') return 'expected a numeric "templateVersion"'
+  if (typeof e.recordedAt !== 'string') return 'expected a string "recordedAt"'
+  if (e.score !== undefined && typeof e.score !== 'number') return 'expected "score" to be a number'
+  if (e.threshold !== undefined && typeof e.threshold !== 'number') return 'expected "threshold" to be a number'
+  if (e.instructions !== undefined && typeof e.instructions !== 'string') return 'expected "instructions" to be a string'
+  return undefined
+}
+
+function invalid(file: string, line: number, reason: string): FluxError {
+  return new FluxError('FLUX_FIXTURE_INVALID', {
+    failed: `read ${rel(file)}:${line}`,
+    reason,
+    fix: 'Fix the line by hand, or delete it and re-grade with `FLUX_GOLDEN=judge npx vitest run <test file>`.',
+  })
+}
+
+function guard(text: string, file: string, op: 'read' | 'write', opts: ScanOptions): void {
+  const all = scanText(text, FILES.judge)
+  const findings = opts.disable?.length ? all.filter((f) => !opts.disable!.includes(f.rule)) : all
+  if (findings.length === 0) return
+  throw new FluxError('FLUX_CREDENTIAL_FOUND', {
+    failed: `${op} ${rel(file)}`,
+    reason: `found ${findings.length} secret-looking value${findings.length > 1 ? 's' : ''} (credential_found).`,
+    fix:
+      op === 'write'
+        ? 'Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) for the value the judge echoed.'
+        : 'Remove the secret from the file (and rotate it: it was committed), or delete the line and re-grade with FLUX_GOLDEN=judge.',
+    details: findings.map(describeFinding),
+  })
+}
+
+// ---------------------------------------------------------------------------
+// Which verdicts this process used, per judge.jsonl (for reporting and pruning).
+
+interface TapeUse {
+  dir: string
+  scenario: string
+  used: Set<string>
+  scan: ScanOptions
+}
+
+const KEY = Symbol.for('fluxlab.judge-tapes.v1')
+const g = globalThis as Record<symbol, unknown>
+// @note on globalThis like the router: two copies of the library (ESM + CJS) share one record.
+const uses = (g[KEY] ??= new Map<string, TapeUse>()) as Map<string, TapeUse>
+
+/**
+ * Record that this process used (served or graded) the verdict `key` of `dir`.
+ * @example
+ * markUsed(dir, 'refund', entry.key)
+ */
+export function markUsed(dir: string, scenario: string, key: string, scan: ScanOptions = {}): void {
+  const file = judgeFile(dir)
+  const use = uses.get(file) ?? { dir, scenario, used: new Set<string>(), scan }
+  use.used.add(key)
+  uses.set(file, use)
+}
+
+/**
+ * Whether this process used the verdict `key` of `dir`.
+ * @example
+ * wasUsed(dir, entry.key)
+ */
+export function wasUsed(dir: string, key: string): boolean {
+  return uses.get(judgeFile(dir))?.used.has(key) ?? false
+}
+
+/** What {@link finishJudgeTapes} found in one `judge.jsonl`. */
+export interface JudgeTapeReport {
+  file: string
+  scenario: string
+  /** Verdicts no judge call of this run used. */
+  unused: JudgeEntry[]
+  /** Whether they were removed from the file. */
+  pruned: boolean
+}
+
+/**
+ * Call when a test file ends (the runner setups' `afterAll`): for every `judge.jsonl`
+ * a judge call of this process touched since the last call, list the verdicts no call
+ * used. Under `FLUX_GOLDEN=judge` / `update` (or `prune: true`) they are removed from
+ * the file; otherwise nothing is written. Returns one report per file with unused
+ * verdicts, and forgets what it reported.
+ * @note Pass `prune: false` when a test of the file failed: a test that stopped before its
+ * later judge calls did not use their verdicts, and they are not stale.
+ * @example
+ * afterAll(() => { for (const r of finishJudgeTapes()) console.warn(describeJudgeTapeReport(r)) })
+ */
+export function finishJudgeTapes(options: { prune?: boolean; env?: NodeJS.ProcessEnv } = {}): JudgeTapeReport[] {
+  const golden = readGolden(options.env)
+  const prune = options.prune ?? (golden === 'judge' || golden === 'update')
+  const reports: JudgeTapeReport[] = []
+  for (const [file, use] of uses) {
+    const entries = readJudgeTape(use.dir, use.scan)
+    const unused = entries.filter((e) => !use.used.has(e.key))
+    if (unused.length === 0) continue
+    if (prune) writeJudgeTape(use.dir, entries.filter((e) => use.used.has(e.key)), use.scan)
+    reports.push({ file, scenario: use.scenario, unused, pruned: prune })
+  }
+  uses.clear()
+  return reports
+}
+
+/**
+ * The notice for a report: which verdicts went unused, and whether they were pruned.
+ * @example
+ * describeJudgeTapeReport(report) // '[fluxlab] judge.jsonl of scenario "refund": pruned 1 verdict no judge call used …'
+ */
+export function describeJudgeTapeReport(r: JudgeTapeReport): string {
+  const n = r.unused.length
+  const head = r.pruned
+    ? `${rel(r.file)} (scenario "${r.scenario}"): pruned ${n} verdict${n > 1 ? 's' : ''} no judge call used in this run`
+    : `${rel(r.file)} (scenario "${r.scenario}"): ${n} verdict${n > 1 ? 's' : ''} no judge call used in this run (FLUX_GOLDEN=judge prunes them)`
+  return notice([head, ...r.unused.map((e) => `  • "${e.criterion}" by ${e.model} (${e.verdict})`)].join('\n'))
+}
