@@ -10,6 +10,9 @@ const sep = '[/\\\\]'
 module.exports = {
   testEnvironment: 'node',
   setupFilesAfterEnv: [path.join(__dirname, 'dist', 'jest.cjs')],
+  // The fluxlab run summary after jest's own. A config with its own `reporters` replaces this list:
+  // add 'fluxlab/jest-reporter' to it to keep the summary.
+  reporters: ['default', path.join(__dirname, 'dist', 'jest-reporter.cjs')],
   transform: {
     [`${sep}node_modules${sep}${esmOnly.replace(/\//g, sep)}.+\\.m?js$`]: [
       'babel-jest',

@@ -8,6 +8,11 @@ export default defineConfig({
     // @note SPEC §1: the vitest entries are used as ESM; they share chunks with the core so one module instance serves both.
     vitest: 'src/vitest.ts',
     'vitest-setup': 'src/plugin/vitest-setup.ts',
+    'jest-reporter': 'src/reporter/jest-reporter.ts',
+    // The `fluxlab` bin (its `#!/usr/bin/env node` line is kept by the build) and the preload it injects
+    // into the programs it records or replays (NODE_OPTIONS=--import, so ESM).
+    cli: 'src/cli/index.ts',
+    preload: 'src/cli/preload.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -11,6 +11,7 @@ import { toUpdateState, updateStateFromEnv } from './golden/update-mode.js'
 import { matchers } from './matchers/index.js'
 import { state } from './scenario/state.js'
 import { finishTest, type TestContext } from './scenario/test-context.js'
+import { appendFacts, collectFacts } from './reporter/facts.js'
 
 interface JestExpect {
   extend(m: object): void
@@ -55,7 +56,10 @@ if (g.expect && g.beforeEach && g.afterEach) {
   g.afterEach(async () => {
     const ctx = state.currentTest
     state.currentTest = undefined
-    if (ctx) await finishTest(ctx)
+    if (!ctx) return
+    // The run summary (fluxlab's jest reporter) reads these lines in the main process.
+    if (ctx.sessions.length || ctx.opened.size) appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
+    await finishTest(ctx)
   })
 }
 

@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
+import { FluxlabVitestReporter } from './reporter/vitest-reporter.js'
 import type { FluxOptions } from './scenario/options.js'
+
+/** `fluxlab()` options: the scenario options, plus the run summary switch. */
+export interface FluxPluginOptions extends FluxOptions {
+  /** Print fluxlab's run summary after vitest's own (default `true`). */
+  summary?: boolean
+}
 
 /** Shape of what the plugin passes to test workers with `project.provide`. */
 export interface FluxProvided {
@@ -23,7 +30,8 @@ const SETUP = fileURLToPath(
  * import { fluxlab } from 'fluxlab/vitest'
  * export default defineConfig({ plugins: [fluxlab()] })
  */
-export function fluxlab(options: FluxOptions = {}): Plugin {
+export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
+  const { summary = true, ...options } = pluginOptions
   return {
     name: 'fluxlab',
     config(config) {
@@ -40,12 +48,17 @@ export function fluxlab(options: FluxOptions = {}): Plugin {
         multiProject: (vitest.projects?.length ?? 1) > 1,
       }
       project.provide('fluxlab', provided)
+      // @note added to the reporters vitest already resolved (the config's, `--reporter`'s, or its default), not in the
+      // `config` hook: `--reporter` on the command line replaces the config's list, which would drop ours.
+      const reporters = vitest.config?.reporters
+      if (summary && reporters && !reporters.some((r) => (r as { fluxlabSummary?: boolean } | undefined)?.fluxlabSummary))
+        reporters.push(new FluxlabVitestReporter({ dirs: options.dir ? [options.dir] : [] }))
     },
   } as Plugin
 }
 
 interface VitestLike {
-  config?: { snapshotOptions?: { updateSnapshot?: string } }
+  config?: { snapshotOptions?: { updateSnapshot?: string }; reporters?: unknown[] }
   projects?: unknown[]
 }
 interface ProjectLike {
@@ -53,4 +66,5 @@ interface ProjectLike {
 }
 
 export type { FluxOptions } from './scenario/options.js'
+export { FluxlabVitestReporter, type VitestReporterOptions } from './reporter/vitest-reporter.js'
 export default fluxlab

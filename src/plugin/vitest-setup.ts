@@ -5,6 +5,7 @@ import { matchers } from '../matchers/index.js'
 import { configure } from '../scenario/configure.js'
 import { state } from '../scenario/state.js'
 import { finishTest, type TestContext } from '../scenario/test-context.js'
+import { collectFacts } from '../reporter/facts.js'
 import type { FluxProvided } from '../vitest.js'
 
 expect.extend(matchers)
@@ -24,6 +25,12 @@ aroundEach(async (runTest, context) => {
     sessions: [],
     opened: new Set(),
   }
-  await state.tests.run(ctx, runTest)
+  try {
+    await state.tests.run(ctx, runTest)
+  } finally {
+    // The run summary (fluxlab's vitest reporter) reads this in the main process.
+    if (ctx.sessions.length || ctx.opened.size)
+      (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
+  }
   await finishTest(ctx)
 })

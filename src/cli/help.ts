@@ -1,0 +1,141 @@
+/** `--help` text of every command, with examples. Kept in step with README "The fluxlab CLI". */
+
+const COMMON = `Common options:
+  --dir <path>      fixture root (default: "dir" in fluxlab.config.mjs, else tests/scenarios)
+  --config <file>   options file (default: fluxlab.config.mjs/.js/.cjs/.json in the working directory)
+  -h, --help        this help`
+
+const EXIT_CODES = `Exit codes: 0 ok · 1 a check failed (or the program failed) · 2 replay left the tape · 3 fluxlab could not do it · 64 bad command line`
+
+export const HELP: Record<string, string> = {
+  main: `fluxlab: record an AI agent's model and tool calls once, replay them offline.
+
+Usage: fluxlab <command> [options]
+
+Commands:
+  test [name]               verify every fixture offline (parse, keys, secrets, truncation, redaction, trace.snap)
+  record <name> -- <cmd…>   run a Node program under interception and record its calls into a fixture
+  replay <name> -- <cmd…>   run it against the fixture: 0 pass · 1 the program failed · 2 it left the tape
+  show <name> [--html F]    the recorded trace as a tree, or a self-contained HTML timeline
+  diff <a> <b>              step-aligned diff of two fixtures' traces
+  scan [paths…]             secret scan (pre-commit): file:line:rule, never the secret
+
+Examples:
+  npx fluxlab test
+  npx fluxlab record triage -- node dist/agent.js "triage the failing build"
+  npx fluxlab replay triage -- node dist/agent.js "triage the failing build"; echo $?
+  npx fluxlab show triage --html trace.html
+
+Run \`fluxlab <command> --help\` for a command's options. --version prints the version.
+${EXIT_CODES}`,
+
+  test: `Usage: fluxlab test [name] [--dir D] [--json]
+
+Verify fixtures offline, with no network and no key: every file parses (errors name file:line),
+formatVersion is readable, every key re-derives from its stored canonical request, no secret is
+stored, no cell was truncated, the redaction marker matches today's rules, and trace.snap equals
+the trace rebuilt from the cells (unified diff otherwise). Forks (<scenario>/forks/*/) are
+verified too. Finding no fixtures is an error, not a pass.
+
+Options:
+  [name]            only this scenario (and its forks), e.g. triage or billing/refund
+  --json            machine-readable report on stdout (schema fluxlab.test/v1, see README "The fluxlab CLI")
+${COMMON}
+
+Environment:
+  FLUX_GOLDEN=snapshots   rewrite trace.snap from the cells instead of failing on a difference
+
+Examples:
+  npx fluxlab test
+  npx fluxlab test triage --json
+  FLUX_GOLDEN=snapshots npx fluxlab test
+  npx fluxlab test --dir examples/scenarios
+
+Exit codes: 0 every fixture checks out · 1 a problem was found · 3 no fixtures / unknown scenario · 64 bad command line`,
+
+  record: `Usage: fluxlab record <name> [options] -- <cmd…>
+
+Run any Node program under interception, with no code change (NODE_OPTIONS=--import, so child
+Node processes are included), and record every model call and HTTP tool call it makes into
+<dir>/<name>/. Nothing is written when the program fails. An existing fixture is never
+overwritten without FLUX_GOLDEN=update.
+
+Options:
+  --report <file>   write the run report as JSON (schema fluxlab.run/v1; also FLUX_REPORT=<file>)
+${COMMON}
+
+Examples:
+  npx fluxlab record triage -- node dist/agent.js "triage the failing build"
+  FLUX_GOLDEN=update npx fluxlab record triage -- node dist/agent.js "triage the failing build"
+
+Exit codes: 0 recorded · 1 the program failed (nothing written) · 3 fixture exists, FLUX_OFFLINE, nothing seen, or a secret blocked the write · 64 bad command line`,
+
+  replay: `Usage: fluxlab replay <name> [options] -- <cmd…>
+
+Run the program against the fixture: every model call and HTTP tool call is served from the tape,
+nothing reaches the network (an off-tape request gets a non-retryable 400), and missing provider
+keys are filled with a placeholder.
+
+Options:
+  --timing <v>      pace streamed chunks: "recorded" waits the recorded gaps, a number scales them
+  --report <file>   write the run report as JSON (schema fluxlab.run/v1; also FLUX_REPORT=<file>)
+${COMMON}
+
+Examples:
+  npx fluxlab replay triage -- node dist/agent.js "triage the failing build"; echo $?
+  npx fluxlab replay triage --report replay.json -- node dist/agent.js
+
+Exit codes: 0 replayed (drift printed as warnings) · 1 the program failed · 2 the program left the tape
+(model_index_overflow, tool_call_unrecorded, unused_interaction, …), with a report naming the step · 3 no fixture · 64 bad command line`,
+
+  show: `Usage: fluxlab show <name> [--html <file>]
+
+Print the recorded trace as a tree: model turns with model id, tokens and cost, tool calls with
+arguments and outputs (trimmed), the final text. With --html, write one self-contained HTML file
+(no network, no external assets): a timeline of model and tool steps, streamed chunk timing,
+usage and cost per step, expandable request/response bodies (as redacted in the fixture), and
+for a fork the step where it diverges from its parent.
+
+Options:
+  --html <file>     write the HTML viewer to <file> instead of printing the tree
+${COMMON}
+
+Examples:
+  npx fluxlab show triage
+  npx fluxlab show triage --html trace.html
+  npx fluxlab show triage/forks/inject-3 --html fork.html
+
+Prices are list prices (see PRICES_AS_OF); a model with no price shows "no price", set one with
+"pricing" in fluxlab.config.mjs.`,
+
+  diff: `Usage: fluxlab diff <a> <b>
+
+Step-aligned diff of two fixtures' traces (scenario names or paths), and at the first step that
+differs, the JSON-path diff of the two requests and of the two responses' text and tool calls.
+
+Options:
+${COMMON}
+
+Examples:
+  npx fluxlab diff triage triage/forks/inject-3
+  npx fluxlab diff tests/scenarios/weather other-checkout/tests/scenarios/weather
+
+Exit codes: 0 same trace · 1 the traces differ · 3 a fixture is missing or unreadable`,
+
+  scan: `Usage: fluxlab scan [paths…]
+
+The fixture secret scanner over any files or directories (recursively; node_modules and .git are
+skipped, binary files too). Prints file:line:rule for each finding, never the secret itself.
+Without paths it scans the fixture root.
+
+Options:
+${COMMON}
+
+Examples:
+  npx fluxlab scan
+  npx fluxlab scan tests/scenarios src/prompts
+  git diff --cached --name-only -z | xargs -0 npx fluxlab scan     # pre-commit
+
+Rules turned off with redact.disable in fluxlab.config.mjs are skipped.
+Exit codes: 0 nothing found · 1 a secret was found · 3 a path does not exist`,
+}

@@ -1,0 +1,156 @@
+/**
+ * `fluxlab show --html`: one self-contained file. Everything is inline (CSS, a few lines of JS, the
+ * data as HTML), a Content-Security-Policy forbids every fetch, and every recorded value is escaped,
+ * so a body holding `<img src=…>` stays text.
+ */
+import type { Manifest } from '../../cassette/cell.js'
+import { clip, usd, type RunView, type StepView } from '../steps.js'
+import { STYLE } from './style.js'
+
+export interface HtmlContext {
+  /** The fixture directory as shown. */
+  dir: string
+  manifest: Manifest
+  /** For a fork: its parent and the first step where they differ. */
+  fork?: { parent: string; at?: number }
+  pricesAsOf: string
+}
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+/**
+ * Render the viewer.
+ * @example
+ * writeFileSync('trace.html', renderHtml(runView(fx), { dir, manifest: fx.manifest, pricesAsOf: PRICES_AS_OF }))
+ */
+export function renderHtml(view: RunView, ctx: HtmlContext): string {
+  const models = view.steps.filter((s) => s.channel === 'model').length
+  const title = `fluxlab · ${view.name}`
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>${esc(view.name)}</h1>
+  <p class="meta">${esc(ctx.dir)} · recorded ${esc(ctx.manifest.recordedAt)} · fluxlab ${esc(ctx.manifest.fluxlabVersion)}${ctx.manifest.models.length ? ` · ${esc(ctx.manifest.models.join(', '))}` : ''}</p>
+  <ul class="totals">
+    <li><b>${view.steps.length}</b> steps</li>
+    <li><b>${models}</b> model</li>
+    <li><b>${view.steps.length - models}</b> tool</li>
+    <li>in <b>${view.usage.input}</b> · out <b>${view.usage.output}</b> tokens</li>
+    <li><b>${usd(view.cost)}</b>${view.unpriced.length ? ` + <span class="noprice">no price for ${esc(view.unpriced.join(', '))}</span>` : ''} <span class="dim">(list prices as of ${esc(ctx.pricesAsOf)})</span></li>
+  </ul>
+  ${ctx.fork ? forkBanner(ctx.fork, (ctx.manifest as { fork?: { change?: unknown } }).fork?.change) : ''}
+  <div class="actions"><button type="button" id="expand-all">Expand all bodies</button> <button type="button" id="collapse-all">Collapse all</button></div>
+</header>
+<main>
+<section aria-label="Timeline">
+  <h2>Timeline</h2>
+  <p class="dim">Steps in recorded order, each as long as it took (laid end to end; ticks are streamed chunks).</p>
+  ${timeline(view.steps, ctx.fork?.at)}
+</section>
+<section aria-label="Steps">
+  <h2>Steps</h2>
+  <ol class="steps">
+${view.steps.map((s) => stepCard(s, ctx.fork?.at)).join('\n')}
+  </ol>
+  <div class="final"><span class="label">final text</span> ${esc(view.finalText) || '<span class="dim">(none)</span>'}</div>
+</section>
+</main>
+<script>
+for (const [id, open] of [['expand-all', true], ['collapse-all', false]])
+  document.getElementById(id).addEventListener('click', () => document.querySelectorAll('details.body').forEach((d) => { d.open = open }))
+</script>
+</body>
+</html>
+`
+}
+
+function forkBanner(fork: { parent: string; at?: number }, change: unknown): string {
+  const what = typeof change === 'string' && change ? ` (${esc(change)})` : ''
+  return fork.at
+    ? `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: diverges from its parent at <a href="#step-${fork.at}">step ${fork.at}</a>.</p>`
+    : `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: the same steps as its parent.</p>`
+}
+
+function timeline(steps: StepView[], divergedAt?: number): string {
+  const total = Math.max(1, steps.reduce((n, s) => n + Math.max(s.durationMs, 1), 0))
+  let at = 0
+  const bars = steps.map((s) => {
+    const width = Math.max(s.durationMs, 1)
+    const left = (at / total) * 100
+    at += width
+    const ticks = s.chunks
+      .map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`)
+      .join('')
+    const cls = `bar ${s.channel}${divergedAt === s.index ? ' diverged' : ''}`
+    return `<a class="${cls}" href="#step-${s.index}" data-step="${s.index}" style="left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%" title="${esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)}">${ticks}</a>`
+  })
+  const rows = steps
+    .map((s, i) => `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ms</span></div>`)
+    .join('\n')
+  return `<div class="timeline">${rows}</div>`
+}
+
+function stepCard(s: StepView, divergedAt?: number): string {
+  const diverged = divergedAt === s.index
+  const head =
+    s.channel === 'model'
+      ? `<span class="id">${esc(s.id)}</span> <b>${esc(s.model ?? '?')}</b> <span class="dim">${esc(s.family ?? '')}</span>`
+      : `<span class="id">${esc(s.id)}</span> <b>${esc(s.title)}</b>${s.callId ? ` <span class="dim">${esc(s.callId)}</span>` : ''}`
+  const facts: string[] = []
+  if (s.usage) {
+    const u = s.usage
+    facts.push(`in ${u.input}${u.cacheRead ? ` (cache read ${u.cacheRead})` : ''}${u.cacheWrite ? ` (cache write ${u.cacheWrite})` : ''} · out ${u.output}${u.reasoning ? ` (reasoning ${u.reasoning})` : ''}`)
+    facts.push(s.cost === null ? '<span class="noprice">no price</span>' : `<span class="cost">${usd(s.cost ?? 0)}</span>`)
+  }
+  if (s.finishReason) facts.push(esc(s.finishReason))
+  if (s.status !== undefined) facts.push(s.status >= 400 ? `<span class="bad">HTTP ${s.status}</span>` : `HTTP ${s.status}`)
+  facts.push(`${s.durationMs} ms`)
+  if (s.channel === 'model' || s.status !== undefined) facts.push(`${s.chunks.length} chunk${s.chunks.length === 1 ? '' : 's'} · ${s.bodyBytes} B`)
+  const lines: string[] = []
+  for (const call of s.toolCalls) lines.push(`<div class="call">→ <b>${esc(call.name)}</b> <code>${esc(clip(JSON.stringify(call.args), 300))}</code></div>`)
+  if (s.channel === 'tool' && s.args !== undefined) lines.push(`<div class="args">args <code>${esc(clip(JSON.stringify(s.args), 300))}</code></div>`)
+  if (s.text) lines.push(`<div class="text">${esc(s.text)}</div>`)
+  if (s.channel === 'tool' && s.output !== undefined && !s.error) lines.push(`<div class="output">→ <code>${esc(clip(s.output, 300))}</code></div>`)
+  if (s.error) lines.push(`<div class="bad">✗ ${esc(s.error)}</div>`)
+  if (s.truncated) lines.push(`<div class="warn">truncated: the body was stored cut over the cap</div>`)
+  if (s.injected) lines.push(`<div class="warn">injected by the what-if: ${esc(s.injected)}</div>`)
+  return `    <li class="step ${s.channel}${diverged ? ' diverged' : ''}" id="step-${s.index}" data-step="${s.index}">
+      <div class="head"><span class="n">${s.index}</span> ${head}${diverged ? ' <span class="badge">diverges here</span>' : ''}${s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''}</div>
+      <div class="facts">${facts.join(' · ')}</div>
+      ${lines.join('\n      ')}
+      ${chunkStrip(s)}
+      ${s.requestBody !== undefined ? body('request', s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments', s.requestBody) : ''}
+      ${s.responseBody !== undefined ? body('response', s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output', s.responseBody) : ''}
+    </li>`
+}
+
+function chunkStrip(s: StepView): string {
+  if (s.chunks.length === 0) return ''
+  const span = Math.max(1, s.durationMs, ...s.chunks.map((c) => c.t))
+  const ticks = s.chunks.map((c, i) => `<i style="left:${((c.t / span) * 100).toFixed(2)}%" title="chunk ${i + 1}: ${c.t} ms, ${c.bytes} B"></i>`).join('')
+  const rows = s.chunks.map((c, i) => `<tr><td>${i + 1}</td><td>${c.t}</td><td>${c.bytes}</td></tr>`).join('')
+  return `<div class="chunks"><div class="strip" aria-label="chunk timing">${ticks}</div><span class="dim">first chunk ${s.chunks[0].t} ms · last ${s.chunks[s.chunks.length - 1].t} ms</span>
+      <details class="chunk-table"><summary>Chunk timing</summary><table><thead><tr><th>#</th><th>t (ms)</th><th>bytes</th></tr></thead><tbody>${rows}</tbody></table></details></div>`
+}
+
+function body(kind: 'request' | 'response', label: string, text: string): string {
+  return `<details class="body ${kind}"><summary>${esc(label)}</summary><pre>${esc(text)}</pre></details>`
+}
+
+/**
+ * Escape text for HTML content and attribute values.
+ * @example
+ * esc('<img src=x>') // '&lt;img src=x&gt;'
+ */
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string)
+}

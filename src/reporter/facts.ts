@@ -1,0 +1,117 @@
+/**
+ * What a test worker tells the run summary about one test: the scenarios it opened and ran.
+ * vitest carries it on `task.meta.fluxlab` (serialized to the main process with the test result);
+ * jest workers append it as one JSON line to the file named by `FLUX_FACTS_FILE`, which the jest
+ * reporter creates and reads back when the run completes.
+ */
+import { appendFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
+import { DEFAULT_DIR } from '../scenario/options.js'
+import type { Session } from '../scenario/session.js'
+import type { TestContext } from '../scenario/test-context.js'
+
+/** Env var naming the jest facts file (set by the jest reporter in the main process, inherited by workers). */
+export const FACTS_ENV = 'FLUX_FACTS_FILE'
+
+export interface DivergenceFact {
+  code: string
+  step: string
+  message: string
+}
+
+export interface SessionFacts {
+  name: string
+  dir: string
+  mode: 'record' | 'replay'
+  modelCalls: number
+  toolCalls: number
+  modelLive: number
+  hermetic: boolean
+  failures: DivergenceFact[]
+  /** A matcher (or a thrown error) already showed the failures to the test: an asserted divergence is not a failed scenario. */
+  acknowledged?: boolean
+  warnings: DivergenceFact[]
+  /** USD of the recorded usage of its priced model calls. */
+  cost: number
+  /** Model ids with usage and no price. */
+  unpriced: string[]
+}
+
+export interface TestFacts {
+  runner: 'vitest' | 'jest'
+  file: string
+  test: string
+  project?: string
+  rootDir: string
+  /** Fixture root of this test's scenarios (`options.dir`, resolved). */
+  base: string
+  /** Scenario directories the test opened. */
+  opened: string[]
+  sessions: SessionFacts[]
+}
+
+/**
+ * The facts of one finished test.
+ * @example
+ * task.meta.fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
+ */
+export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: PricingTable } = {}): TestFacts {
+  return {
+    runner: ctx.runner,
+    file: ctx.testFile,
+    test: ctx.testName,
+    ...(ctx.project ? { project: ctx.project } : {}),
+    rootDir: ctx.rootDir,
+    base: resolve(ctx.rootDir, opts.dir ?? DEFAULT_DIR),
+    opened: [...ctx.opened],
+    sessions: ctx.sessions.map((s) => sessionFacts(s, opts.pricing)),
+  }
+}
+
+function sessionFacts(s: Session, pricing?: PricingTable): SessionFacts {
+  const fact = (d: { code: string; step: string; message: string }) => ({ code: d.code, step: d.step, message: d.message })
+  const failures = s.divergences.filter((d) => d.severity === 'failure').map(fact)
+  let cost = 0
+  const unpriced = new Set<string>()
+  let modelCalls = 0
+  let toolCalls = 0
+  for (const step of s.steps) {
+    if (step.channel === 'tool') {
+      toolCalls++
+      continue
+    }
+    modelCalls++
+    const { usage, model } = step.cell
+    if (usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0) continue
+    const price = model ? priceFor(model, pricing) : pricing?.['*']
+    if (price) cost += costOf(usage, price)
+    else unpriced.add(model ?? '(no model id)')
+  }
+  return {
+    name: s.name,
+    dir: s.config.dir,
+    mode: s.mode,
+    modelCalls,
+    toolCalls,
+    modelLive: s.modelLive,
+    hermetic: s.mode === 'replay' && s.modelLive === 0 && failures.length === 0 && !s.fatal,
+    failures: s.fatal ? [{ code: 'fatal', step: s.name, message: s.fatal.message.split('\n')[0] }, ...failures] : failures,
+    acknowledged: s.acknowledged,
+    warnings: s.divergences.filter((d) => d.severity === 'warning').map(fact),
+    cost,
+    unpriced: [...unpriced],
+  }
+}
+
+/**
+ * jest workers: append one test's facts to the run's facts file, when the fluxlab reporter asked for them.
+ * @example
+ * appendFacts(collectFacts(ctx))
+ */
+export function appendFacts(facts: TestFacts, env: NodeJS.ProcessEnv = process.env): void {
+  const file = env[FACTS_ENV]
+  if (!file) return
+  // @note one appendFileSync of one line is a single write(2): lines from parallel workers do not interleave.
+  appendFileSync(file, `${JSON.stringify(facts)}\n`)
+}

@@ -1,0 +1,97 @@
+/**
+ * The fluxlab run summary for jest. `preset: 'fluxlab'` adds it after jest's default reporter; with
+ * your own `reporters`, add `'fluxlab/jest-reporter'` to them.
+ * jest reporters only see assertion results, so workers append each test's facts to a per-run file
+ * (`FLUX_FACTS_FILE`, created here before the workers start, inherited by them) that is read back
+ * and removed when the run completes.
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pc from 'picocolors'
+import { FACTS_ENV, type TestFacts } from './facts.js'
+import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
+
+interface AssertionLike {
+  fullName: string
+  status: string
+}
+interface TestResultLike {
+  testFilePath: string
+  testExecError?: unknown
+  testResults: AssertionLike[]
+}
+interface AggregatedLike {
+  testResults: TestResultLike[]
+  wasInterrupted?: boolean
+}
+
+export interface JestReporterOptions {
+  /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
+  dirs?: string[]
+}
+
+/**
+ * @example
+ * // jest.config.js, when you have your own reporters:
+ * module.exports = { preset: 'fluxlab', reporters: ['default', 'fluxlab/jest-reporter'] }
+ */
+export default class FluxlabJestReporter {
+  private readonly file: string
+
+  constructor(
+    _globalConfig?: unknown,
+    private readonly options: JestReporterOptions = {},
+  ) {
+    this.file = join(tmpdir(), `fluxlab-facts-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
+    writeFileSync(this.file, '')
+    process.env[FACTS_ENV] = this.file
+  }
+
+  onRunStart(): void {
+    // @note watch mode starts several runs with one reporter: each run reads only its own facts.
+    writeFileSync(this.file, '')
+  }
+
+  onRunComplete(_contexts: unknown, results: AggregatedLike): void {
+    const facts = new Map<string, TestFacts>()
+    if (existsSync(this.file))
+      for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+        if (!line.trim()) continue
+        try {
+          const f = JSON.parse(line) as TestFacts
+          facts.set(`${f.file}\0${f.test}`, f)
+        } catch {
+          // a torn line from a worker that was killed mid-write: leave it out
+        }
+      }
+    const tests: RanTest[] = []
+    const files: string[] = []
+    for (const file of results.testResults) {
+      if (!file.testExecError) files.push(file.testFilePath)
+      for (const a of file.testResults)
+        tests.push({ file: file.testFilePath, name: a.fullName, state: toState(a.status), facts: facts.get(`${file.testFilePath}\0${a.fullName}`) })
+    }
+    const summary = summarize({ tests, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
+    const colors = pc.createColors(colorOn(process.stderr))
+    process.stderr.write(`${formatSummary(summary, colors, { ci: isCi() })}\n`)
+    rmSync(this.file, { force: true })
+  }
+
+  getLastError(): Error | undefined {
+    return undefined
+  }
+}
+
+function toState(s: string): TestState {
+  return s === 'passed' || s === 'failed' ? s : s === 'pending' || s === 'todo' ? 'pending' : 'skipped'
+}
+
+function colorOn(stream: { isTTY?: boolean }): boolean {
+  if (process.env.NO_COLOR) return false
+  if (process.env.FORCE_COLOR) return process.env.FORCE_COLOR !== '0'
+  return stream.isTTY === true
+}
+
+const isCi = () => !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false'

@@ -1,0 +1,70 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pc from 'picocolors'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { SessionFacts, TestFacts } from './facts.js'
+import { formatSummary, summarize, type RanTest } from './summary.js'
+
+const EXAMPLE = new URL('../../examples/scenarios/capital-agent', import.meta.url).pathname
+const dirs: string[] = []
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+/** A project root with fixtures whose source test is `a.test.ts > <name>`. */
+function project(fixtures: Record<string, string | null>): string {
+  const root = mkdtempSync(join(tmpdir(), 'flux-summary-'))
+  dirs.push(root)
+  for (const [dir, test] of Object.entries(fixtures)) {
+    const to = join(root, 'tests/scenarios', dir)
+    mkdirSync(join(to, '..'), { recursive: true })
+    cpSync(EXAMPLE, to, { recursive: true })
+    const manifest = readFileSync(join(to, 'scenario.yaml'), 'utf8').replace(/^source:\n(  .*\n)+/m, test === null ? '' : `source:\n  file: a.test.ts\n  name: ${test}\n`)
+    writeFileSync(join(to, 'scenario.yaml'), manifest)
+  }
+  return root
+}
+
+const run = (over: Partial<SessionFacts> = {}): SessionFacts => ({
+  name: 'capital', dir: '', mode: 'replay', modelCalls: 2, toolCalls: 1, modelLive: 0, hermetic: true, failures: [], warnings: [], cost: 0.001, unpriced: [], ...over,
+})
+const facts = (root: string, opened: string[], sessions: SessionFacts[]): TestFacts => ({
+  runner: 'vitest', file: join(root, 'a.test.ts'), test: 't', rootDir: root, base: join(root, 'tests/scenarios'), opened: opened.map((d) => join(root, 'tests/scenarios', d)), sessions,
+})
+
+describe('summarize', () => {
+  it('counts runs by mode, hermetic ones, live calls, cost, and drift', () => {
+    const root = project({})
+    const tests: RanTest[] = [
+      { file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run(), run({ mode: 'record', hermetic: false, modelLive: 2, cost: 0.002 })]) },
+      { file: join(root, 'a.test.ts'), name: 'two', state: 'failed', facts: facts(root, [], [run({ hermetic: false, warnings: [{ code: 'model_request_drift', step: 'model#1', message: 'm' }], unpriced: ['x'] })]) },
+    ]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
+    expect(s).toMatchObject({ scenarios: 3, replayed: 2, recorded: 1, failed: 1, hermetic: 1, liveModelCalls: 2, unpriced: ['x'], obsolete: [] })
+    expect(s.cost).toBeCloseTo(0.004)
+    expect(formatSummary(s, pc.createColors(false))).toBe(
+      ' fluxlab  3 scenarios: 2 replayed, 1 recorded, 1 failed · hermetic 1/2 · live model calls 2 · recorded cost $0.00400 + no price for x · drift warnings 1\n' +
+        '          ⚠ capital model#1 model_request_drift: m',
+    )
+  })
+
+  it('lists a fixture as unopened only when its source test file ran and its test is gone or passed without opening it', () => {
+    const root = project({ opened: 'kept', renamed: 'gone', skipped: 'skipped one', failed: 'failed one', passedUnopened: 'passed one', cli: null })
+    const file = join(root, 'a.test.ts')
+    const tests: RanTest[] = [
+      { file, name: 'kept', state: 'passed', facts: facts(root, ['opened'], [run()]) },
+      { file, name: 'skipped one', state: 'skipped' },
+      { file, name: 'failed one', state: 'failed' },
+      { file, name: 'passed one', state: 'passed' },
+    ]
+    const s = summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true })
+    expect(s.obsolete.map((d) => d.slice(root.length + 1))).toEqual(['tests/scenarios/passedUnopened', 'tests/scenarios/renamed'])
+    expect(formatSummary(s, pc.createColors(false), { cwd: root })).toContain('remove them with: rm -r tests/scenarios/passedUnopened tests/scenarios/renamed')
+    expect(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true }).obsolete).toEqual([])
+    expect(summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: false }).obsolete).toEqual([])
+  })
+
+  it('says so in one line when no scenario ran', () => {
+    const root = project({})
+    expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(' fluxlab  no scenarios ran')
+  })
+})

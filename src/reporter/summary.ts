@@ -1,0 +1,157 @@
+/**
+ * The run summary both reporters print: scenarios replayed / recorded / failed, hermetic count,
+ * live model calls, recorded cost, drift warnings, and fixture directories no test opened.
+ */
+import { readFileSync } from 'node:fs'
+import { join, relative, resolve, sep } from 'node:path'
+import type pc from 'picocolors'
+import YAML from 'yaml'
+import { findFixtures, forkParent } from '../cli/fixtures.js'
+import type { TestFacts } from './facts.js'
+
+export type TestState = 'passed' | 'failed' | 'skipped' | 'pending'
+
+/** One test the runner ran (or skipped), as the reporter sees it. */
+export interface RanTest {
+  /** Absolute path of the test file. */
+  file: string
+  /** Full name (`describe > test` in vitest, space-joined in jest): what scenario.yaml's `source.name` holds. */
+  name: string
+  project?: string
+  state: TestState
+  facts?: TestFacts
+}
+
+export interface SuiteSummary {
+  scenarios: number
+  replayed: number
+  recorded: number
+  failed: number
+  hermetic: number
+  liveModelCalls: number
+  cost: number
+  unpriced: string[]
+  drift: Array<{ scenario: string; step: string; code: string; message: string }>
+  /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
+  obsolete: string[]
+}
+
+export interface SummaryInput {
+  tests: RanTest[]
+  /** Test files (absolute) that were collected without a file-level error: only their fixtures can be obsolete. */
+  files: string[]
+  /** The directory `scenario.yaml`'s `source.file` is relative to (vitest root, jest's working directory). */
+  rootDir: string
+  /** Fixture roots to look for unopened fixtures in, besides those the tests report. */
+  bases: string[]
+  /** False when the run was interrupted or filtered by name, so unopened fixtures say nothing. */
+  checkObsolete: boolean
+}
+
+/**
+ * Fold the tests' facts into one summary.
+ * @example
+ * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
+ */
+export function summarize(input: SummaryInput): SuiteSummary {
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, failed: 0, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [] }
+  const unpriced = new Set<string>()
+  const opened = new Set<string>()
+  const bases = new Set(input.bases.map((b) => resolve(input.rootDir, b)))
+  for (const t of input.tests) {
+    if (!t.facts) continue
+    bases.add(t.facts.base)
+    for (const d of t.facts.opened) opened.add(resolve(d))
+    for (const run of t.facts.sessions) {
+      s.scenarios++
+      if (run.mode === 'replay') s.replayed++
+      else s.recorded++
+      // @note a divergence the test asserted on (`expect(cf).not.toBeHermetic()`, a denial it expects) is not a failure.
+      if (t.state === 'failed' || (run.failures.length > 0 && !run.acknowledged)) s.failed++
+      if (run.hermetic) s.hermetic++
+      s.liveModelCalls += run.modelLive
+      s.cost += run.cost
+      for (const m of run.unpriced) unpriced.add(m)
+      for (const w of run.warnings) if (w.code === 'model_request_drift') s.drift.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
+    }
+  }
+  s.unpriced = [...unpriced].sort()
+  if (input.checkObsolete) s.obsolete = obsoleteFixtures([...bases], opened, input)
+  return s
+}
+
+function obsoleteFixtures(bases: string[], opened: Set<string>, input: SummaryInput): string[] {
+  const files = new Set(input.files.map((f) => resolve(f)))
+  const byTest = new Map<string, RanTest>()
+  for (const t of input.tests) byTest.set(testKey(resolve(t.file), t.name, t.project), t)
+  const out = new Set<string>()
+  for (const base of bases)
+    for (const dir of findFixtures(base)) {
+      // @note forks belong to their parent: they go (or stay) with it.
+      if (opened.has(dir) || forkParent(dir)) continue
+      const source = readSource(dir)
+      if (!source) continue
+      const file = resolve(input.rootDir, source.file)
+      if (!files.has(file)) continue
+      const test = byTest.get(testKey(file, source.name, source.project))
+      // A test that was skipped, or failed before opening its scenario, says nothing about the fixture.
+      if (test && test.state !== 'passed') continue
+      out.add(dir)
+    }
+  return [...out].sort()
+}
+
+const testKey = (file: string, name: string, project?: string) => `${file}\0${name}\0${project ?? ''}`
+
+function readSource(dir: string): { file: string; name: string; project?: string } | undefined {
+  try {
+    const m = YAML.parse(readFileSync(join(dir, 'scenario.yaml'), 'utf8')) as { source?: { file?: unknown; name?: unknown; project?: unknown } }
+    const src = m?.source
+    if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
+    return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}) }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The summary as printed at the end of a run.
+ * @example
+ * logger.log(formatSummary(summary, pc.createColors(false)))
+ */
+export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createColors>, opts: { cwd?: string; ci?: boolean } = {}): string {
+  const cwd = opts.cwd ?? process.cwd()
+  const rel = (p: string) => {
+    const r = relative(cwd, p)
+    return (r.startsWith('..') ? p : r).split(sep).join('/')
+  }
+  const tag = c.inverse(c.bold(' fluxlab '))
+  const pad = '          '
+  if (s.scenarios === 0 && s.obsolete.length === 0) return `${tag} no scenarios ran`
+  const head = [
+    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded, ${s.failed ? c.red(`${s.failed} failed`) : '0 failed'}`,
+    `hermetic ${s.hermetic}/${s.replayed}`,
+    `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
+    `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + no price for ${s.unpriced.join(', ')}`) : ''}`,
+    `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
+  ]
+  const lines = [`${tag} ${head.join(' · ')}`]
+  for (const d of s.drift.slice(0, 5)) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, 110)}`)
+  if (s.drift.length > 5) lines.push(`${pad}  … ${s.drift.length - 5} more`)
+  if (s.obsolete.length) {
+    lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
+    for (const d of s.obsolete.slice(0, 10)) lines.push(`${pad}  ${rel(d)}`)
+    if (s.obsolete.length > 10) lines.push(`${pad}  … ${s.obsolete.length - 10} more`)
+    lines.push(`${pad}remove ${s.obsolete.length > 1 ? 'them' : 'it'} with: rm -r ${s.obsolete.map((d) => quote(rel(d))).join(' ')}`)
+  }
+  return lines.join('\n')
+}
+
+const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+
+function usd(v: number): string {
+  if (v === 0) return '$0'
+  if (v >= 0.01) return `$${v.toFixed(4)}`
+  return `$${v.toPrecision(3)}`
+}

@@ -1,0 +1,84 @@
+/**
+ * The fluxlab run summary for vitest. The `fluxlab()` plugin adds it next to the reporters vitest
+ * resolved (the user's, the CLI's `--reporter`, or vitest's default), so nothing else changes.
+ * Tests report their scenarios on `task.meta.fluxlab` (set by the fluxlab setup file).
+ */
+import pc from 'picocolors'
+import type { TestFacts } from './facts.js'
+import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
+
+interface TestCaseLike {
+  fullName: string
+  meta(): { fluxlab?: TestFacts }
+  result(): { state: string }
+}
+interface TestModuleLike {
+  moduleId: string
+  project?: { name?: string }
+  errors?(): readonly unknown[]
+  children: { allTests(): Iterable<TestCaseLike> }
+}
+interface VitestLike {
+  config: { root: string; reporters?: unknown[]; outputFile?: unknown }
+  logger: { log(...args: unknown[]): void; error(...args: unknown[]): void }
+}
+
+export interface VitestReporterOptions {
+  /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
+  dirs?: string[]
+}
+
+/** Reporters that write a machine-readable document to stdout unless given an outputFile. */
+const STDOUT_DOCUMENTS = new Set(['json', 'junit', 'tap', 'tap-flat'])
+
+/**
+ * @example
+ * // added by fluxlab() for you; by hand:
+ * export default defineConfig({ test: { reporters: ['default', new FluxlabVitestReporter()] } })
+ */
+export class FluxlabVitestReporter {
+  /** Lets the plugin tell its reporter apart (also across two copies of fluxlab). */
+  readonly fluxlabSummary = true
+  private vitest?: VitestLike
+
+  constructor(private readonly options: VitestReporterOptions = {}) {}
+
+  onInit(vitest: VitestLike): void {
+    this.vitest = vitest
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModuleLike>, _errors: ReadonlyArray<unknown>, reason?: string): void {
+    const vitest = this.vitest
+    if (!vitest) return
+    const tests: RanTest[] = []
+    const files: string[] = []
+    for (const mod of testModules) {
+      if (!mod.errors?.().length) files.push(mod.moduleId)
+      for (const t of mod.children.allTests()) {
+        const facts = t.meta().fluxlab
+        tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, state: toState(t.result().state), facts })
+      }
+    }
+    const summary = summarize({ tests, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
+    const toStderr = !vitest.config.outputFile && (vitest.config.reporters ?? []).some((r) => STDOUT_DOCUMENTS.has(String(Array.isArray(r) ? r[0] : r)))
+    const stream = toStderr ? process.stderr : process.stdout
+    const colors = pc.createColors(colorOn(stream))
+    const text = `\n${formatSummary(summary, colors, { cwd: vitest.config.root, ci: isCi() })}\n`
+    if (toStderr) vitest.logger.error(text)
+    else vitest.logger.log(text)
+  }
+}
+
+function toState(s: string): TestState {
+  return s === 'passed' || s === 'failed' || s === 'skipped' ? s : 'pending'
+}
+
+function colorOn(stream: { isTTY?: boolean }): boolean {
+  if (process.env.NO_COLOR) return false
+  if (process.env.FORCE_COLOR) return process.env.FORCE_COLOR !== '0'
+  return stream.isTTY === true
+}
+
+const isCi = () => !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false'
+
+export default FluxlabVitestReporter
