@@ -17,6 +17,9 @@ export type FluxErrorCode =
   | 'FLUX_CONCURRENT_TEST'
   | 'FLUX_NOT_IN_RUN'
   | 'FLUX_RECORD_FAILED'
+  | 'FLUX_JUDGE_MISS'
+  | 'FLUX_JUDGE_FAILED'
+  | 'FLUX_JUDGE_ERROR'
 
 export interface MessageParts {
   /** What failed, as "<verb> <thing>": `record scenario "weather"`. */

@@ -15,6 +15,19 @@ export type { RedactorConfig } from './cassette/redact.js'
 export { FluxError, isFluxError, type FluxErrorCode } from './errors.js'
 export type { GoldenSwitch, Mode, UpdateState } from './golden/update-mode.js'
 export {
+  Rubric,
+  type FnRubricOptions,
+  type JudgeApi,
+  type JudgeEntry,
+  type JudgeFn,
+  type JudgeModelId,
+  type JudgePrompt,
+  type JudgeReply,
+  type ModelRubricOptions,
+  type RubricOptions,
+  type Verdict,
+} from './judge/index.js'
+export {
   costBreakdown,
   costOf,
   priceFor,
@@ -30,4 +43,13 @@ export { configure } from './scenario/configure.js'
 export type { FluxOptions } from './scenario/options.js'
 export { Outcome, type ModelCall, type TraceSnapshot, type TrajectoryCall, type UsageSummary } from './scenario/outcome.js'
 export { Scenario, scenario, type Lab, type ScenarioOptions } from './scenario/scenario.js'
+export { CheckReport } from './scenario/check.js'
+export { Counterfactual, type FirstDivergence, type ForkInfo } from './scenario/counterfactual.js'
+export type { Fault, HttpFault, ModelFault, ToolFault } from './scenario/faults.js'
+export type { AppliedChange, Halt, OffTape, ToolMatcher, ToolPolicy, WhatIfSpec } from './scenario/intervention.js'
+export type { LiveMiss } from './scenario/session.js'
+export type { StepRef } from './scenario/steps.js'
+export { SweepReport, whatIfOver, type SweepOptions, type SweepRow } from './scenario/sweep.js'
+export type { DiffRow } from './scenario/trace-diff.js'
+export { WhatIf } from './scenario/what-if.js'
 export { VERSION } from './version.js'

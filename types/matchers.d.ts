@@ -33,7 +33,21 @@ export interface FluxCallOptions {
   mode?: FluxCallMode
 }
 
+/** A judge rubric from 'fluxlab': `Rubric.model('<provider>/<model>')` or `Rubric.fn(judge)`. There is no default judge model. */
+export interface FluxRubric {
+  readonly kind: 'model' | 'fn'
+  /** The judge: `anthropic/claude-haiku-4-5`, or `fn:<name>`. */
+  readonly model: string
+}
+
 export interface FluxMatchers<R = unknown> {
+  /**
+   * Async, so `await` it. Passes when the judge grades the final text PASS on `criterion`, from the scenario's judge.jsonl;
+   * a verdict not there rejects with FLUX_JUDGE_MISS (record it with FLUX_GOLDEN=judge), never a live call.
+   * @example
+   * await expect(out).toPassJudge('the answer cites the refund policy', Rubric.model('anthropic/claude-haiku-4-5'))
+   */
+  toPassJudge(criterion: string, rubric: FluxRubric): Promise<R>
   /**
    * Passes when the trajectory's tool-call names (`outcome.calls`, requested or executed, in order) match `names`.
    * @example
@@ -68,6 +82,18 @@ export interface FluxMatchers<R = unknown> {
    * expect(out).toBeHermetic()
    */
   toBeHermetic(): R
+  /**
+   * Passes when the counterfactual (`await s.injectAt(…).run(agent)`) first differs from its recording at `step` (as numbered in trace.snap).
+   * @example
+   * expect(cf).toDivergeAt(4)
+   */
+  toDivergeAt(step: number | string): R
+  /**
+   * Passes when a call of `name` (requested or run on the tool channel) happens after the counterfactual's fault.
+   * @example
+   * expect(cf).toBeCompensatedWith('notify.send')
+   */
+  toBeCompensatedWith(name: string): R
   /** Passes when the recorded run's model calls, at list prices, cost strictly less than `usd`; a model with no known price throws. */
   toCostUnder(usd: number, options?: FluxCostUnderOptions): R
   /** Passes when the run did not leave the tape (no failure-level divergence; with `strict`, no drift either). */

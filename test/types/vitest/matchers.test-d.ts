@@ -1,7 +1,7 @@
 import type {} from 'fluxlab/vitest'
 // Type test: a vitest-only project (no jest types) sees fluxlab's matchers.
 import { expect, test } from 'vitest'
-import { scenario } from 'fluxlab'
+import { Rubric, scenario } from 'fluxlab'
 
 test('types', async () => {
   const s = await scenario('types')
@@ -21,6 +21,17 @@ test('types', async () => {
   expect(out).toMatchTraceSnapshot()
   expect(out).toBeHermetic()
   await expect(Promise.resolve(out)).resolves.toNeverCall('write')
+  await expect(out).toPassJudge('the answer cites the refund policy', Rubric.model('anthropic/claude-haiku-4-5'))
+  // @ts-expect-error a rubric is required: there is no default judge model
+  await expect(out).toPassJudge('x')
+  // @ts-expect-error a rubric is a Rubric, not a model id string
+  await expect(out).toPassJudge('x', 'anthropic/claude-haiku-4-5')
+  const cf = await s.injectAt(3, { error: 'disk full' }).run(async () => 'hi')
+  expect(cf).toDivergeAt('model#2')
+  expect(cf).toBeCompensatedWith('notify.send')
+  expect(cf).toBeHermetic()
+  // @ts-expect-error a tool name is a string
+  expect(cf).toBeCompensatedWith(/notify/)
   // @ts-expect-error mode must be one of strict | unordered | subset | superset
   expect(out).toCall(['read'], { mode: 'loose' })
   // @ts-expect-error the budget is a number of dollars
