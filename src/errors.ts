@@ -18,6 +18,7 @@ export type FluxErrorCode =
   | 'FLUX_NOT_IN_RUN'
   | 'FLUX_RECORD_FAILED'
   | 'FLUX_JUDGE_MISS'
+  | 'FLUX_UNFINISHED_RUN'
   | 'FLUX_JUDGE_FAILED'
   | 'FLUX_JUDGE_ERROR'
 

@@ -12,6 +12,8 @@ export { FORMAT_VERSION } from './cassette/cell.js'
 export type { Divergence, DivergenceCode, Severity } from './cassette/divergence.js'
 export { readFixture } from './cassette/fixture.js'
 export type { RedactorConfig } from './cassette/redact.js'
+export { durable, type DurableOptions, type DurableResult, type ResurrectReport } from './durable/durable.js'
+export { listJournals } from './durable/journal.js'
 export { FluxError, isFluxError, type FluxErrorCode } from './errors.js'
 export type { GoldenSwitch, Mode, UpdateState } from './golden/update-mode.js'
 export {

@@ -32,6 +32,19 @@ export interface SessionConfig {
   live: (request: Request) => Promise<Response>
   /** A counterfactual's changes, or `check`'s rules; absent for a plain record or replay. */
   intervention?: Intervention
+  /** `durable()`: serve an earlier run's journaled results first, and journal every live result before the agent sees it. */
+  journal?: JournalHooks
+}
+
+/**
+ * What `durable()` plugs into a recording session (SPEC §9). `intent` is called before a live
+ * operation starts and `cell` after it finished, before its result is handed to the agent; both
+ * write and flush to disk before returning.
+ */
+export interface JournalHooks {
+  prefix: { model: readonly ModelCell[]; tools: readonly ToolCell[] }
+  intent(entry: { kind: 'intent'; seq: number; step: string; key: string }): void
+  cell(entry: { kind: 'cell'; channel: 'model'; cell: ModelCell } | { kind: 'cell'; channel: 'tool'; cell: ToolCell }): void
 }
 
 /** One step as the run made it; `live` when it went to the real provider or tool. */
@@ -63,8 +76,17 @@ export class Session {
   private readonly pending = new Set<Promise<void>>()
   private readonly modelTape?: ModelTape
   private readonly toolTape?: ToolTape
+  private readonly journalModel?: ModelTape
+  private readonly journalTools?: ToolTape
+  /** `durable()`: operations answered from the journal, and run live, by this run. */
+  journalServed = 0
+  journalLive = 0
 
   constructor(readonly config: SessionConfig) {
+    if (config.journal) {
+      this.journalModel = new ModelTape(config.journal.prefix.model)
+      this.journalTools = new ToolTape(config.journal.prefix.tools)
+    }
     if (config.mode === 'replay') {
       if (!config.fixture) throw new Error('replay needs a fixture')
       // @note a fork stores the faults it injected as cells (so its trace shows them); they are the change, not the
@@ -193,7 +215,11 @@ export class Session {
     }
     const canonical = canonicalRequest(request.method, url, text, this.config)
     const key = requestKey(canonical)
-    if (this.config.mode === 'record') return this.recordModel(request, url, canonical, key, codec, seq, n)
+    if (this.config.mode === 'record') {
+      const journaled = this.fromJournalModel(canonical, key, step, seq)
+      if (journaled) return journaled
+      return this.recordModel(request, url, canonical, key, codec, seq, n)
+    }
     const fault = iv?.modelFault(key)
     if (iv && fault) {
       const call = { family: codec.family, url: this.config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model }
@@ -262,6 +288,7 @@ export class Session {
     const step = `model#${n}`
     const start = performance.now()
     const t0 = Date.now()
+    this.config.journal?.intent({ kind: 'intent', seq, step, key })
     const res = await this.live(request, step)
     this.modelLive++
     const [mine, theirs] = res.body ? res.body.tee() : [null, null]
@@ -288,8 +315,11 @@ export class Session {
         ...(response.truncated ? { originalBytes: response.originalBytes } : {}),
       }
       this.steps.push({ seq, channel: 'model', cell: stripUndefined(cell), live: true })
+      this.journalCell({ kind: 'cell', channel: 'model', cell })
     })
     this.track(done)
+    // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in the tee meanwhile).
+    if (this.config.journal) await done
     return new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
   }
 
@@ -303,7 +333,14 @@ export class Session {
     const n = ++this.toolCount
     const args = this.config.redactor.json(toJsonValue(call.args))
     const key = `sha256:${createHash('sha256').update(stableStringify({ name: call.name, args })).digest('hex')}`
-    if (this.config.mode === 'record') return this.recordToolFn(call, run, { seq, n, key, args })
+    if (this.config.mode === 'record') {
+      const journaled = this.fromJournalTool({ kind: 'fn', name: call.name, key, callId: call.callId, args }, `tool#${n} ${call.name}`, seq)
+      if (journaled) {
+        if (journaled.error) throw restoreError(journaled.error)
+        return journaled.output
+      }
+      return this.recordToolFn(call, run, { seq, n, key, args })
+    }
     const iv = this.config.intervention
     const step = `tool#${n} ${call.name}`
     if (iv) {
@@ -339,6 +376,7 @@ export class Session {
     const { seq, n, key, args } = at
     const t0 = performance.now()
     const cell: ToolCell = { seq, step: `tool#${n}`, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key, args, durationMs: 0, truncated: false }
+    this.config.journal?.intent({ kind: 'intent', seq, step: `tool#${n} ${call.name}`, key })
     try {
       const output = await run()
       cell.output = this.config.redactor.json(toJsonValue(output))
@@ -349,6 +387,7 @@ export class Session {
     } finally {
       cell.durationMs = Math.round(performance.now() - t0)
       this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell), live: true })
+      this.journalCell({ kind: 'cell', channel: 'tool', cell })
     }
   }
 
@@ -371,7 +410,11 @@ export class Session {
     if (body !== null) args.body = body
     const key = `sha256:${createHash('sha256').update(stableStringify({ name, args })).digest('hex')}`
     const n = ++this.toolCount
-    if (this.config.mode === 'record') return this.recordToolHttp(request, url, { name, args, key, seq, n })
+    if (this.config.mode === 'record') {
+      const journaled = this.fromJournalTool({ kind: 'http', name, key, args }, `tool#${n} ${name}`, seq)
+      if (journaled) return journaled.response ? replayResponse(journaled.response, { transportError: journaled.transportError }) : Response.error()
+      return this.recordToolHttp(request, url, { name, args, key, seq, n })
+    }
     const iv = this.config.intervention
     const step = `tool#${n} ${name}`
     if (iv) {
@@ -404,9 +447,10 @@ export class Session {
     const step = `tool#${n}`
     const start = performance.now()
     const t0 = Date.now()
+    this.config.journal?.intent({ kind: 'intent', seq, step: `${step} ${name}`, key })
     const res = await this.live(request, `${step} ${name}`)
     const [mine, theirs] = res.body ? res.body.tee() : [null, null]
-    this.track(
+    const done = (
       captureChunks(mine, start).then(({ chunks, transportError }) => {
         const response = this.storeResponse(res, chunks)
         const cell: ToolCell = {
@@ -419,9 +463,62 @@ export class Session {
           ...(response.truncated ? { originalBytes: response.originalBytes } : {}),
         }
         this.steps.push({ seq, channel: 'tool', cell: stripUndefined(cell), live: true })
-      }),
+        this.journalCell({ kind: 'cell', channel: 'tool', cell })
+      })
     )
+    this.track(done)
+    if (this.config.journal) await done
     return new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
+  }
+
+  /**
+   * durable(): answer a model request from the earlier run's journal. Exact key only; a request that
+   * differs while journaled results remain is a loud divergence (the code changed between crash and resume).
+   */
+  private fromJournalModel(req: CanonicalRequest, key: string, step: string, seq: number): Response | undefined {
+    const tape = this.journalModel
+    if (!tape || tape.unused().length === 0) return undefined
+    const take = tape.take(req, key, { exactOnly: true })
+    if (take.kind !== 'hit') throw this.journalDivergence(step, take.kind === 'miss' ? take.closest?.step : undefined, take.diff)
+    this.journalServed++
+    this.steps.push({ seq, channel: 'model', cell: take.cell })
+    return replayResponse(take.cell.response, { transportError: take.cell.transportError })
+  }
+
+  private fromJournalTool(call: { kind: 'http' | 'fn'; name: string; key: string; callId?: string; args: unknown }, step: string, seq: number): ToolCell | undefined {
+    const tape = this.journalTools
+    if (!tape || tape.unused().length === 0) return undefined
+    const take = tape.take(call)
+    if (take.kind !== 'hit') {
+      // @note a call the journal never saw (new call id, or a tool with no journaled result) is the crash tail: it runs
+      // live. One the journal explains differently (same id, or same tool without ids, other arguments) is a divergence.
+      const known = tape.unused().some((c) => c.kind === call.kind && (call.callId ? c.callId === call.callId : c.name === call.name))
+      if (!known) return undefined
+      throw this.journalDivergence(step, take.closest?.step, take.diff)
+    }
+    this.journalServed++
+    this.steps.push({ seq, channel: 'tool', cell: take.cell })
+    return take.cell
+  }
+
+  private journalDivergence(step: string, closest: string | undefined, diff: JsonDiffRow[] | undefined): FluxError {
+    return new FluxError('FLUX_DIVERGED', {
+      failed: `resume durable run "${this.name}" at ${step}`,
+      reason: `the agent now sends a request the journal did not record${closest ? ` (journaled ${closest} differs)` : ''}: the code changed between the crash and the resume, and resuming will not improvise`,
+      fix: `Resume with the code that started the run, or discard the run by deleting ${this.config.dir}.`,
+      details: diff?.length ? renderDiff(diff) : undefined,
+    })
+  }
+
+  private journalCell(entry: Parameters<JournalHooks['cell']>[0]): void {
+    if (!this.config.journal) return
+    this.journalLive++
+    this.config.journal.cell(entry)
+  }
+
+  /** durable(): journaled results the resumed run never asked for. */
+  journalUnused(): string[] {
+    return [...(this.journalModel?.unused() ?? []), ...(this.journalTools?.unused() ?? [])].sort((a, b) => a.seq - b.seq).map((c) => c.step)
   }
 
   private async live(request: Request, step: string): Promise<Response> {
