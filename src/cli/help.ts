@@ -19,6 +19,7 @@ Commands:
   show <name> [--html F]    the recorded trace as a tree, or a self-contained HTML timeline
   diff <a> <b>              step-aligned diff of two fixtures' traces
   scan [paths…]             secret scan (pre-commit): file:line:rule, never the secret
+  sessions --store DIR      list durable() journals, marking unfinished runs (never resumes them)
 
 Examples:
   npx fluxlab test
@@ -138,4 +139,19 @@ Examples:
 
 Rules turned off with redact.disable in fluxlab.config.mjs are skipped.
 Exit codes: 0 nothing found · 1 a secret was found · 3 a path does not exist`,
+  sessions: `Usage: fluxlab sessions --store DIR [--json]
+
+Lists the durable() journals under DIR (or DIR itself when it is one), marking unfinished runs:
+the ones the next durable() call on that directory resumes. Listing only reads; it never
+resumes, repairs or removes anything.
+
+Options:
+  --store DIR       the directory durable() journals into (required)
+  --json            machine-readable (schema fluxlab.sessions/v1)
+
+Examples:
+  npx fluxlab sessions --store ./state
+  npx fluxlab sessions --store ./state --json
+
+Exit codes: 0 listed · 64 no --store`,
 }

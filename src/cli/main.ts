@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   show: async () => (await import('./commands/show.js')).showCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   scan: async () => (await import('./commands/scan.js')).scanCommand,
+  sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
 }
 
 /**

@@ -97,7 +97,8 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
     await session.settled()
   } catch (e) {
     journal.close()
-    throw e
+    // @note a journal divergence is answered off-tape, which the agent sees as a provider error: report the cause.
+    throw session.fatal ?? e
   } finally {
     release()
   }
