@@ -89,7 +89,10 @@ describe.each(['openai', 'anthropic', 'ai-sdk'] as const)('%s client', (sdk) => 
     expect(cf.trace()).toContain('transport error: ConnectionReset: the connection dropped before a response (injected by fluxlab)')
   })
 
-  test.runIf(sdk !== 'ai-sdk')('retries a connection reset and recovers from the tape', async () => {
+  // @note the AI SDK's streamText does not retry a dropped connection or a client timeout (its abort ends the
+  // stream quietly), so recovery is a property of the OpenAI and Anthropic clients only; the AI SDK's error
+  // errors are asserted in the reset test above and in the generateText timeout test below.
+  if (sdk !== 'ai-sdk') test('retries a connection reset and recovers from the tape', async () => {
     const { s, url } = await recordSdk(sdk)
     const cf = await s.injectAt('model#2', { reset: true }).run(agent(url, { maxRetries: 1 }))
 
@@ -99,7 +102,7 @@ describe.each(['openai', 'anthropic', 'ai-sdk'] as const)('%s client', (sdk) => 
     expect(cf.modelCalls.map((c) => c.status)).toEqual([200, 0, 200])
   })
 
-  test.runIf(sdk !== 'ai-sdk')('times out while the response hangs, then retries from the tape', async () => {
+  if (sdk !== 'ai-sdk') test('times out while the response hangs, then retries from the tape', async () => {
     const { s, url } = await recordSdk(sdk)
     const timedOut = await s.injectAt('model#2', { timeout: true }).run(agent(url, { maxRetries: 0, timeout: 200 }))
     if (sdk === 'openai') expect(timedOut.error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError)
