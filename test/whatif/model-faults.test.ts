@@ -90,7 +90,7 @@ describe.each(['openai', 'anthropic', 'ai-sdk'] as const)('%s client', (sdk) => 
   })
 
   // @note the AI SDK's streamText does not retry a dropped connection or a client timeout (its abort ends the
-  // stream quietly), so recovery is a property of the OpenAI and Anthropic clients only; the AI SDK's error
+  // stream quietly), so recovery is a property of the OpenAI and Anthropic clients only; the AI SDK's
   // errors are asserted in the reset test above and in the generateText timeout test below.
   if (sdk !== 'ai-sdk') test('retries a connection reset and recovers from the tape', async () => {
     const { s, url } = await recordSdk(sdk)
