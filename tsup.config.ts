@@ -13,6 +13,8 @@ export default defineConfig({
     // into the programs it records or replays (NODE_OPTIONS=--import, so ESM).
     cli: 'src/cli/index.ts',
     preload: 'src/cli/preload.ts',
+    // The child process of a crash-cut test (Scenario.crashAt / crashMatrix).
+    'durable-child': 'src/durable/child.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

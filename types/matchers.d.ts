@@ -94,6 +94,12 @@ export interface FluxMatchers<R = unknown> {
    * expect(cf).toBeCompensatedWith('notify.send')
    */
   toBeCompensatedWith(name: string): R
+  /**
+   * Passes when every boundary of a crash matrix resumed and nothing but the operation in flight at the kill ran twice.
+   * @example
+   * expect(await s.crashMatrix('./agent.mjs')).toResumeWithoutReexecution()
+   */
+  toResumeWithoutReexecution(): R
   /** Passes when the recorded run's model calls, at list prices, cost strictly less than `usd`; a model with no known price throws. */
   toCostUnder(usd: number, options?: FluxCostUnderOptions): R
   /** Passes when the run did not leave the tape (no failure-level divergence; with `strict`, no drift either). */

@@ -1,5 +1,6 @@
 import { basename } from 'node:path'
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
+import { readFixture } from '../cassette/fixture.js'
 import { createRedactor } from '../cassette/redact.js'
 import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
@@ -40,6 +41,11 @@ export interface DurableResult<R> {
 export interface DurableOptions extends FluxOptions {
   /** Resume an unfinished journal even when `FLUX_AUTO_RESURRECT=0`. */
   resume?: boolean
+  /**
+   * A scenario fixture directory that plays the outside world: live model and HTTP tool requests
+   * are answered from its recording instead of the network (crash-cut tests). In-process tools still run.
+   */
+  world?: string
 }
 
 /**
@@ -67,6 +73,7 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
   journal.begin(resume)
   const crash = crashPoint()
   const redactor = createRedactor(opts.redact)
+  const live = options.world ? worldFrom(options.world, opts, redactor) : liveFetch
   const session = new Session({
     name: basename(dir),
     dir,
@@ -75,8 +82,8 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
     ignore: opts.ignore ?? [],
     hosts: opts.hosts ?? {},
     maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
-    offline: readFlag('FLUX_OFFLINE'),
-    live: liveFetch,
+    offline: options.world ? false : readFlag('FLUX_OFFLINE'),
+    live,
     journal: {
       prefix: { model: prior.model, tools: prior.tools },
       intent: (entry: IntentEntry) => journal.append(entry),
@@ -118,6 +125,23 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
       }
     : undefined
   return { result, resurrected, outcome }
+}
+
+/** Answer "live" requests from a recorded scenario: the frozen world a crash-cut test resumes against. */
+function worldFrom(dir: string, opts: FluxOptions, redactor: ReturnType<typeof createRedactor>): (request: Request) => Promise<Response> {
+  const world = new Session({
+    name: basename(dir),
+    dir,
+    mode: 'replay',
+    fixture: readFixture(dir, { disable: opts.redact?.disable }),
+    redactor,
+    ignore: opts.ignore ?? [],
+    hosts: opts.hosts ?? {},
+    maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+    offline: true,
+    live: async () => Response.error(),
+  })
+  return (request) => world.handle(request)
 }
 
 function priorRun(entries: ReturnType<typeof Journal.open>['entries']): { model: ModelCell[]; tools: ToolCell[]; inFlight: string[] } {

@@ -16,6 +16,7 @@ import { toMatchTraceSnapshot } from './to-match-trace-snapshot.js'
 import { toNeverCall } from './to-never-call.js'
 import { toPassJudge } from './to-pass-judge.js'
 import { toReplayFaithfully } from './to-replay-faithfully.js'
+import { toResumeWithoutReexecution } from './to-resume-without-reexecution.js'
 
 export { toBeCompensatedWith } from './to-be-compensated-with.js'
 export { toBeHermetic } from './to-be-hermetic.js'
@@ -28,6 +29,7 @@ export { toMatchTraceSnapshot } from './to-match-trace-snapshot.js'
 export { toNeverCall } from './to-never-call.js'
 export { toPassJudge } from './to-pass-judge.js'
 export { toReplayFaithfully, type ReplayFaithfullyOptions } from './to-replay-faithfully.js'
+export { toResumeWithoutReexecution } from './to-resume-without-reexecution.js'
 export type { FluxMatcherContext, MatcherResult } from './utils/context.js'
 
-export const matchers = { toBeCompensatedWith, toBeHermetic, toCall, toCallWith, toCostUnder, toDivergeAt, toHaveTextContaining, toMatchTraceSnapshot, toNeverCall, toPassJudge, toReplayFaithfully }
+export const matchers = { toBeCompensatedWith, toBeHermetic, toCall, toCallWith, toCostUnder, toDivergeAt, toHaveTextContaining, toMatchTraceSnapshot, toNeverCall, toPassJudge, toReplayFaithfully, toResumeWithoutReexecution }

@@ -10,6 +10,7 @@ import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-tape.js'
 import type { Rubric } from '../judge/rubric.js'
+import { crashAt, crashMatrix, type AgentModule, type CrashReport, type CrashRow, type CrashWhen } from '../durable/crash.js'
 import { VERSION } from '../version.js'
 import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
 import { CheckReport, runCheck } from './check.js'
@@ -275,6 +276,34 @@ export class Scenario {
       redaction: this.redactor.marker,
       parent: () => this.fixture ?? (fixtureExists(this.dir) ? readFixture(this.dir, { disable: this.options.redact?.disable }) : undefined),
     }
+  }
+
+  /**
+   * Crash-cut test at one boundary: run the agent (a module: a function cannot cross into a child process)
+   * durably in a child process against this recording, SIGKILL it at `step`, resume it, and report what ran how often.
+   * @example
+   * const row = await s.crashAt('tool#1', { when: 'before-append', agent: './agent.mjs' })
+   */
+  crashAt(step: string, opts: { when: CrashWhen; agent: AgentModule }): Promise<CrashRow> {
+    return crashAt(this.requireFixture('crash-test'), step, opts.when, opts.agent)
+  }
+
+  /**
+   * `crashAt` at every step boundary of the recording, before and after each append.
+   * @example
+   * expect(await s.crashMatrix('./agent.mjs')).toResumeWithoutReexecution()
+   */
+  crashMatrix(agent: AgentModule): Promise<CrashReport> {
+    return crashMatrix(this.requireFixture('crash-test'), this.name, agent)
+  }
+
+  private requireFixture(verb: string): Fixture {
+    if (this.fixture) return this.fixture
+    throw new FluxError('FLUX_NO_RECORDING', {
+      failed: `${verb} scenario "${this.name}"`,
+      reason: `there is no fixture at ${rel(this.dir)} yet`,
+      fix: 'Record it first with `await s.run(agent)`, then run the crash test.',
+    })
   }
 
   /**

@@ -30,6 +30,7 @@ test('types', async () => {
   expect(cf).toDivergeAt('model#2')
   expect(cf).toBeCompensatedWith('notify.send')
   expect(cf).toBeHermetic()
+  expect(await s.crashMatrix('./agent.mjs')).toResumeWithoutReexecution()
   // @ts-expect-error a tool name is a string
   expect(cf).toBeCompensatedWith(/notify/)
   // @ts-expect-error mode must be one of strict | unordered | subset | superset
