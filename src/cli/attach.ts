@@ -14,7 +14,9 @@ import { writeFixture, writeTrace } from '../cassette/fixture.js'
 import { createRedactor } from '../cassette/redact.js'
 import { FluxError } from '../errors.js'
 import { renderTrace, type TraceStep } from '../golden/trace.js'
-import { DEFAULT_MAX_BYTES, type FluxOptions } from '../scenario/options.js'
+import { maxBytesFromEnv, type FluxOptions } from '../scenario/options.js'
+
+export { maxBytesFromEnv }
 import { Session } from '../scenario/session.js'
 import { VERSION } from '../version.js'
 
@@ -142,21 +144,4 @@ export function attachScenario(o: AttachOptions): Attached {
   }
 }
 
-/**
- * `FLUX_CASSETTE_MAX_BYTES`, checked like `scenario()` checks it.
- * @example
- * maxBytesFromEnv() // 1048576 when unset
- */
-export function maxBytesFromEnv(): number {
-  const raw = process.env.FLUX_CASSETTE_MAX_BYTES
-  if (raw === undefined || raw === '') return DEFAULT_MAX_BYTES
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n <= 0)
-    throw new FluxError('FLUX_BAD_CONFIG', {
-      failed: 'read FLUX_CASSETTE_MAX_BYTES',
-      reason: `"${raw}" is not a positive whole number of bytes`,
-      fix: 'Set it to a byte count, e.g. FLUX_CASSETTE_MAX_BYTES=4194304 (4 MiB), or unset it for 1 MiB.',
-    })
-  return n
-}
 

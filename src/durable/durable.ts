@@ -5,7 +5,7 @@ import { createRedactor } from '../cassette/redact.js'
 import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { DEFAULT_MAX_BYTES, type FluxOptions } from '../scenario/options.js'
+import { DEFAULT_MAX_BYTES, maxBytesFromEnv, type FluxOptions } from '../scenario/options.js'
 import { Outcome } from '../scenario/outcome.js'
 import { Session } from '../scenario/session.js'
 import { currentSession, state } from '../scenario/state.js'
@@ -81,7 +81,7 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
     redactor,
     ignore: opts.ignore ?? [],
     hosts: opts.hosts ?? {},
-    maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxBytes: opts.maxBytes ?? maxBytesFromEnv(),
     offline: options.world ? false : readFlag('FLUX_OFFLINE'),
     live,
     journal: {

@@ -1,3 +1,4 @@
+import { FluxError } from '../errors.js'
 import type { RedactorConfig } from '../cassette/redact.js'
 import type { PricingTable } from '../pricing/index.js'
 import type { ProviderFamily } from '../providers/types.js'
@@ -28,3 +29,21 @@ export interface FluxOptions {
 
 export const DEFAULT_DIR = 'tests/scenarios'
 export const DEFAULT_MAX_BYTES = 1024 * 1024
+
+/**
+ * `FLUX_CASSETTE_MAX_BYTES`, or 1 MiB; anything but a positive whole number is an error.
+ * @example
+ * maxBytesFromEnv() // 1048576 when unset
+ */
+export function maxBytesFromEnv(): number {
+  const raw = process.env.FLUX_CASSETTE_MAX_BYTES
+  if (raw === undefined || raw === '') return DEFAULT_MAX_BYTES
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n <= 0)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: 'read FLUX_CASSETTE_MAX_BYTES',
+      reason: `"${raw}" is not a positive whole number of bytes`,
+      fix: 'Set it to a byte count, e.g. FLUX_CASSETTE_MAX_BYTES=4194304 (4 MiB), or unset it for 1 MiB.',
+    })
+  return n
+}

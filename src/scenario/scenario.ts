@@ -12,7 +12,7 @@ import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-
 import type { Rubric } from '../judge/rubric.js'
 import { crashAt, crashMatrix, type AgentModule, type CrashReport, type CrashRow, type CrashWhen } from '../durable/crash.js'
 import { VERSION } from '../version.js'
-import { DEFAULT_DIR, DEFAULT_MAX_BYTES, type FluxOptions } from './options.js'
+import { DEFAULT_DIR, maxBytesFromEnv, type FluxOptions } from './options.js'
 import { CheckReport, runCheck } from './check.js'
 import type { Fault } from './faults.js'
 import type { Intervention, WhatIfSpec } from './intervention.js'
@@ -393,19 +393,6 @@ async function route(request: Request): Promise<Response | undefined> {
   const session = currentSession()
   if (!session) return undefined
   return session.handle(request)
-}
-
-function maxBytesFromEnv(): number {
-  const raw = process.env.FLUX_CASSETTE_MAX_BYTES
-  if (raw === undefined || raw === '') return DEFAULT_MAX_BYTES
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n <= 0)
-    throw new FluxError('FLUX_BAD_CONFIG', {
-      failed: 'read FLUX_CASSETTE_MAX_BYTES',
-      reason: `"${raw}" is not a positive whole number of bytes`,
-      fix: 'Set it to a byte count, e.g. FLUX_CASSETTE_MAX_BYTES=4194304 (4 MiB), or unset it for 1 MiB.',
-    })
-  return n
 }
 
 function checkName(name: string): void {
