@@ -22,5 +22,7 @@ export default defineConfig({
   target: 'node20',
   splitting: true,
   sourcemap: false,
+  // @note the CJS build (jest) must not contain `import.meta`: shims turn import.meta.url into the chunk's file URL.
+  shims: true,
   external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite'],
 })

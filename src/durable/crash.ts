@@ -38,8 +38,7 @@ export interface CrashReport {
 
 /** dist/durable-child.js, next to this code's chunk in dist/ (or built from src/ when running from source). */
 function childScript(): string {
-  // @note the CJS build has no import.meta.url; its __filename is the chunk in dist/, beside durable-child.js.
-  const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url)
+  const here = fileURLToPath(import.meta.url)
   return here.endsWith('.ts') ? join(dirname(here), '../../dist/durable-child.js') : join(dirname(here), 'durable-child.js')
 }
 
