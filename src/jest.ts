@@ -8,6 +8,7 @@
  * // or: setupFilesAfterEnv: ['fluxlab/jest']
  */
 import { toUpdateState, updateStateFromEnv } from './golden/update-mode.js'
+import { describeJudgeTapeReport, finishJudgeTapes } from './judge/index.js'
 import { matchers } from './matchers/index.js'
 import { state } from './scenario/state.js'
 import { finishTest, type TestContext } from './scenario/test-context.js'
@@ -26,7 +27,7 @@ interface JestExpect {
   }
 }
 type Hook = (fn: () => unknown) => void
-const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; afterEach?: Hook }
+const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; afterEach?: Hook; afterAll?: Hook }
 
 if (g.expect && g.beforeEach && g.afterEach) {
   const expect = g.expect
@@ -60,6 +61,10 @@ if (g.expect && g.beforeEach && g.afterEach) {
     // The run summary (fluxlab's jest reporter) reads these lines in the main process.
     if (ctx.sessions.length || ctx.opened.size) appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
     await finishTest(ctx)
+  })
+  // Judge verdicts no test of this file used: listed, never pruned (a setup file cannot tell whether the file passed).
+  g.afterAll?.(() => {
+    for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))
   })
 }
 

@@ -1,6 +1,7 @@
 // Registered by the `fluxlab()` vitest plugin: the only file that knows vitest's test lifecycle.
-import { aroundEach, expect, inject } from 'vitest'
+import { afterAll, aroundEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
+import { describeJudgeTapeReport, finishJudgeTapes } from '../judge/index.js'
 import { matchers } from '../matchers/index.js'
 import { configure } from '../scenario/configure.js'
 import { state } from '../scenario/state.js'
@@ -33,4 +34,13 @@ aroundEach(async (runTest, context) => {
       (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
   }
   await finishTest(ctx)
+})
+
+// Judge verdicts no test of this file used any more: reported, and pruned under FLUX_GOLDEN=judge|update only when
+// the whole file passed (a failed test may simply not have reached its judge).
+type SuiteLike = { result?: { state?: string }; tasks?: SuiteLike[] }
+const failed = (t: SuiteLike): boolean => t.result?.state === 'fail' || (t.tasks ?? []).some(failed)
+// @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use.
+afterAll(({}, suite?: SuiteLike) => {
+  for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
 })
