@@ -243,10 +243,7 @@ export class Session {
         closest: cell.step,
       })
     if (cell.truncated) {
-      this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
-      return offTapeResponse(
-        this.offTapeText(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`),
-      )
+      return this.refuseTruncated(cell)
     }
     this.steps.push({ seq, channel: 'model', cell })
     return replayResponse(cell.response, { timing: this.config.timing, transportError: cell.transportError })
@@ -432,8 +429,7 @@ export class Session {
     }
     const cell = take.cell
     if (cell.truncated) {
-      this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
-      return offTapeResponse(this.offTapeText(cell.step, `the recorded response is truncated. Re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`))
+      return this.refuseTruncated(cell)
     }
     this.steps.push({ seq, channel: 'tool', cell })
     // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
@@ -539,6 +535,13 @@ export class Session {
       truncated: capped.truncated,
       originalBytes: capped.originalBytes,
     }
+  }
+
+  /** SPEC §3 `truncated_cell`: a cell stored cut over the cap is never served as whole. */
+  private refuseTruncated(cell: { step: string; originalBytes?: number }): Response {
+    const rerecord = `FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`
+    this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: ${rerecord}`)
+    return offTapeResponse(this.offTapeText(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: ${rerecord}`))
   }
 
   private offTapeText(step: string, why: string): string {
