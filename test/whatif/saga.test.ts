@@ -12,13 +12,11 @@ import { matchers } from 'fluxlab/matchers'
 import OpenAI from 'openai'
 import { describe, expect, test, vi } from 'vitest'
 import { demoServices, refundAgent } from '../../examples/refund-agent/agent.js'
-import { toBeCompensatedWith } from '../../src/matchers/to-be-compensated-with.js'
-import { toDivergeAt } from '../../src/matchers/to-diverge-at.js'
 import { listFiles, readJsonl, useEngineSandbox } from '../engine/helpers.js'
 import { recordRefund, refund, REQUEST, supportModel } from './refund.js'
 
 useEngineSandbox()
-expect.extend({ ...matchers, toBeCompensatedWith, toDivergeAt })
+expect.extend(matchers)
 
 const DISK_FULL = { error: 'disk full' }
 

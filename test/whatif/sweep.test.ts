@@ -2,7 +2,7 @@
  * whatIfOver: one change across a corpus of recorded scenarios. One row per
  * scenario; a scenario that cannot run is an error row, never an abort.
  */
-import { whatIfOver } from '../../src/scenario/sweep.js'
+import { whatIfOver } from 'fluxlab'
 import { expect, test } from 'vitest'
 import { SYSTEM_PROMPT } from '../../examples/refund-agent/agent.js'
 import { tempDir, useEngineSandbox } from '../engine/helpers.js'

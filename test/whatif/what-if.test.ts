@@ -11,13 +11,12 @@ import { matchers } from 'fluxlab/matchers'
 import OpenAI from 'openai'
 import { describe, expect, test } from 'vitest'
 import { SYSTEM_PROMPT } from '../../examples/refund-agent/agent.js'
-import { toDivergeAt } from '../../src/matchers/to-diverge-at.js'
 import { openaiBaseURL } from '../support/index.js'
 import { serve, tempDir, track, useEngineSandbox } from '../engine/helpers.js'
 import { recordRefund, refund, supportModel } from './refund.js'
 
 useEngineSandbox()
-expect.extend({ ...matchers, toDivergeAt })
+expect.extend(matchers)
 
 /** A calculator service on 127.0.0.1 (a non-model host: an HTTP tool on the tape). */
 async function calculator(): Promise<{ url: string; hits: () => number }> {
