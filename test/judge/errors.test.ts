@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { judgeOnTape, Rubric, type JudgeOnTapeInput } from '../../src/judge/index.js'
+import { Rubric } from 'fluxlab'
+import { judgeOnTape, type JudgeOnTapeInput } from '../../src/judge/index.js'
 import { FAKE_KEYS, judgeServer, MODEL, rejection, tempDir, useFamily, useJudgeSandbox } from './helpers.js'
 import type { Family } from './judge-server.js'
 

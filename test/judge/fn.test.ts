@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { assertJudgeOnTape, judgeOnTape, Rubric, type JudgePrompt, type JudgeReply } from '../../src/judge/index.js'
+import { Rubric, type JudgePrompt, type JudgeReply } from 'fluxlab'
+import { assertJudgeOnTape, judgeOnTape } from '../../src/judge/index.js'
 import { rejection, tempDir, useJudgeSandbox } from './helpers.js'
 
 useJudgeSandbox()

@@ -1,5 +1,5 @@
 /**
- * toPassJudge under jest: bundles the matcher from src/ (esbuild, CommonJS) and runs
+ * toPassJudge under jest: bundles the matcher from src/ by its package name (esbuild, CommonJS) and runs
  * jest/to-pass-judge.test.cjs in a jest 30 child process, with jest's own `expect`.
  */
 import { spawn } from 'node:child_process'
@@ -30,13 +30,15 @@ it('runs toPassJudge under jest 30 and every test passes', async () => {
   await build({
     stdin: {
       contents: [
-        "export { toPassJudge } from './src/matchers/to-pass-judge.ts'",
-        "export { Rubric, judgeOnTape } from './src/judge/index.ts'",
-        "export { Outcome } from './src/scenario/outcome.ts'",
+        "export { toPassJudge } from 'fluxlab/matchers'",
+        "export { Outcome, Rubric } from 'fluxlab'",
+        "export { judgeOnTape } from './src/judge/index.ts'",
       ].join('\n'),
       resolveDir: REPO,
       loader: 'ts',
     },
+    // The package names resolve to src/, as in vitest.config.ts: no build needed.
+    alias: { 'fluxlab/matchers': './src/matchers/index.ts', fluxlab: './src/index.ts' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
