@@ -21,6 +21,7 @@ export type FluxErrorCode =
   | 'FLUX_UNFINISHED_RUN'
   | 'FLUX_JUDGE_FAILED'
   | 'FLUX_JUDGE_ERROR'
+  | 'FLUX_INTERNAL'
 
 export interface MessageParts {
   /** What failed, as "<verb> <thing>": `record scenario "weather"`. */

@@ -10,8 +10,8 @@
 import { toUpdateState, updateStateFromEnv } from './golden/update-mode.js'
 import { describeJudgeTapeReport, finishJudgeTapes } from './judge/index.js'
 import { matchers } from './matchers/index.js'
-import { state } from './scenario/state.js'
-import { finishTest, type TestContext } from './scenario/test-context.js'
+import { state } from './context/state.js'
+import { finishTest, type TestContext } from './context/test-context.js'
 import { appendFacts, collectFacts } from './reporter/facts.js'
 
 interface JestExpect {
@@ -49,7 +49,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
       testFile: st.testPath ?? '',
       rootDir: process.cwd(),
       updateState: toUpdateState(st.snapshotState?._updateSnapshot) ?? updateStateFromEnv(),
-      sessions: [],
+      runs: [],
       opened: new Set(),
     }
     state.currentTest = ctx
@@ -59,7 +59,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
     state.currentTest = undefined
     if (!ctx) return
     // The run summary (fluxlab's jest reporter) reads these lines in the main process.
-    if (ctx.sessions.length || ctx.opened.size) appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
+    if (ctx.runs.length || ctx.opened.size) appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
     await finishTest(ctx)
   })
   // Judge verdicts no test of this file used: listed, never pruned (a setup file cannot tell whether the file passed).

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import { FluxlabVitestReporter } from './reporter/vitest-reporter.js'
-import type { FluxOptions } from './scenario/options.js'
+import type { FluxOptions } from './context/options.js'
 
 /** `fluxlab()` options: the scenario options, plus the run summary switch. */
 export interface FluxPluginOptions extends FluxOptions {
@@ -65,6 +65,6 @@ interface ProjectLike {
   provide: (key: string, value: unknown) => void
 }
 
-export type { FluxOptions } from './scenario/options.js'
+export type { FluxOptions } from './context/options.js'
 export { FluxlabVitestReporter, type VitestReporterOptions } from './reporter/vitest-reporter.js'
 export default fluxlab

@@ -63,6 +63,32 @@ export function requestKey(req: CanonicalRequest): string {
   return `sha256:${createHash('sha256').update(stableStringify(req)).digest('hex')}`
 }
 
+/**
+ * The key of a tool call: SHA-256 of its name and its redacted, JSON-safe args.
+ * @example
+ * toolKey('read', { path: 'a.txt' }) // 'sha256:…'
+ */
+export function toolKey(name: string, args: unknown): string {
+  return `sha256:${createHash('sha256').update(stableStringify({ name, args })).digest('hex')}`
+}
+
+/**
+ * An HTTP request to a host that is not a model provider, as a tool call: named
+ * `<METHOD> <host><path>`, with the redacted sorted query and the canonical body as args.
+ * @example
+ * httpToolCall('GET', new URL('http://127.0.0.1:9/weather?city=Paris'), '', { redactor })
+ * // { name: 'GET 127.0.0.1:9/weather', args: { query: { city: 'Paris' } }, key: 'sha256:…' }
+ */
+export function httpToolCall(method: string, url: URL, bodyText: string, opts: CanonicalOptions): { name: string; args: Record<string, unknown>; key: string } {
+  const name = `${method} ${url.host}${url.pathname}`
+  const query = [...new URL(opts.redactor.url(url.href)).searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
+  const args: Record<string, unknown> = {}
+  if (query.length) args.query = Object.fromEntries(query)
+  const body = canonicalBody(bodyText, opts)
+  if (body !== null) args.body = body
+  return { name, args, key: toolKey(name, args) }
+}
+
 function sortedQuery(url: URL): string {
   const entries = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   if (entries.length === 0) return ''

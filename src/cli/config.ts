@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { DEFAULT_DIR, type FluxOptions } from '../scenario/options.js'
+import { DEFAULT_DIR, type FluxOptions } from '../context/options.js'
 import { CliError, EXIT } from './errors.js'
 
 /** Looked up in the working directory when `--config` is not given, in this order. */

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
 import { diffLinesUnified } from 'jest-diff'
-import { requestKey } from '../cassette/canonical.js'
+import { requestKey, toolKey } from '../cassette/canonical.js'
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { FILES, readFixture, writeTrace } from '../cassette/fixture.js'
 import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
@@ -216,8 +214,7 @@ function checkModelCell(cell: ModelCell, file: string, line: number | undefined,
 
 function checkToolCell(cell: ToolCell, file: string, line: number | undefined, problems: Problem[]): void {
   const step = cell.step ?? `seq ${cell.seq}`
-  // @note the same derivation as the session's (name + redacted, JSON-safe args).
-  const key = `sha256:${createHash('sha256').update(stableStringify({ name: cell.name, args: cell.args })).digest('hex')}`
+  const key = toolKey(cell.name, cell.args)
   if (key !== cell.key)
     problems.push({
       code: 'key_mismatch',

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import type { Fixture } from '../cassette/cell.js'
 import { FluxError } from '../errors.js'
 import { Journal } from './journal.js'
-import type { ResurrectReport } from './durable.js'
+import type { ResurrectReport } from './journal.js'
 
 /** Where the agent of a crash-cut test lives: a function cannot cross into a child process, its module can. */
 export type AgentModule = string | URL | { module: string | URL; export?: string }

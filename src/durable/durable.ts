@@ -1,35 +1,16 @@
 import { basename } from 'node:path'
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
 import { readFixture } from '../cassette/fixture.js'
-import { createRedactor } from '../cassette/redact.js'
+import { DEFAULT_MAX_BYTES, type FluxOptions } from '../context/options.js'
+import { state } from '../context/state.js'
 import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
-import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { DEFAULT_MAX_BYTES, maxBytesFromEnv, type FluxOptions } from '../scenario/options.js'
+import type { Agent } from '../scenario/lab.js'
 import { Outcome } from '../scenario/outcome.js'
-import { Session } from '../scenario/session.js'
-import { currentSession, state } from '../scenario/state.js'
-import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
-import type { Lab } from '../scenario/scenario.js'
-import { Journal, type CellEntry, type IntentEntry } from './journal.js'
+import { Run, runSettings, type RunSettings } from '../scenario/run.js'
+import { Journal, type CellEntry, type IntentEntry, type ResurrectReport } from './journal.js'
 
-/** What a resumed run did: never silent (SPEC §9). */
-export interface ResurrectReport {
-  /** Operations answered from the journal: no model call, no tool re-run. */
-  servedFromJournal: number
-  /** Operations the resumed run performed live. */
-  ranLive: number
-  /**
-   * Operations that had started (their intent was journaled) but whose result
-   * was not appended before the crash: they ran again on resume, so their side
-   * effects may have happened twice (at-least-once).
-   */
-  inFlight: string[]
-  /** Journaled results the resumed run never asked for (the agent took another path after a point the journal cannot anchor). */
-  unanchored: string[]
-  /** The journal's last line was cut mid-write by the crash and was ignored. */
-  tornTail: boolean
-}
+export type { ResurrectReport } from './journal.js'
 
 export interface DurableResult<R> {
   result: R
@@ -58,7 +39,7 @@ export interface DurableOptions extends FluxOptions {
  * const { result, resurrected } = await durable('./state/run-42', (lab) => runAgent(task, { tools: lab.tools(tools) }))
  * if (resurrected) console.log(`resumed: ${resurrected.servedFromJournal} from journal, at-least-once: ${resurrected.inFlight.join(', ')}`)
  */
-export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R>, options: DurableOptions = {}): Promise<DurableResult<Awaited<R>>> {
+export async function durable<R>(dir: string, agent: Agent<R>, options: DurableOptions = {}): Promise<DurableResult<Awaited<R>>> {
   const opts = { ...state.options, ...options }
   const journal = Journal.open(dir)
   const resume = journal.unfinished
@@ -72,18 +53,13 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
   const tornTail = journal.tornTail
   journal.begin(resume)
   const crash = crashPoint()
-  const redactor = createRedactor(opts.redact)
-  const live = options.world ? worldFrom(options.world, opts, redactor) : liveFetch
-  const session = new Session({
+  const settings = runSettings(opts, options.world ? false : readFlag('FLUX_OFFLINE'))
+  const run = new Run({
     name: basename(dir),
     dir,
     mode: 'record',
-    redactor,
-    ignore: opts.ignore ?? [],
-    hosts: opts.hosts ?? {},
-    maxBytes: opts.maxBytes ?? maxBytesFromEnv(),
-    offline: options.world ? false : readFlag('FLUX_OFFLINE'),
-    live,
+    settings,
+    live: options.world ? worldFrom(options.world, opts, settings) : undefined,
     journal: {
       prefix: { model: prior.model, tools: prior.tools },
       intent: (entry: IntentEntry) => journal.append(entry),
@@ -95,50 +71,34 @@ export async function durable<R>(dir: string, agent: (lab: Lab) => R | Promise<R
       },
     },
   })
-  const release = acquireInterception(async (request) => currentSession()?.handle(request))
-  const invoke: ToolInvoker = (call, run) => session.callTool(call, run)
-  const lab: Lab = { scenario: basename(dir), mode: 'record', tools: (t) => wrapTools(t, invoke), tool: (n, t) => wrapTool(n, t, invoke) } as Lab
-  let result: Awaited<R>
-  try {
-    result = await state.sessions.run(session, async () => await agent(lab))
-    await session.settled()
-  } catch (e) {
+  const { result, failure } = await run.drive(agent)
+  if (failure || run.fatal) {
     journal.close()
     // @note a journal divergence is answered off-tape, which the agent sees as a provider error: report the cause.
-    throw session.fatal ?? e
-  } finally {
-    release()
-  }
-  if (session.fatal) {
-    journal.close()
-    throw session.fatal
+    throw run.fatal ?? failure!.error
   }
   journal.complete()
-  const outcome = new Outcome(basename(dir), 'record', result, session.orderedSteps(), session.divergences, session.modelLive, () => {}, undefined, opts.pricing)
+  const outcome = new Outcome({ scenario: basename(dir), mode: 'record', result: result as Awaited<R>, steps: run.orderedSteps(), divergences: run.divergences, modelLive: run.modelLive, pricing: opts.pricing })
   const resurrected: ResurrectReport | undefined = resume
     ? {
-        servedFromJournal: session.journalServed,
-        ranLive: session.journalLive,
+        servedFromJournal: run.log.journalServed,
+        ranLive: run.log.journalLive,
         inFlight: prior.inFlight,
-        unanchored: session.journalUnused(),
+        unanchored: run.journalUnused(),
         tornTail,
       }
     : undefined
-  return { result, resurrected, outcome }
+  return { result: result as Awaited<R>, resurrected, outcome }
 }
 
 /** Answer "live" requests from a recorded scenario: the frozen world a crash-cut test resumes against. */
-function worldFrom(dir: string, opts: FluxOptions, redactor: ReturnType<typeof createRedactor>): (request: Request) => Promise<Response> {
-  const world = new Session({
+function worldFrom(dir: string, opts: FluxOptions, settings: RunSettings): (request: Request) => Promise<Response> {
+  const world = new Run({
     name: basename(dir),
     dir,
     mode: 'replay',
     fixture: readFixture(dir, { disable: opts.redact?.disable }),
-    redactor,
-    ignore: opts.ignore ?? [],
-    hosts: opts.hosts ?? {},
-    maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
-    offline: true,
+    settings: { ...settings, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES, timing: undefined, offline: true },
     live: async () => Response.error(),
   })
   return (request) => world.handle(request)

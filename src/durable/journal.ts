@@ -25,6 +25,24 @@ export type CellEntry = { kind: 'cell'; channel: 'model'; cell: ModelCell } | { 
 
 export type JournalEntry = IntentEntry | CellEntry
 
+/** What a resumed run did: never silent (SPEC §9). */
+export interface ResurrectReport {
+  /** Operations answered from the journal: no model call, no tool re-run. */
+  servedFromJournal: number
+  /** Operations the resumed run performed live. */
+  ranLive: number
+  /**
+   * Operations that had started (their intent was journaled) but whose result
+   * was not appended before the crash: they ran again on resume, so their side
+   * effects may have happened twice (at-least-once).
+   */
+  inFlight: string[]
+  /** Journaled results the resumed run never asked for (the agent took another path after a point the journal cannot anchor). */
+  unanchored: string[]
+  /** The journal's last line was cut mid-write by the crash and was ignored. */
+  tornTail: boolean
+}
+
 export interface JournalMeta {
   formatVersion: number
   fluxlabVersion: string

@@ -54,7 +54,7 @@ function tool(name: string, callId: string, args: unknown, output: unknown): Tra
 
 function outcome(steps: TraceStep[]): Outcome {
   seq = 0
-  return new Outcome('weather', 'replay', undefined, steps, [], 0, () => {})
+  return new Outcome({ scenario: 'weather', mode: 'replay', result: undefined, steps })
 }
 
 /**

@@ -28,7 +28,7 @@ const TEXT = 'The capital of the UK is London; the capital of France is Paris (p
 
 function outcomeIn(fixtureDir: string | undefined, steps: TraceStep[]): Outcome {
   const numbered = testOutcome({ steps }) // numbers the cells the way a run does
-  return new Outcome(numbered.scenario, 'replay', undefined, steps, [], 0, () => {}, fixtureDir ? { file: join(fixtureDir, 'trace.snap'), status: 'matched' } : undefined)
+  return new Outcome({ scenario: numbered.scenario, mode: 'replay', result: undefined, steps, traceSnapshot: fixtureDir ? { file: join(fixtureDir, 'trace.snap'), status: 'matched' } : undefined })
 }
 const capitals = () => [
   model({ toolCalls: [{ name: 'get_capital', id: 'call_uk000001', args: { country: 'UK' } }] }),

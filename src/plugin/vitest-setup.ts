@@ -3,9 +3,9 @@ import { afterAll, aroundEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
 import { describeJudgeTapeReport, finishJudgeTapes } from '../judge/index.js'
 import { matchers } from '../matchers/index.js'
-import { configure } from '../scenario/configure.js'
-import { state } from '../scenario/state.js'
-import { finishTest, type TestContext } from '../scenario/test-context.js'
+import { configure } from '../context/configure.js'
+import { state } from '../context/state.js'
+import { finishTest, type TestContext } from '../context/test-context.js'
 import { collectFacts } from '../reporter/facts.js'
 import type { FluxProvided } from '../vitest.js'
 
@@ -23,14 +23,14 @@ aroundEach(async (runTest, context) => {
     project: provided?.multiProject && task.file.projectName ? task.file.projectName : undefined,
     rootDir: (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd(),
     updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
-    sessions: [],
+    runs: [],
     opened: new Set(),
   }
   try {
     await state.tests.run(ctx, runTest)
   } finally {
     // The run summary (fluxlab's vitest reporter) reads this in the main process.
-    if (ctx.sessions.length || ctx.opened.size)
+    if (ctx.runs.length || ctx.opened.size)
       (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
   }
   await finishTest(ctx)

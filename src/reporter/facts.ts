@@ -7,9 +7,8 @@
 import { appendFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
-import { DEFAULT_DIR } from '../scenario/options.js'
-import type { Session } from '../scenario/session.js'
-import type { TestContext } from '../scenario/test-context.js'
+import { DEFAULT_DIR } from '../context/options.js'
+import type { TestContext, TrackedRun } from '../context/test-context.js'
 
 /** Env var naming the jest facts file (set by the jest reporter in the main process, inherited by workers). */
 export const FACTS_ENV = 'FLUX_FACTS_FILE'
@@ -65,11 +64,11 @@ export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: P
     rootDir: ctx.rootDir,
     base: resolve(ctx.rootDir, opts.dir ?? DEFAULT_DIR),
     opened: [...ctx.opened],
-    sessions: ctx.sessions.map((s) => sessionFacts(s, opts.pricing)),
+    sessions: ctx.runs.map((s) => sessionFacts(s, opts.pricing)),
   }
 }
 
-function sessionFacts(s: Session, pricing?: PricingTable): SessionFacts {
+function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
   const fact = (d: { code: string; step: string; message: string }) => ({ code: d.code, step: d.step, message: d.message })
   const failures = s.divergences.filter((d) => d.severity === 'failure').map(fact)
   let cost = 0
@@ -90,7 +89,7 @@ function sessionFacts(s: Session, pricing?: PricingTable): SessionFacts {
   }
   return {
     name: s.name,
-    dir: s.config.dir,
+    dir: s.dir,
     mode: s.mode,
     modelCalls,
     toolCalls,

@@ -1,12 +1,11 @@
 import stableStringify from 'fast-json-stable-stringify'
-import { FILES } from '../cassette/fixture.js'
-import { join } from 'node:path'
-import type { TraceStep } from '../golden/trace.js'
-import { renderTrace } from '../golden/trace.js'
+import { renderTrace, type TraceStep } from '../golden/trace.js'
+import { recordedParent, startRun, type ScenarioCore } from './core.js'
 import { Intervention, type Halt } from './intervention.js'
+import type { Agent } from './lab.js'
 import { Outcome } from './outcome.js'
-import type { Lab, Scenario } from './scenario.js'
-import type { LiveMiss } from './session.js'
+import { settleTrace } from './persist.js'
+import type { LiveMiss } from './pipeline/log.js'
 import { fixtureSteps } from './steps.js'
 
 /**
@@ -17,27 +16,50 @@ import { fixtureSteps } from './steps.js'
  * expect(report.planChanged).toBe(false)
  * expect(report.isClean()).toBe(true)
  */
+export interface CheckReportInit<R> {
+  outcome: Outcome<R>
+  planChanged: boolean
+  textChanged: boolean
+  leftWorld: boolean
+  modelLive: number
+  misses?: readonly LiveMiss[]
+  recorded: boolean
+  error?: unknown
+  halted?: Halt
+}
+
 export class CheckReport<R = unknown> {
-  constructor(
-    /** The re-driven run. */
-    readonly outcome: Outcome<R>,
-    /** The trajectory (tool calls with their arguments, in order, and the number of model calls) differs from the recording. */
-    readonly planChanged: boolean,
-    /** The final text differs from the recording. */
-    readonly textChanged: boolean,
-    /** The run asked the tool channel for something the recording cannot explain (and halted there). */
-    readonly leftWorld: boolean,
-    /** Model requests that were not on the tape and went to the provider. */
-    readonly modelLive: number,
-    /** Those requests, with the closest recorded one and a JSON-path diff. */
-    readonly misses: readonly LiveMiss[],
-    /** True under `FLUX_GOLDEN=update` (or with no fixture yet): the check re-recorded the fixture live. */
-    readonly recorded: boolean,
-    /** What the agent threw after the run left the recorded world, if it did. */
-    readonly error?: unknown,
-    /** Where the tool channel halted, if it did. */
-    readonly halted?: Halt,
-  ) {}
+  /** The re-driven run. */
+  readonly outcome: Outcome<R>
+  /** The trajectory (tool calls with their arguments, in order, and the number of model calls) differs from the recording. */
+  readonly planChanged: boolean
+  /** The final text differs from the recording. */
+  readonly textChanged: boolean
+  /** The run asked the tool channel for something the recording cannot explain (and halted there). */
+  readonly leftWorld: boolean
+  /** Model requests that were not on the tape and went to the provider. */
+  readonly modelLive: number
+  /** Those requests, with the closest recorded one and a JSON-path diff. */
+  readonly misses: readonly LiveMiss[]
+  /** True under `FLUX_GOLDEN=update` (or with no fixture yet): the check re-recorded the fixture live. */
+  readonly recorded: boolean
+  /** What the agent threw after the run left the recorded world, if it did. */
+  readonly error?: unknown
+  /** Where the tool channel halted, if it did. */
+  readonly halted?: Halt
+
+  /** @internal built by `s.check()` */
+  constructor(init: CheckReportInit<R>) {
+    this.outcome = init.outcome
+    this.planChanged = init.planChanged
+    this.textChanged = init.textChanged
+    this.leftWorld = init.leftWorld
+    this.modelLive = init.modelLive
+    this.misses = init.misses ?? []
+    this.recorded = init.recorded
+    this.error = init.error
+    this.halted = init.halted
+  }
 
   /** Nothing changed: same plan, same world, no live model call. */
   isClean(): boolean {
@@ -60,53 +82,80 @@ export class CheckReport<R = unknown> {
   }
 }
 
-/** @internal `Scenario.check`. */
-export async function runCheck<R>(s: Scenario, fn: (lab: Lab) => R | Promise<R>): Promise<CheckReport<Awaited<R>>> {
-  const ctx = s.internals()
-  if (s.mode === 'record') {
+/**
+ * `Scenario.check`: re-drive the agent against the recording with the check's rules
+ * (exact keys, model misses live, the tool channel pinned). While the scenario records
+ * (`FLUX_GOLDEN=update`, or no fixture yet), `record` re-records it instead.
+ * @example
+ * const report = await runCheck(core, agent)
+ */
+export async function runCheck<R>(core: ScenarioCore, fn: Agent<R>, record?: () => Promise<Outcome<Awaited<R>>>): Promise<CheckReport<Awaited<R>>> {
+  if (record) {
     // @note SPEC §2 / FLUX_GOLDEN=update: check re-records the fixture through the live client.
-    const before = ctx.parent()
-    const out = await s.run(fn)
+    const before = recordedParent(core)
+    const outcome = await record()
     const prev = before ? fixtureSteps(before) : undefined
-    return new CheckReport(out, prev ? planDiffers(prev, out) : false, prev ? textOf(prev) !== out.text : false, false, out.modelLive, [], true)
+    return new CheckReport({
+      outcome,
+      planChanged: prev ? planDiffers(prev, outcome) : false,
+      textChanged: prev ? textOf(prev) !== outcome.text : false,
+      leftWorld: false,
+      modelLive: outcome.modelLive,
+      recorded: true,
+    })
   }
-  const fixture = s.fixture!
+  const fixture = core.fixture!
   const iv = Intervention.forCheck()
-  const session = s.newSession({ mode: 'replay', fixture, intervention: iv })
-  const { result, failure } = await s.drive(session, fn)
-  session.acknowledged = true
-  if (session.fatal) throw session.fatal
-  const steps = session.orderedSteps()
-  const trace = renderTrace(s.name, steps)
-  const out = new Outcome(
-    s.name,
-    'replay',
-    result as Awaited<R>,
+  const run = startRun(core, { mode: 'replay', fixture, intervention: iv })
+  const { result, failure } = await run.drive(fn)
+  run.acknowledged = true
+  if (run.fatal) throw run.fatal
+  const steps = run.orderedSteps()
+  const trace = renderTrace(core.name, steps)
+  const outcome = new Outcome({
+    scenario: core.name,
+    mode: 'replay',
+    result: result as Awaited<R>,
     steps,
-    session.divergences,
-    session.modelLive,
-    () => {
-      session.acknowledged = true
+    divergences: run.divergences,
+    modelLive: run.modelLive,
+    acknowledge: () => {
+      run.acknowledged = true
     },
-    { file: join(s.dir, FILES.trace), status: fixture.trace === trace ? 'matched' : 'mismatch', expected: fixture.trace, updateState: ctx.updateState },
-    ctx.options.pricing,
-  )
+    // @note check never writes trace.snap: it compares only.
+    traceSnapshot: settleTrace({ dir: core.dir, expected: fixture.trace, trace, faithful: false, rule: NEVER_WRITE, updateState: core.updateState }),
+    pricing: core.options.pricing,
+  })
   const recorded = fixtureSteps(fixture)
-  const leftWorld = !!iv.halted || session.divergences.some((d) => d.code === 'tool_call_unrecorded')
+  const leftWorld = !!iv.halted || run.divergences.some((d) => d.code === 'tool_call_unrecorded')
   // @note an agent that throws while the run stayed in the recorded world threw on its own: that is its bug, not a finding.
-  if (failure && !leftWorld && session.misses.length === 0) throw failure.error
-  return new CheckReport(out, planDiffers(recorded, out), textOf(recorded) !== out.text, leftWorld, session.modelLive, session.misses, false, failure?.error, iv.halted)
+  if (failure && !leftWorld && run.misses.length === 0) throw failure.error
+  return new CheckReport({
+    outcome,
+    planChanged: planDiffers(recorded, outcome),
+    textChanged: textOf(recorded) !== outcome.text,
+    leftWorld,
+    modelLive: run.modelLive,
+    misses: run.misses,
+    recorded: false,
+    error: failure?.error,
+    halted: iv.halted,
+  })
 }
+
+const NEVER_WRITE = { rewrite: false, writeMissing: false }
 
 /** The plan of a run: its tool calls (name + args, in order) and how many model calls it made. */
 function plan(o: Outcome): string {
   return stableStringify({ calls: o.calls.map((c) => [c.name, c.args]), modelCalls: o.modelCalls.length })
 }
 
+const recordedOutcome = (steps: TraceStep[]) => new Outcome({ scenario: 'recorded', mode: 'replay', result: undefined, steps })
+
 function planDiffers(recorded: TraceStep[], out: Outcome): boolean {
-  return plan(new Outcome('recorded', 'replay', undefined, recorded, [], 0, () => {})) !== plan(out)
+  return plan(recordedOutcome(recorded)) !== plan(out)
 }
 
 function textOf(recorded: TraceStep[]): string {
-  return new Outcome('recorded', 'replay', undefined, recorded, [], 0, () => {}).text
+  return recordedOutcome(recorded).text
 }

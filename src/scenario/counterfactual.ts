@@ -3,7 +3,7 @@ import type { TraceStep } from '../golden/trace.js'
 import { costBreakdown, type CostBreakdown, type PricingTable } from '../pricing/index.js'
 import type { AppliedChange, Halt, WhatIfSpec } from './intervention.js'
 import { Outcome, type TraceSnapshot } from './outcome.js'
-import type { SessionStep } from './session.js'
+import type { RunStep } from './pipeline/log.js'
 import { diffRuns, formatDiff, type DiffRow } from './trace-diff.js'
 
 /** The first place a counterfactual run differs from its parent. */
@@ -42,7 +42,7 @@ export interface CounterfactualInit<R> {
   spec: WhatIfSpec
   result: R
   error?: unknown
-  steps: readonly SessionStep[]
+  steps: readonly RunStep[]
   parentSteps: readonly TraceStep[]
   divergences: Divergence[]
   modelLive: number
@@ -88,7 +88,7 @@ export class Counterfactual<R = unknown> extends Outcome<R> {
     const steps = init.steps.map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
     const toolLive = init.steps.some((s) => s.live && s.channel === 'tool')
     const hermetic = init.modelLive === 0 && !toolLive && !init.halted && !init.divergences.some((d) => d.severity === 'failure')
-    super(init.name, 'replay', init.result, steps, init.divergences, init.modelLive, init.acknowledge, init.traceSnapshot, init.pricing, { hermetic })
+    super({ scenario: init.name, mode: 'replay', result: init.result, steps, divergences: init.divergences, modelLive: init.modelLive, acknowledge: init.acknowledge, traceSnapshot: init.traceSnapshot, pricing: init.pricing, hermetic })
     this.spec = init.spec
     this.parentScenario = init.parentName
     this.error = init.error
@@ -107,7 +107,7 @@ export class Counterfactual<R = unknown> extends Outcome<R> {
 
   /** The parent's recorded run, from its fixture. */
   get parent(): Outcome<undefined> {
-    return new Outcome(this.parentScenario, 'replay', undefined, [...this.parentSteps], [], 0, () => {}, undefined, this.pricing)
+    return new Outcome({ scenario: this.parentScenario, mode: 'replay', result: undefined, steps: [...this.parentSteps], pricing: this.pricing })
   }
 
   /** True when a change fired (the run reached the changed step). */
@@ -133,7 +133,7 @@ export class Counterfactual<R = unknown> extends Outcome<R> {
    * cf.spend().total // 0
    */
   spend(pricing?: PricingTable): CostBreakdown {
-    const live = new Outcome(this.scenario, 'replay', undefined, [...this.liveSteps], [], 0, () => {})
+    const live = new Outcome({ scenario: this.scenario, mode: 'replay', result: undefined, steps: [...this.liveSteps] })
     return costBreakdown(live.modelCalls, { ...this.pricing, ...pricing })
   }
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
-import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from '../cassette/cell.js'
+import type { Fixture, Manifest, ModelCell, SourceTest, ToolCell } from '../cassette/cell.js'
 import { writeFixture } from '../cassette/fixture.js'
 import { FluxError } from '../errors.js'
 import type { TraceStep } from '../golden/trace.js'
-import { VERSION } from '../version.js'
 import { describeFault } from './faults.js'
 import type { WhatIfSpec } from './intervention.js'
+import { manifestFor } from './persist.js'
 import { stepLabels } from './steps.js'
 
 /** Where a scenario keeps its counterfactuals: `<scenario dir>/forks/<name>/`. */
@@ -117,17 +117,9 @@ export function writeFork(input: {
     if (s.channel === 'model') model.push({ ...s.cell, seq: i + 1, step })
     else tools.push({ ...s.cell, seq: i + 1, step })
   })
+  const source = input.source ?? input.base.source
   const manifest: Manifest & { fork: ForkOrigin } = {
-    formatVersion: FORMAT_VERSION,
-    fluxlabVersion: VERSION,
-    name: input.name,
-    ...(input.source ?? input.base.source ? { source: input.source ?? input.base.source } : {}),
-    recordedAt: new Date().toISOString(),
-    ...(input.base.input !== undefined ? { input: input.base.input } : {}),
-    models: [...new Set(model.map((c) => c.model).filter((m): m is string => !!m))].sort(),
-    providerHosts: [...new Set(model.flatMap((c) => hostOf(c.url)))].sort(),
-    cassetteMaxBytes: input.maxBytes,
-    redaction: input.redaction,
+    ...manifestFor({ name: input.name, model, source, input: input.base.input, maxBytes: input.maxBytes, redaction: input.redaction }),
     fork: input.origin,
   }
   const fx: Fixture = { dir: input.dir, manifest, model, tools, trace: input.trace }
@@ -136,11 +128,3 @@ export function writeFork(input: {
 
 /** The fork's directory for a what-if of the scenario at `dir`. */
 export const forkDir = (dir: string, name: string): string => join(dir, FORKS_DIR, name)
-
-function hostOf(url: string): string[] {
-  try {
-    return [new URL(url).host]
-  } catch {
-    return []
-  }
-}

@@ -85,7 +85,7 @@ export interface AppliedChange {
 /**
  * The per-run state of a counterfactual (or a `check`): which requests a change
  * answers, how model requests are rewritten, how tool dispatches are decided,
- * and what a request the tape cannot explain does. `Session` asks it at every request.
+ * and what a request the tape cannot explain does. The pipeline's intervene and off-tape stages ask it.
  */
 export class Intervention {
   readonly targets: Target[] = []

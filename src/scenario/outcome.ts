@@ -49,6 +49,23 @@ export interface UsageSummary extends NormalizedUsage {
   byModel: Record<string, NormalizedUsage>
 }
 
+/** What an `Outcome` is built from. */
+export interface OutcomeInit<R> {
+  scenario: string
+  mode: Mode
+  result: R
+  /** The run's steps in run order. */
+  steps: TraceStep[]
+  divergences?: Divergence[]
+  modelLive?: number
+  /** Marks the divergences as seen, so the end-of-test check does not repeat them. */
+  acknowledge?: () => void
+  traceSnapshot?: TraceSnapshot
+  pricing?: PricingTable
+  /** A counterfactual reports its own hermeticity (a tool call bridged live, a halt). */
+  hermetic?: boolean
+}
+
 /**
  * What a scenario run did. Returned by `Scenario.run`.
  * @example
@@ -68,29 +85,37 @@ export class Outcome<R = unknown> {
   /** True when every request was served from the tape (never in record mode). */
   readonly hermetic: boolean
 
-  constructor(
-    readonly scenario: string,
-    readonly mode: Mode,
-    readonly result: R,
-    protected readonly steps: TraceStep[],
-    divergences: Divergence[],
-    readonly modelLive: number,
-    /** @internal marks divergences as seen so the end-of-test check does not repeat them */
-    private readonly acknowledge: () => void,
-    /** How the trace compares with `trace.snap` (absent for outcomes not tied to a fixture). */
-    readonly traceSnapshot?: TraceSnapshot,
-    /** Prices from the project options (`fluxlab({ pricing })`), under any passed to `cost()`. */
-    readonly pricing?: PricingTable,
-    /** @internal a counterfactual reports its own hermeticity (a tool call bridged live, a halt). */
-    extra: { hermetic?: boolean } = {},
-  ) {
+  readonly scenario: string
+  readonly mode: Mode
+  readonly result: R
+  /** Model requests that went to the real provider. */
+  readonly modelLive: number
+  /** How the trace compares with `trace.snap` (absent for outcomes not tied to a fixture). */
+  readonly traceSnapshot?: TraceSnapshot
+  /** Prices from the project options (`fluxlab({ pricing })`), under any passed to `cost()`. */
+  readonly pricing?: PricingTable
+  protected readonly steps: TraceStep[]
+  private readonly acknowledge: () => void
+
+  /** @internal built by a run (`Scenario.run`, `s.replay()`, `check`, `durable()`) */
+  constructor(init: OutcomeInit<R>) {
+    const { mode, steps, modelLive = 0 } = init
+    const divergences = init.divergences ?? []
+    this.scenario = init.scenario
+    this.mode = mode
+    this.result = init.result
+    this.steps = steps
+    this.modelLive = modelLive
+    this.acknowledge = init.acknowledge ?? (() => {})
+    this.traceSnapshot = init.traceSnapshot
+    this.pricing = init.pricing
     this.divergences = divergences
     this.warnings = divergences.filter((d) => d.severity === 'warning')
     this.modelCalls = steps.flatMap((s, i) => (s.channel === 'model' ? [toModelCall(s.cell, steps, i)] : []))
     this.text = [...this.modelCalls].reverse().find((c) => c.text)?.text ?? ''
     this.usage = summarize(this.modelCalls)
     this.calls = trajectory(steps)
-    this.hermetic = extra.hermetic ?? (mode === 'replay' && modelLive === 0 && !divergences.some((d) => d.severity === 'failure'))
+    this.hermetic = init.hermetic ?? (mode === 'replay' && modelLive === 0 && !divergences.some((d) => d.severity === 'failure'))
   }
 
   /**

@@ -1,61 +1,31 @@
 import { createHash } from 'node:crypto'
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import { FORMAT_VERSION, type Fixture, type Manifest } from '../cassette/cell.js'
-import { FILES, fixtureExists, readFixture, writeFixture, writeTrace } from '../cassette/fixture.js'
-import { createRedactor, type Redactor } from '../cassette/redact.js'
+import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
+import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
+import { DEFAULT_DIR } from '../context/options.js'
+import { state } from '../context/state.js'
+import { currentTest, rejectConcurrentJest, type TestContext } from '../context/test-context.js'
 import { FluxError, isFluxError } from '../errors.js'
-import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision, type UpdateState } from '../golden/update-mode.js'
+import { decideMode, readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
-import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-tape.js'
 import type { Rubric } from '../judge/rubric.js'
 import { crashAt, crashMatrix, type AgentModule, type CrashReport, type CrashRow, type CrashWhen } from '../durable/crash.js'
-import { VERSION } from '../version.js'
-import { DEFAULT_DIR, maxBytesFromEnv, type FluxOptions } from './options.js'
 import { CheckReport, runCheck } from './check.js'
+import { startRun, type ScenarioCore } from './core.js'
 import type { Fault } from './faults.js'
-import type { Intervention, WhatIfSpec } from './intervention.js'
+import type { WhatIfSpec } from './intervention.js'
+import type { Agent } from './lab.js'
+import type { ScenarioOptions } from './options.js'
 import { Outcome, type TraceSnapshot } from './outcome.js'
-import { fillReplayKeys } from './replay-keys.js'
-import { Session } from './session.js'
+import { manifestFor, saveRecording, settleTrace, sourceOf, traceRule } from './persist.js'
+import { runSettings } from './run.js'
 import { fixtureSteps, type StepRef } from './steps.js'
 import { asStored } from './stored.js'
 import { WhatIf } from './what-if.js'
-import { currentSession, state } from './state.js'
-import { currentTest, rejectConcurrentJest, type TestContext } from './test-context.js'
 
-/** What the agent function receives from `Scenario.run`. */
-export interface Lab {
-  /** The scenario's name. */
-  readonly scenario: string
-  /** `record` when calls go live and are captured, `replay` when they come from the fixture. */
-  readonly mode: 'record' | 'replay'
-  /**
-   * The agent's input as the fixture recorded it (`scenario(name, { input })`), so one agent
-   * function can re-drive any recorded scenario (`s.check`, `whatIfOver`).
-   */
-  readonly input?: unknown
-  /**
-   * Put in-process tools on the tape, keeping their shape: an object keyed by
-   * tool name (Vercel AI SDK `tools`, plain async functions) or an array of
-   * named tools (OpenAI Agents JS, LangChain.js). In replay no tool body runs.
-   * @example
-   * generateText({ model, tools: lab.tools({ weather: tool({ inputSchema, execute }) }) })
-   */
-  tools<T>(tools: T): T
-  /**
-   * Put one in-process tool on the tape.
-   * @example
-   * const read = lab.tool('read', async ({ path }) => fs.readFile(path, 'utf8'))
-   */
-  tool<T>(name: string, tool: T): T
-}
-
-export interface ScenarioOptions extends FluxOptions {
-  /** The agent's input, stored in `scenario.yaml` for readers of the fixture. */
-  input?: unknown
-}
+export type { Lab } from './lab.js'
+export type { ScenarioOptions } from './options.js'
 
 /**
  * Open a scenario: `<dir>/<name>/` (default `tests/scenarios/<name>`). Its mode
@@ -88,33 +58,30 @@ export async function scenario(name?: string, options: ScenarioOptions = {}): Pr
     })
   const fixture = decision.mode === 'replay' ? readFixture(dir, { disable: opts.redact?.disable }) : undefined
   test?.opened.add(dir)
-  return new Scenario(scenarioName, dir, decision, opts, offline, fixture, test, updateState)
+  return new Scenario({ name: scenarioName, dir, decision, options: opts, settings: runSettings(opts, offline), fixture, test, updateState })
 }
 
 /**
  * A recorded (or about to be recorded) agent run. Get one with `scenario()`.
  */
 export class Scenario {
-  private runs = 0
-  private readonly redactor: Redactor
+  readonly name: string
+  readonly dir: string
+  readonly fixture: Fixture | undefined
+  readonly #core: ScenarioCore
+  #runs = 0
 
   /** @internal use `scenario()` */
-  constructor(
-    readonly name: string,
-    readonly dir: string,
-    private readonly decision: ModeDecision,
-    private readonly options: ScenarioOptions,
-    private readonly offline: boolean,
-    readonly fixture: Fixture | undefined,
-    private readonly test: TestContext | undefined,
-    private readonly updateState: UpdateState,
-  ) {
-    this.redactor = createRedactor(options.redact)
+  constructor(core: ScenarioCore) {
+    this.#core = core
+    this.name = core.name
+    this.dir = core.dir
+    this.fixture = core.fixture
   }
 
   /** `record` or `replay`. */
   get mode(): 'record' | 'replay' {
-    return this.decision.mode
+    return this.#core.decision.mode
   }
 
   /**
@@ -123,32 +90,28 @@ export class Scenario {
    * @example
    * const out = await s.run(() => myAgent('What is the weather in Paris?'))
    */
-  async run<R>(fn: (lab: Lab) => R | Promise<R>): Promise<Outcome<Awaited<R>>> {
-    if (this.mode === 'record' && this.runs > 0)
+  async run<R>(fn: Agent<R>): Promise<Outcome<Awaited<R>>> {
+    const core = this.#core
+    if (this.mode === 'record' && this.#runs > 0)
       throw new FluxError('FLUX_RECORD_FAILED', {
         failed: `run scenario "${this.name}" a second time`,
         reason: 'a scenario records one run',
         fix: 'Open another scenario (`scenario("other-name")`) for a second run.',
       })
-    this.runs++
-    const session = this.newSession({ mode: this.mode, fixture: this.fixture })
-    if (this.fixture && this.fixture.manifest.redaction !== this.redactor.marker)
-      session.diverge(
-        'redaction_mismatch',
-        'scenario.yaml',
-        `the fixture was redacted with ${this.fixture.manifest.redaction}, today's redactor is ${this.redactor.marker}; re-record with FLUX_GOLDEN=update so the fixture matches today's rules`,
-      )
-    const { result, failure } = await this.drive(session, fn)
-    if (session.fatal) {
-      session.acknowledged = true
-      throw session.fatal
+    this.#runs++
+    const run = startRun(core, { mode: this.mode, fixture: this.fixture })
+    run.checkRedaction()
+    const { result, failure } = await run.drive(fn)
+    if (run.fatal) {
+      run.acknowledged = true
+      throw run.fatal
     }
-    const failures = session.divergences.filter((d) => d.severity === 'failure')
+    const failures = run.divergences.filter((d) => d.severity === 'failure')
     if (failure) {
       // @note recorded calls left unused are a consequence of the agent stopping early, not a cause:
       // only a request the tape could not serve explains the agent's error.
       const offTape = failures.filter((d) => d.code !== 'unused_interaction')
-      session.acknowledged = true
+      run.acknowledged = true
       if (offTape.length === 0 || isFluxError(failure.error)) throw failure.error
       throw new FluxError(
         'FLUX_DIVERGED',
@@ -161,21 +124,26 @@ export class Scenario {
         { cause: failure.error },
       )
     }
-    const trace = renderTrace(this.name, this.mode === 'record' ? asStored(session.orderedSteps()) : session.orderedSteps())
-    const traceSnapshot = this.mode === 'record' ? this.save(session, trace) : this.compareTrace(trace, failures.length === 0)
-    return new Outcome(
-      this.name,
-      this.mode,
-      result as Awaited<R>,
-      session.orderedSteps(),
-      session.divergences,
-      session.modelLive,
-      () => {
-        session.acknowledged = true
+    const steps = this.mode === 'record' ? asStored(run.orderedSteps()) : run.orderedSteps()
+    const trace = renderTrace(this.name, steps)
+    const disable = core.options.redact?.disable
+    const traceSnapshot =
+      this.mode === 'record'
+        ? this.save(run.recordedCells(), trace)
+        : settleTrace({ dir: this.dir, expected: this.fixture?.trace, trace, faithful: failures.length === 0, rule: traceRule(core.updateState), updateState: core.updateState, disable })
+    return new Outcome({
+      scenario: this.name,
+      mode: this.mode,
+      result: result as Awaited<R>,
+      steps: run.orderedSteps(),
+      divergences: run.divergences,
+      modelLive: run.modelLive,
+      acknowledge: () => {
+        run.acknowledged = true
       },
       traceSnapshot,
-      this.options.pricing,
-    )
+      pricing: core.options.pricing,
+    })
   }
 
   /**
@@ -186,7 +154,7 @@ export class Scenario {
    * expect(cf).toBeHermetic()
    */
   whatIf(spec: WhatIfSpec = {}): WhatIf {
-    return new WhatIf(this, spec)
+    return new WhatIf(this.#core, spec)
   }
 
   /**
@@ -198,7 +166,7 @@ export class Scenario {
    * expect(cf).toBeCompensatedWith('notify.send')
    */
   injectAt(step: StepRef, fault: Fault): WhatIf {
-    return new WhatIf(this, {}).injectAt(step, fault)
+    return new WhatIf(this.#core, {}).injectAt(step, fault)
   }
 
   /**
@@ -210,72 +178,9 @@ export class Scenario {
    * const report = await s.check((lab) => agent(lab.input))
    * expect(report.isClean()).toBe(true)
    */
-  async check<R>(fn: (lab: Lab) => R | Promise<R>): Promise<CheckReport<Awaited<R>>> {
-    return runCheck(this, fn)
-  }
-
-  /** @internal a Session over this scenario's options (a run, a what-if, a check). */
-  newSession(init: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string }): Session {
-    return new Session({
-      name: init.name ?? this.name,
-      dir: this.dir,
-      mode: init.mode,
-      fixture: init.fixture,
-      redactor: this.redactor,
-      ignore: this.options.ignore ?? [],
-      hosts: this.options.hosts ?? {},
-      maxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
-      timing: this.options.timing,
-      offline: this.offline,
-      live: liveFetch,
-      intervention: init.intervention,
-    })
-  }
-
-  /**
-   * @internal run `fn` with its traffic routed to `session`: interception on, replay keys
-   * filled, `lab` handed over; waits for recordings and closes the replay. Never throws the agent's error.
-   */
-  async drive<R>(session: Session, fn: (lab: Lab) => R | Promise<R>, input?: unknown): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
-    this.test?.sessions.push(session)
-    const release = acquireInterception(route)
-    const releaseKeys = session.mode === 'replay' ? fillReplayKeys() : () => {}
-    const invoke: ToolInvoker = (call, run) => session.callTool(call, run)
-    const lab: Lab = {
-      scenario: this.name,
-      mode: session.mode,
-      input: input ?? this.fixture?.manifest.input ?? this.options.input,
-      tools: (tools) => wrapTools(tools, invoke),
-      tool: (name, tool) => wrapTool(name, tool, invoke),
-    }
-    let result: Awaited<R> | undefined
-    let failure: { error: unknown } | undefined
-    try {
-      result = await state.sessions.run(session, async () => await fn(lab))
-    } catch (error) {
-      failure = { error }
-    } finally {
-      releaseKeys()
-      release()
-    }
-    await session.settled()
-    session.closeReplay()
-    return { result, failure }
-  }
-
-  /**
-   * @internal what a what-if or a check needs from this scenario: its options and mode
-   * switches, and the recorded parent (read from disk when this scenario is recording).
-   */
-  internals(): { options: ScenarioOptions; offline: boolean; updateState: UpdateState; test?: TestContext; redaction: string; parent: () => Fixture | undefined } {
-    return {
-      options: this.options,
-      offline: this.offline,
-      updateState: this.updateState,
-      test: this.test,
-      redaction: this.redactor.marker,
-      parent: () => this.fixture ?? (fixtureExists(this.dir) ? readFixture(this.dir, { disable: this.options.redact?.disable }) : undefined),
-    }
+  async check<R>(fn: Agent<R>): Promise<CheckReport<Awaited<R>>> {
+    if (this.mode === 'record') return runCheck(this.#core, fn, () => this.run(fn))
+    return runCheck(this.#core, fn)
   }
 
   /**
@@ -313,7 +218,7 @@ export class Scenario {
    * const v = await s.judge('the answer cites the refund policy', out.text, Rubric.model('openai/gpt-4.1-mini'))
    */
   judge(criterion: string, text: string, rubric: Rubric): Promise<Verdict> {
-    return judgeOnTape({ dir: this.dir, scenario: this.name, mode: this.mode, redact: this.options.redact, criterion, text, rubric })
+    return judgeOnTape({ dir: this.dir, scenario: this.name, mode: this.mode, redact: this.#core.options.redact, criterion, text, rubric })
   }
 
   /**
@@ -322,7 +227,7 @@ export class Scenario {
    * await s.assertJudge('the answer cites the refund policy', out.text, Rubric.model('anthropic/claude-haiku-4-5'))
    */
   assertJudge(criterion: string, text: string, rubric: Rubric): Promise<Verdict> {
-    return assertJudgeOnTape({ dir: this.dir, scenario: this.name, mode: this.mode, redact: this.options.redact, criterion, text, rubric })
+    return assertJudgeOnTape({ dir: this.dir, scenario: this.name, mode: this.mode, redact: this.#core.options.redact, criterion, text, rubric })
   }
 
   /**
@@ -341,58 +246,23 @@ export class Scenario {
     const steps = fixtureSteps(this.fixture)
     const trace = renderTrace(this.name, steps)
     const expected = this.fixture.trace
-    const traceSnapshot: TraceSnapshot = {
-      file: join(this.dir, FILES.trace),
-      status: expected === trace ? 'matched' : 'mismatch',
-      expected,
-      updateState: this.updateState,
-    }
-    return new Outcome(this.name, 'replay', undefined, steps, [], 0, () => {}, traceSnapshot, this.options.pricing)
+    const traceSnapshot = { file: join(this.dir, FILES.trace), status: expected === trace ? ('matched' as const) : ('mismatch' as const), expected, updateState: this.#core.updateState }
+    return new Outcome({ scenario: this.name, mode: 'replay', result: undefined, steps, traceSnapshot, pricing: this.#core.options.pricing })
   }
 
-  /** Compare a replayed run's trace with trace.snap; write it under -u / FLUX_GOLDEN=snapshots, or when it is missing outside CI. */
-  private compareTrace(trace: string, faithful: boolean): TraceSnapshot {
-    const file = join(this.dir, FILES.trace)
-    const expected = this.fixture?.trace
-    const base = { file, expected, updateState: this.updateState }
-    if (expected === trace) return { ...base, status: 'matched' }
-    const mayWrite = faithful && (this.decision.rewriteTrace || (expected === undefined && this.updateState !== 'none'))
-    if (!mayWrite) return { ...base, status: 'mismatch' }
-    writeTrace(this.dir, trace, { disable: this.options.redact?.disable })
-    return { ...base, status: expected === undefined ? 'added' : 'updated' }
-  }
-
-  private save(session: Session, trace: string): TraceSnapshot {
+  private save(cells: { model: ModelCell[]; tools: ToolCell[] }, trace: string): TraceSnapshot {
+    const core = this.#core
     if (fixtureExists(this.dir) && readGolden() !== 'update')
       throw new FluxError('FLUX_FIXTURE_EXISTS', {
         failed: `record scenario "${this.name}"`,
         reason: `a fixture appeared at ${rel(this.dir)} while this run was recording (two tests use the same scenario name?)`,
         fix: 'Give each test its own scenario name, or re-baseline on purpose with FLUX_GOLDEN=update.',
       })
-    const { model, tools } = session.recordedCells()
-    const manifest: Manifest = {
-      formatVersion: FORMAT_VERSION,
-      fluxlabVersion: VERSION,
-      name: this.name,
-      ...(this.test
-        ? { source: { file: relative(this.test.rootDir, this.test.testFile), name: this.test.testName, ...(this.test.project ? { project: this.test.project } : {}) } }
-        : {}),
-      recordedAt: new Date().toISOString(),
-      ...(this.options.input !== undefined ? { input: this.redactor.json(this.options.input) } : {}),
-      models: [...new Set(model.map((c) => c.model).filter((m): m is string => !!m))].sort(),
-      providerHosts: [...new Set(model.map((c) => new URL(c.url).host))].sort(),
-      cassetteMaxBytes: this.options.maxBytes ?? maxBytesFromEnv(),
-      redaction: this.redactor.marker,
-    }
-    writeFixture({ dir: this.dir, manifest, model, tools, trace }, { disable: this.options.redact?.disable })
-    return { file: join(this.dir, FILES.trace), status: 'added', updateState: this.updateState }
+    const { redactor, maxBytes } = core.settings
+    const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
+    const manifest = manifestFor({ name: this.name, model: cells.model, source: sourceOf(core.test), input, maxBytes, redaction: redactor.marker })
+    return saveRecording({ dir: this.dir, manifest, ...cells, trace, disable: core.options.redact?.disable, updateState: core.updateState })
   }
-}
-
-async function route(request: Request): Promise<Response | undefined> {
-  const session = currentSession()
-  if (!session) return undefined
-  return session.handle(request)
 }
 
 function checkName(name: string): void {

@@ -9,7 +9,7 @@ import type { TraceStep } from '../golden/trace.js'
  * @note a trace rendered from cells still in memory listed multi-key tool args in call order,
  * the fixture sorts them: trace.snap then never matched the first replay of a recording.
  * @example
- * renderTrace(name, asStored(session.orderedSteps()))
+ * renderTrace(name, asStored(run.orderedSteps()))
  */
 export function asStored(steps: readonly TraceStep[]): TraceStep[] {
   const model = steps.flatMap((s) => (s.channel === 'model' ? [s.cell] : []))

@@ -1,15 +1,17 @@
 import { join, relative } from 'node:path'
-import { FILES, fixtureExists, readFixture, writeTrace } from '../cassette/fixture.js'
+import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
 import { FluxError } from '../errors.js'
 import { readGolden } from '../golden/update-mode.js'
 import { renderTrace, type TraceStep } from '../golden/trace.js'
+import { recordedParent, startRun, type ScenarioCore } from './core.js'
 import { Counterfactual, type ForkInfo } from './counterfactual.js'
 import type { Fault } from './faults.js'
 import { forkDir, forkName, type ForkOrigin, writeFork } from './fork.js'
 import { Intervention, type OffTape, type ToolMatcher, type ToolPolicy, type WhatIfSpec } from './intervention.js'
+import type { Agent } from './lab.js'
 import type { TraceSnapshot } from './outcome.js'
-import type { SessionStep } from './session.js'
-import type { Lab, Scenario } from './scenario.js'
+import { settleTrace, sourceOf, traceRule } from './persist.js'
+import type { RunStep } from './pipeline/log.js'
 import { fixtureSteps, type StepRef } from './steps.js'
 import { asStored } from './stored.js'
 
@@ -28,7 +30,7 @@ export class WhatIf {
 
   /** @internal use `s.whatIf()` */
   constructor(
-    private readonly scenario: Scenario,
+    private readonly scenario: ScenarioCore,
     spec: WhatIfSpec,
   ) {
     this.#spec = copySpec(spec)
@@ -145,7 +147,7 @@ export class WhatIf {
    * @example
    * const cf = await s.injectAt(3, { error: 'disk full' }).run(agent)
    */
-  run<R>(agent: (lab: Lab) => R | Promise<R>): Promise<Counterfactual<Awaited<R>>> {
+  run<R>(agent: Agent<R>): Promise<Counterfactual<Awaited<R>>> {
     return runWhatIf(this.scenario, this.#spec, agent)
   }
 
@@ -168,13 +170,12 @@ const hasChange = (s: WhatIfSpec) =>
 const rel = (p: string) => relative(process.cwd(), p) || p
 
 /**
- * Run a what-if over a scenario's recording. @internal use `WhatIf.run` or `whatIfOver`.
- * The tape is the fork when one was recorded for this change, else the parent; under
- * `FLUX_GOLDEN=update` the run starts from the parent and, when it completes, is written as the fork.
+ * Run a what-if over a scenario's recording. The tape is the fork when one was recorded for
+ * this change, else the parent; under `FLUX_GOLDEN=update` the run starts from the parent and,
+ * when it completes, is written as the fork.
  */
-export async function runWhatIf<R>(s: Scenario, spec: WhatIfSpec, agent: (lab: Lab) => R | Promise<R>): Promise<Counterfactual<Awaited<R>>> {
-  const ctx = s.internals()
-  const parent = ctx.parent()
+async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>): Promise<Counterfactual<Awaited<R>>> {
+  const parent = recordedParent(s)
   if (!parent)
     throw new FluxError('FLUX_NO_RECORDING', {
       failed: `run a what-if of scenario "${s.name}"`,
@@ -190,27 +191,27 @@ export async function runWhatIf<R>(s: Scenario, spec: WhatIfSpec, agent: (lab: L
   const name = forkName(spec)
   const dir = forkDir(s.dir, name)
   const cfName = `${s.name}/forks/${name}`
-  const disable = ctx.options.redact?.disable
+  const disable = s.options.redact?.disable
   const recordFork = readGolden() === 'update'
   const fork = !recordFork && fixtureExists(dir) ? readFixture(dir, { disable }) : undefined
   const offTape = spec.offTape ?? (recordFork ? 'live' : 'halt')
   const parentSteps = fixtureSteps(parent)
   const iv = Intervention.forWhatIf(spec, { scenario: s.name, parentSteps, offTape, usingFork: !!fork })
-  if (fork) ctx.test?.opened.add(dir)
+  if (fork) s.test?.opened.add(dir)
 
-  const session = s.newSession({ mode: 'replay', fixture: fork ?? parent, intervention: iv, name: cfName })
-  const { result, failure } = await s.drive(session, agent, parent.manifest.input)
+  const run = startRun(s, { mode: 'replay', fixture: fork ?? parent, intervention: iv, name: cfName, input: parent.manifest.input })
+  const { result, failure } = await run.drive(agent)
   // @note a counterfactual reports its divergences (hermetic, firstDivergence): the end-of-test check must not fail on them.
-  session.acknowledged = true
-  const error = failure?.error ?? session.fatal
-  if (session.fatal && !iv.halted) iv.halt({ step: 'run', reason: session.fatal.message.split('\n')[0], kind: 'offline' })
+  run.acknowledged = true
+  const error = failure?.error ?? run.fatal
+  if (run.fatal && !iv.halted) iv.halt({ step: 'run', reason: run.fatal.message.split('\n')[0], kind: 'offline' })
 
   // @note cells recorded live in this run are still in memory order: use them as the fixture will store them.
-  const stored = asStored(session.orderedSteps())
-  const entries = session.orderedEntries().map((e, i) => ({ ...e, cell: stored[i].cell }) as SessionStep)
+  const stored = asStored(run.orderedSteps())
+  const entries = run.orderedEntries().map((e, i) => ({ ...e, cell: stored[i].cell }) as RunStep)
   const steps: TraceStep[] = stored
   const trace = renderTrace(cfName, steps)
-  const failures = session.divergences.filter((d) => d.severity === 'failure')
+  const failures = run.divergences.filter((d) => d.severity === 'failure')
   let forkInfo: ForkInfo
   let traceSnapshot: TraceSnapshot | undefined
   if (recordFork) {
@@ -224,16 +225,15 @@ export async function runWhatIf<R>(s: Scenario, spec: WhatIfSpec, agent: (lab: L
     if (why) forkInfo = { name, dir, status: 'not-written', reason: why }
     else {
       const origin: ForkOrigin = { parent: s.name, parentRecordedAt: parent.manifest.recordedAt, change: iv.applied.map((a) => a.description).filter((d, i, all) => all.indexOf(d) === i).join(', ') || 'none' }
-      const source = ctx.test ? { file: relative(ctx.test.rootDir, ctx.test.testFile), name: ctx.test.testName, ...(ctx.test.project ? { project: ctx.test.project } : {}) } : undefined
-      writeFork({ dir, name: cfName, steps, trace, origin, base: parent.manifest, source, redaction: ctx.redaction, maxBytes: parent.manifest.cassetteMaxBytes, disable })
-      ctx.test?.opened.add(dir)
+      writeFork({ dir, name: cfName, steps, trace, origin, base: parent.manifest, source: sourceOf(s.test), redaction: s.settings.redactor.marker, maxBytes: parent.manifest.cassetteMaxBytes, disable })
+      s.test?.opened.add(dir)
       forkInfo = { name, dir, status: 'written' }
-      traceSnapshot = { file: join(dir, FILES.trace), status: 'added', updateState: ctx.updateState }
+      traceSnapshot = { file: join(dir, FILES.trace), status: 'added', updateState: s.updateState }
     }
   } else if (fork) {
     const origin = (fork.manifest as { fork?: ForkOrigin }).fork
     forkInfo = { name, dir, status: 'replayed', ...(origin && origin.parentRecordedAt !== parent.manifest.recordedAt ? { stale: true } : {}) }
-    traceSnapshot = compareForkTrace(dir, fork.trace, trace, { faithful: failures.length === 0 && !iv.halted, updateState: ctx.updateState, disable })
+    traceSnapshot = settleTrace({ dir, expected: fork.trace, trace, faithful: failures.length === 0 && !iv.halted, rule: traceRule(s.updateState), updateState: s.updateState, disable })
   } else forkInfo = { name, dir, status: 'absent' }
 
   return new Counterfactual<Awaited<R>>({
@@ -244,32 +244,16 @@ export async function runWhatIf<R>(s: Scenario, spec: WhatIfSpec, agent: (lab: L
     error,
     steps: entries,
     parentSteps,
-    divergences: session.divergences,
-    modelLive: session.modelLive,
+    divergences: run.divergences,
+    modelLive: run.modelLive,
     acknowledge: () => {
-      session.acknowledged = true
+      run.acknowledged = true
     },
     traceSnapshot,
-    pricing: ctx.options.pricing,
+    pricing: s.options.pricing,
     halted: iv.halted,
     applied: iv.applied,
     changedAt: iv.changedAt,
     fork: forkInfo,
   })
-}
-
-/** A replayed fork's trace against its trace.snap; rewritten under `-u` / `FLUX_GOLDEN=snapshots` when the run was faithful. */
-function compareForkTrace(
-  dir: string,
-  expected: string | undefined,
-  trace: string,
-  opts: { faithful: boolean; updateState: string; disable?: readonly string[] },
-): TraceSnapshot {
-  const file = join(dir, FILES.trace)
-  const base = { file, expected, updateState: opts.updateState }
-  if (expected === trace) return { ...base, status: 'matched' }
-  const rewrite = readGolden() === 'snapshots' || opts.updateState === 'all' || (expected === undefined && opts.updateState !== 'none')
-  if (!opts.faithful || !rewrite) return { ...base, status: 'mismatch' }
-  writeTrace(dir, trace, { disable: opts.disable })
-  return { ...base, status: expected === undefined ? 'added' : 'updated' }
 }

@@ -23,13 +23,13 @@ const tool = (name, callId, args, output) => ({
   cell: { seq: 0, step: '', kind: 'fn', name, callId, key: 'k', args, output, durationMs: 1, truncated: false },
 })
 const outcome = (mode = 'replay', modelLive = 0) =>
-  new Outcome('capitals', mode, undefined, [
+  new Outcome({ scenario: 'capitals', mode, result: undefined, modelLive, steps: [
     model([{ name: 'get_capital', id: 'call_uk000001', args: { country: 'UK' } }]),
     tool('get_capital', 'call_uk000001', { country: 'UK' }, 'London'),
     model([{ name: 'search', id: 'call_se000002', args: { query: 'population of London', limit: 3 } }]),
     tool('search', 'call_se000002', { query: 'population of London', limit: 3 }, ['8.9M']),
     model([], 'The capital of the UK is London (population 8.9M).'),
-  ], [], modelLive, () => {})
+  ] })
 
 const out = outcome()
 

@@ -1,5 +1,5 @@
 import { FluxError } from '../../errors.js'
-import { REPLAY_KEY } from '../../scenario/replay-keys.js'
+import { REPLAY_KEY } from '../../context/replay-keys.js'
 import type { Rubric } from '../rubric.js'
 
 /** Where a judge model is reached and with which key. */

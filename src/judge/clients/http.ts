@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { FluxError } from '../../errors.js'
-import { state } from '../../scenario/state.js'
+import { state } from '../../context/state.js'
 import { excerptOf } from '../text.js'
 
 /** One judge HTTP call: what to send and how patiently. */
@@ -46,7 +46,7 @@ export async function postJudge(req: JudgeHttpRequest): Promise<JudgeHttpReply> 
     let res: Response
     let text: string
     try {
-      ;({ res, text } = await state.sessions.exit(() => send(req)))
+      ;({ res, text } = await state.runs.exit(() => send(req)))
     } catch (e) {
       last = { error: transportError(e, req.timeoutMs) }
       if (attempt < attempts) {

@@ -84,7 +84,7 @@ export function testOutcome(input: TestOutcomeInput): Outcome {
     s.cell.seq = i
     s.cell.step = s.channel === 'model' ? `model#${++m}` : `tool#${++t} ${s.cell.name}`
   })
-  return new Outcome(input.scenario ?? 'capitals', input.mode ?? 'replay', undefined, input.steps, input.divergences ?? [], input.modelLive ?? 0, input.onSeen ?? (() => {}))
+  return new Outcome({ scenario: input.scenario ?? 'capitals', mode: input.mode ?? 'replay', result: undefined, steps: input.steps, divergences: input.divergences, modelLive: input.modelLive, acknowledge: input.onSeen })
 }
 
 /**

@@ -15,7 +15,7 @@ const cell = {
   model: 'gpt-4o-mini', usage, finishReason: 'stop', text: TEXT, toolCalls: [], durationMs: 1, truncated: false,
 }
 const dir = mkdtempSync(join(tmpdir(), 'flux-jest-judge-'))
-const out = new Outcome('capitals', 'replay', undefined, [{ channel: 'model', cell }], [], 0, () => {}, { file: join(dir, 'trace.snap'), status: 'matched' })
+const out = new Outcome({ scenario: 'capitals', mode: 'replay', result: undefined, steps: [{ channel: 'model', cell }], traceSnapshot: { file: join(dir, 'trace.snap'), status: 'matched' } })
 const keyword = Rubric.fn(({ criterion, text }) => {
   const word = criterion.split(' ').pop()
   return text.includes(word) ? { verdict: 'PASS', rationale: `The text names ${word}.` } : { verdict: 'FAIL', rationale: `The text never names ${word}.` }

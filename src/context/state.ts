@@ -1,11 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FluxOptions } from './options.js'
-import type { Session } from './session.js'
-import type { TestContext } from './test-context.js'
+import type { TestContext } from './types.js'
+
+/** What an intercepted request is handed to: the run it was made inside. */
+export interface RequestRoute {
+  /** Answer one request: from the tape, live (recorded), or off-tape. Never throws. */
+  handle(request: Request): Promise<Response>
+}
 
 interface GlobalState {
-  /** The run a request belongs to (set by `Scenario.run`). */
-  sessions: AsyncLocalStorage<Session>
+  /** The run a request belongs to (set while `Scenario.run` drives the agent). */
+  runs: AsyncLocalStorage<RequestRoute>
   /** The test a scenario belongs to (vitest `aroundEach`). */
   tests: AsyncLocalStorage<TestContext>
   /** jest has no `aroundEach`: the current test is a module variable there. */
@@ -19,26 +24,30 @@ interface GlobalState {
   options: FluxOptions
 }
 
-const KEY = Symbol.for('fluxlab.state.v1')
+const KEY = Symbol.for('fluxlab.state.v2')
 
 /**
  * Process-wide state, on `globalThis` so that two copies of the library (ESM
  * and CJS, or two versions) share one router and never double-patch.
+ * @example
+ * state.options.dir // 'tests/scenarios' when configured so
  */
 export const state: GlobalState = ((globalThis as Record<symbol, unknown>)[KEY] as GlobalState | undefined) ??
   ((globalThis as Record<symbol, unknown>)[KEY] = {
-    sessions: new AsyncLocalStorage<Session>(),
+    runs: new AsyncLocalStorage<RequestRoute>(),
     tests: new AsyncLocalStorage<TestContext>(),
     options: {},
   } satisfies GlobalState) as GlobalState
 
 /**
- * The session a request made now belongs to: the `Scenario.run` it was made
- * inside. A request made outside every run passes through untouched.
+ * The run a request made now belongs to: the one whose agent made it. A request
+ * made outside every run passes through untouched.
  * @note AsyncLocalStorage context survives msw's interception of both `fetch`
  * and `node:http` (checked on Node 20), so there is no guessing fallback that
  * could route another test's request into this run.
+ * @example
+ * const route = currentRoute(); if (route) return route.handle(request)
  */
-export function currentSession(): Session | undefined {
-  return state.sessions.getStore()
+export function currentRoute(): RequestRoute | undefined {
+  return state.runs.getStore()
 }

@@ -1,8 +1,8 @@
-import type { CanonicalRequest } from '../cassette/cell.js'
-import type { DivergenceCode } from '../cassette/divergence.js'
-import { FluxError } from '../errors.js'
-import { codecFor } from '../providers/registry.js'
-import type { ProviderFamily } from '../providers/types.js'
+import type { CanonicalRequest } from '../../cassette/cell.js'
+import type { DivergenceCode } from '../../cassette/divergence.js'
+import { FluxError } from '../../errors.js'
+import { codecFor } from '../../providers/registry.js'
+import type { ProviderFamily } from '../../providers/types.js'
 import {
   answerResponse,
   cutResponse,
@@ -14,11 +14,50 @@ import {
   thrownError,
   type HttpAnswer,
   type HttpFault,
-} from './faults.js'
+} from '../faults.js'
+import type { Intervention, Target } from '../intervention.js'
+import { storedCell } from '../stored.js'
+import { rewriteCall, type Answer, type ClassifyConfig, type Counters, type Stage } from './call.js'
 import { offTapeResponse } from './http.js'
-import type { Intervention, Target } from './intervention.js'
-import type { SessionStep } from './session.js'
-import { storedCell } from './stored.js'
+import type { RunLog, RunStep } from './log.js'
+
+/**
+ * A counterfactual's (or `check`'s) layer around the tape: after a halt nothing is served; a model
+ * request is rewritten (`model`/`instructions`) and may be answered by a fault; a tool dispatch may be
+ * denied by the policy or answered by a fault or substitute. Anything else goes on to the tape.
+ * @example
+ * const stages = [interventionStage(log, iv, counters, config), tapeStage(log, fixture), …]
+ */
+export function interventionStage(log: RunLog, iv: Intervention, counters: Counters, config: ClassifyConfig): Stage {
+  return async (call, next): Promise<Answer> => {
+    if (call.channel === 'model') {
+      if (iv.halted) return { response: log.offTape(call.step, `the ${iv.check ? 'check' : 'what-if'} halted at ${iv.halted.step} (${iv.halted.reason})`) }
+      const rw = iv.rewriteModel(call.codec.family, call.url, call.text, call.n)
+      if (rw) {
+        rewriteCall(call, rw, config)
+        iv.markChanged(call.step, rw.description)
+      }
+      const fault = iv.modelFault(call.key)
+      if (!fault) return next()
+      const cell = { family: call.codec.family, url: config.redactor.url(call.url.href), request: call.canonical, model: call.codec.parseRequest(call.canonical.body, call.url).model }
+      const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) => log.push(s))
+      return { response }
+    }
+    const dispatch: ToolDispatch =
+      call.kind === 'http'
+        ? { kind: 'http', name: call.name, key: call.key, args: call.args, seq: call.seq, n: call.n, url: config.redactor.url(call.url.href), signal: call.request.signal }
+        : { kind: 'fn', name: call.name, callId: call.callId, key: call.key, args: call.args, seq: call.seq, n: call.n }
+    const answer = interveneTool(iv, dispatch, {
+      scenario: log.name,
+      modelTurn: counters.model,
+      push: (s) => log.push(s),
+      diverge: (code, step, message) => log.diverge(code, step, message),
+    })
+    if (!answer) return next()
+    if ('response' in answer) return { response: await answer.response }
+    return answer
+  }
+}
 
 /** What a counterfactual answers a tool call with, instead of the tape. */
 export type ToolAnswer = { error: unknown } | { output: unknown } | { response: Response | Promise<Response> }
@@ -41,7 +80,7 @@ export interface InterveneContext {
   scenario: string
   /** Model calls made so far: the turn a tool call belongs to. */
   modelTurn: number
-  push: (step: SessionStep) => void
+  push: (step: RunStep) => void
   diverge: (code: DivergenceCode, step: string, message: string) => void
 }
 
@@ -56,7 +95,7 @@ export function injectModelFault(
   iv: Intervention,
   fault: Target,
   req: { seq: number; step: string; key: string; call: { family: ProviderFamily; url: string; request: CanonicalRequest; model?: string }; signal?: AbortSignal },
-  push: (step: SessionStep) => void,
+  push: (step: RunStep) => void,
 ): Response | Promise<Response> {
   iv.markChanged(req.step, fault.description)
   const recorded = fault.step.cell.response!
@@ -88,7 +127,7 @@ export function interveneTool(iv: Intervention, call: ToolDispatch, ctx: Interve
   }
   const base = { seq: call.seq, step: `tool#${call.n}`, key: call.key }
   const shape = { kind: call.kind, name: call.name, callId: call.callId, args: call.args, url: call.url }
-  const push = (cell: Parameters<typeof storedCell>[1]) => ctx.push({ seq: call.seq, channel: 'tool', cell: storedCell('tool', cell) } as SessionStep)
+  const push = (cell: Parameters<typeof storedCell>[1]) => ctx.push({ seq: call.seq, channel: 'tool', cell: storedCell('tool', cell) } as RunStep)
 
   const denied = iv.denies(call)
   if (denied !== undefined) {

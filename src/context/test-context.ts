@@ -1,23 +1,11 @@
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
-import type { UpdateState } from '../golden/update-mode.js'
-import type { Session } from './session.js'
 import { state } from './state.js'
+import type { TestContext, TrackedRun } from './types.js'
 
-/** What fluxlab knows about the test that is running. Filled by the vitest or jest setup. */
-export interface TestContext {
-  runner: 'vitest' | 'jest'
-  testName: string
-  testFile: string
-  /** vitest project name, set when the file runs in more than one project. */
-  project?: string
-  rootDir: string
-  updateState: UpdateState
-  /** Runs started in this test, checked when the test ends. */
-  sessions: Session[]
-  /** Scenario directories opened in this test (for the reporter). */
-  opened: Set<string>
-}
+export type { TestContext, TrackedRun } from './types.js'
+
+
 
 /**
  * The running test, from vitest's `aroundEach` context or jest's current test.
@@ -35,14 +23,14 @@ export function currentTest(): TestContext | undefined {
  * afterEach(() => finishTest(ctx))
  */
 export async function finishTest(ctx: TestContext): Promise<void> {
-  const failures: Array<{ session: Session; d: Divergence }> = []
-  for (const session of ctx.sessions) {
-    await session.settled()
-    if (session.acknowledged) continue
-    for (const d of session.divergences) if (d.severity === 'failure') failures.push({ session, d })
+  const failures: Array<{ run: TrackedRun; d: Divergence }> = []
+  for (const run of ctx.runs) {
+    await run.settled()
+    if (run.acknowledged) continue
+    for (const d of run.divergences) if (d.severity === 'failure') failures.push({ run, d })
   }
   if (failures.length === 0) return
-  const name = failures[0].session.name
+  const name = failures[0].run.name
   throw new FluxError('FLUX_DIVERGED', {
     failed: `replay scenario "${name}"`,
     reason: `the run left the tape (${failures.length} failure${failures.length > 1 ? 's' : ''}) and the test did not assert on it`,

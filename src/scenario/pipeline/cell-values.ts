@@ -1,6 +1,6 @@
-import type { Chunk } from '../cassette/cell.js'
-import { bodyText, encodeChunk } from '../cassette/chunks.js'
-import type { Redactor } from '../cassette/redact.js'
+import type { Chunk } from '../../cassette/cell.js'
+import { bodyText, encodeChunk } from '../../cassette/chunks.js'
+import type { Redactor } from '../../cassette/redact.js'
 
 /** Redact secrets in recorded chunks, across chunk boundaries when every chunk is text. */
 export function redactChunks(chunks: Chunk[], redactor: Redactor): Chunk[] {

@@ -1,5 +1,5 @@
-import type { Chunk, RecordedResponse, TransportError } from '../cassette/cell.js'
-import { decodeChunk, encodeChunk } from '../cassette/chunks.js'
+import type { Chunk, RecordedResponse, TransportError } from '../../cassette/cell.js'
+import { decodeChunk, encodeChunk } from '../../cassette/chunks.js'
 
 /** Headers never kept in a fixture: they change every call, or describe an encoding we undo. */
 const VOLATILE = new Set([

@@ -1,0 +1,49 @@
+import { FluxError } from '../errors.js'
+import type { RedactorConfig } from '../cassette/redact.js'
+import type { PricingTable } from '../pricing/index.js'
+import type { ProviderFamily } from '../providers/types.js'
+
+/**
+ * Options for `fluxlab()` (vitest plugin), the jest setup, and `scenario(name, options)`.
+ * Everything is serializable so the vitest plugin can pass it to workers.
+ */
+export interface FluxOptions {
+  /** Where fixtures live, relative to the project root. Default `tests/scenarios`. */
+  dir?: string
+  /**
+   * Replay pacing: unset serves chunks as fast as the client reads; `'recorded'`
+   * waits the recorded gaps between chunks; a number scales them (`0.5` = twice as fast).
+   */
+  timing?: 'recorded' | number
+  /** Extra JSON paths of request bodies that never count toward a match (`metadata.trace_id`, `messages[*].cache_control`). */
+  ignore?: string[]
+  /** Extra hosts (`host` or `host:port`) that belong to a provider family, e.g. `{ 'llm-proxy.internal:8080': 'openai-chat' }`. */
+  hosts?: Record<string, ProviderFamily>
+  /** Largest body stored whole, in bytes. Default `FLUX_CASSETTE_MAX_BYTES` or 1 MiB. */
+  maxBytes?: number
+  /** Prices (USD per million tokens) by model id that win over the built-in table, for `toCostUnder` and `Outcome.cost()`. */
+  pricing?: PricingTable
+  /** Redaction rules added to the built-in ones. */
+  redact?: RedactorConfig
+}
+
+export const DEFAULT_DIR = 'tests/scenarios'
+export const DEFAULT_MAX_BYTES = 1024 * 1024
+
+/**
+ * `FLUX_CASSETTE_MAX_BYTES`, or 1 MiB; anything but a positive whole number is an error.
+ * @example
+ * maxBytesFromEnv() // 1048576 when unset
+ */
+export function maxBytesFromEnv(): number {
+  const raw = process.env.FLUX_CASSETTE_MAX_BYTES
+  if (raw === undefined || raw === '') return DEFAULT_MAX_BYTES
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n <= 0)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: 'read FLUX_CASSETTE_MAX_BYTES',
+      reason: `"${raw}" is not a positive whole number of bytes`,
+      fix: 'Set it to a byte count, e.g. FLUX_CASSETTE_MAX_BYTES=4194304 (4 MiB), or unset it for 1 MiB.',
+    })
+  return n
+}

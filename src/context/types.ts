@@ -1,0 +1,37 @@
+import type { Divergence } from '../cassette/divergence.js'
+import type { UpdateState } from '../golden/update-mode.js'
+import type { TraceStep } from '../golden/trace.js'
+
+/**
+ * What a test keeps of each run it started: enough for the end-of-test check and the run summary.
+ * `Run` (src/scenario) implements it.
+ */
+export interface TrackedRun {
+  readonly name: string
+  readonly dir: string
+  readonly mode: 'record' | 'replay'
+  readonly divergences: readonly Divergence[]
+  readonly steps: readonly TraceStep[]
+  readonly modelLive: number
+  /** The first fluxlab error raised while serving a request. */
+  readonly fatal?: Error
+  /** Set when a matcher or a thrown error has shown the divergences to the user. */
+  acknowledged: boolean
+  /** Wait for recordings still reading their bodies. */
+  settled(): Promise<void>
+}
+
+/** What fluxlab knows about the test that is running. Filled by the vitest or jest setup. */
+export interface TestContext {
+  runner: 'vitest' | 'jest'
+  testName: string
+  testFile: string
+  /** vitest project name, set when the file runs in more than one project. */
+  project?: string
+  rootDir: string
+  updateState: UpdateState
+  /** Runs started in this test, checked when the test ends. */
+  runs: TrackedRun[]
+  /** Scenario directories opened in this test (for the reporter). */
+  opened: Set<string>
+}

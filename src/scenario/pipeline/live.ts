@@ -1,0 +1,149 @@
+import type { Chunk, ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
+import { bodyText, capChunks } from '../../cassette/chunks.js'
+import { FluxError, isFluxError } from '../../errors.js'
+import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
+import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
+import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
+import type { RunLog } from './log.js'
+
+/**
+ * The bottom of the pipeline: send the call for real and keep what came back (record mode,
+ * a check's model miss, a what-if bridged live). Under `durable()` each result is journaled
+ * before the agent sees it.
+ * @example
+ * const stages = [journalStage(log, hooks), liveStage(log)]
+ */
+export function liveStage(log: RunLog): Stage {
+  return async (call): Promise<Answer> => {
+    if (call.channel === 'model') return captureLive(log, call, (res, stored, transportError, durationMs) => modelCell(log, call, res, stored, transportError, durationMs))
+    if (call.kind === 'http') return captureLive(log, call, (_res, stored, transportError, durationMs) => httpCell(log, call, stored, transportError, durationMs))
+    return runTool(log, call)
+  }
+}
+
+interface Stored {
+  rec: RecordedResponse
+  truncated: boolean
+  originalBytes: number
+}
+
+/**
+ * One live HTTP exchange, for both channels: the caller streams its branch of the body while the
+ * other branch is captured with per-chunk timestamps, redacted, capped and kept as a cell.
+ */
+async function captureLive(
+  log: RunLog,
+  call: ModelRequest | HttpToolRequest,
+  toCell: (res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number) => ModelCell | ToolCell,
+): Promise<Answer> {
+  const start = performance.now()
+  const t0 = Date.now()
+  const journal = log.config.journal
+  journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
+  let res: Response
+  try {
+    res = await send(log, call.request, call.step)
+  } catch (e) {
+    if (isFluxError(e)) throw e
+    // @note the real request failed (DNS, refused, reset, abort): the client sees a network error, as it would without us.
+    return { response: Response.error() }
+  }
+  if (call.channel === 'model') log.modelLive++
+  const [mine, theirs] = res.body ? res.body.tee() : [null, null]
+  const done = captureChunks(mine, start).then(({ chunks, transportError }) => {
+    const cell = stripUndefined(toCell(res, store(log, res, chunks), transportError, Date.now() - t0))
+    log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
+    journalCell(log, call.channel, cell)
+  })
+  log.track(done)
+  // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in the tee meanwhile).
+  if (journal) await done
+  return { response: new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
+}
+
+function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
+  const { codec, url, canonical } = call
+  const parsed = codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, url)
+  return {
+    seq: call.seq,
+    step: call.step,
+    key: call.key,
+    family: codec.family,
+    url: log.config.redactor.url(url.href),
+    request: canonical,
+    response: stored.rec,
+    model: parsed.model ?? codec.parseRequest(canonical.body, url).model,
+    usage: parsed.usage,
+    finishReason: parsed.finishReason,
+    text: parsed.text,
+    toolCalls: parsed.toolCalls,
+    providerError: parsed.error,
+    transportError,
+    durationMs,
+    truncated: stored.truncated,
+    ...(stored.truncated ? { originalBytes: stored.originalBytes } : {}),
+  }
+}
+
+function httpCell(log: RunLog, call: HttpToolRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ToolCell {
+  return {
+    seq: call.seq,
+    step: call.id,
+    kind: 'http',
+    name: call.name,
+    key: call.key,
+    args: call.args,
+    response: stored.rec,
+    url: log.config.redactor.url(call.url.href),
+    transportError,
+    durationMs,
+    truncated: stored.truncated,
+    ...(stored.truncated ? { originalBytes: stored.originalBytes } : {}),
+  }
+}
+
+/** Run an in-process tool for real and keep its output or thrown error. */
+async function runTool(log: RunLog, call: FnToolCall): Promise<Answer> {
+  const t0 = performance.now()
+  const cell: ToolCell = { seq: call.seq, step: call.id, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key: call.key, args: call.args, durationMs: 0, truncated: false }
+  log.config.journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
+  try {
+    const output = await call.run()
+    cell.output = log.config.redactor.json(toJsonValue(output))
+    return { output }
+  } catch (e) {
+    cell.error = serializeError(e, log.config.redactor)
+    return { error: e }
+  } finally {
+    cell.durationMs = Math.round(performance.now() - t0)
+    log.push({ seq: call.seq, channel: 'tool', cell: stripUndefined(cell), live: true })
+    journalCell(log, 'tool', cell)
+  }
+}
+
+function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | ToolCell): void {
+  const journal = log.config.journal
+  if (!journal) return
+  log.journalLive++
+  journal.cell(channel === 'model' ? { kind: 'cell', channel, cell: cell as ModelCell } : { kind: 'cell', channel, cell: cell as ToolCell })
+}
+
+async function send(log: RunLog, request: Request, step: string): Promise<Response> {
+  if (log.config.offline)
+    throw new FluxError('FLUX_OFFLINE', {
+      failed: `record ${step} of scenario "${log.name}"`,
+      reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${new URL(request.url).host})`,
+      fix: 'Unset FLUX_OFFLINE to record, or commit a recorded fixture for this scenario.',
+    })
+  return log.config.live(request)
+}
+
+function store(log: RunLog, res: Response, chunks: Chunk[]): Stored {
+  const { redactor, maxBytes } = log.config
+  const capped = capChunks(redactChunks(chunks, redactor), maxBytes)
+  return {
+    rec: { status: res.status, headers: redactor.headers(keptHeaders(res.headers)), chunks: capped.chunks },
+    truncated: capped.truncated,
+    originalBytes: capped.originalBytes,
+  }
+}

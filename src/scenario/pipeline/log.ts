@@ -1,0 +1,122 @@
+import type { Fixture, ModelCell, ToolCell } from '../../cassette/cell.js'
+import { severityOf, type Divergence, type DivergenceCode } from '../../cassette/divergence.js'
+import type { JsonDiffRow } from '../../cassette/json-diff.js'
+import type { Redactor } from '../../cassette/redact.js'
+import type { Mode } from '../../golden/update-mode.js'
+import type { TraceStep } from '../../golden/trace.js'
+import type { ProviderFamily } from '../../providers/types.js'
+import type { Intervention } from '../intervention.js'
+import { offTapeResponse } from './http.js'
+
+/** Everything a run is configured with: set once when the run is built. */
+export interface RunConfig {
+  name: string
+  dir: string
+  mode: Mode
+  /** The tape (replay). */
+  fixture?: Fixture
+  redactor: Redactor
+  ignore: readonly string[]
+  hosts: Record<string, ProviderFamily>
+  maxBytes: number
+  timing?: 'recorded' | number
+  offline: boolean
+  /** Performs a live request outside interception (msw `bypass`). */
+  live: (request: Request) => Promise<Response>
+  /** A counterfactual's changes, or `check`'s rules; absent for a plain record or replay. */
+  intervention?: Intervention
+  /** `durable()`: serve an earlier run's journaled results first, and journal every live result before the agent sees it. */
+  journal?: JournalHooks
+}
+
+/**
+ * What `durable()` plugs into a recording run (SPEC §9). `intent` is called before a live
+ * operation starts and `cell` after it finished, before its result is handed to the agent; both
+ * write and flush to disk before returning.
+ */
+export interface JournalHooks {
+  prefix: { model: readonly ModelCell[]; tools: readonly ToolCell[] }
+  intent(entry: { kind: 'intent'; seq: number; step: string; key: string }): void
+  cell(entry: { kind: 'cell'; channel: 'model'; cell: ModelCell } | { kind: 'cell'; channel: 'tool'; cell: ToolCell }): void
+}
+
+/** One step as the run made it; `live` when it went to the real provider or tool. */
+export type RunStep = { seq: number; live?: boolean } & TraceStep
+
+/** A model request the tape could not explain that `check` sent live. */
+export interface LiveMiss {
+  step: string
+  closest?: string
+  diff?: JsonDiffRow[]
+}
+
+/**
+ * What one run did, as its pipeline stages record it: the steps it made, the divergences
+ * it hit, what went live. Stages write here; the run reads it when it ends.
+ */
+export class RunLog {
+  readonly divergences: Divergence[] = []
+  /** Steps as the run made them (recorded cells in record mode, served cells in replay), in completion order. */
+  readonly entries: RunStep[] = []
+  /** Model requests `check` sent live because the tape could not explain them. */
+  readonly misses: LiveMiss[] = []
+  modelLive = 0
+  /** `durable()`: operations answered from the journal, and run live, by this run. */
+  journalServed = 0
+  journalLive = 0
+  /** The first fluxlab error raised while serving a request (`FLUX_OFFLINE`, a bug of ours); the run throws it. */
+  fatal?: Error
+  private readonly pending = new Set<Promise<void>>()
+
+  constructor(readonly config: RunConfig) {}
+
+  get name(): string {
+    return this.config.name
+  }
+
+  push(step: RunStep): void {
+    this.entries.push(step)
+  }
+
+  diverge(code: DivergenceCode, step: string, message: string, extra: { diff?: JsonDiffRow[]; closest?: string } = {}): void {
+    if (this.divergences.some((d) => d.code === code && d.step === step && d.message === message)) return
+    this.divergences.push({ code, severity: severityOf(code), step, message, ...extra })
+  }
+
+  /** Keep a recording that is still reading its body, so the run can wait for it. */
+  track(p: Promise<void>): void {
+    const q = p.finally(() => this.pending.delete(q))
+    this.pending.add(q)
+  }
+
+  /** Wait for recordings still reading their bodies. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending])
+  }
+
+  /** Steps in run order, with their `live` flag. */
+  ordered(): RunStep[] {
+    return [...this.entries].sort((a, b) => a.seq - b.seq)
+  }
+
+  /** Steps in run order, as the trace shows them. */
+  orderedSteps(): TraceStep[] {
+    return this.ordered().map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
+  }
+
+  /** The answer to a request the tape cannot explain, naming the step and the scenario. */
+  offTape(step: string, why: string): Response {
+    return offTapeResponse(this.offTapeText(step, why))
+  }
+
+  offTapeText(step: string, why: string): string {
+    return `[fluxlab] ${step} of scenario "${this.name}" is off tape: ${why}`
+  }
+
+  /** SPEC §3 `truncated_cell`: a cell stored cut over the cap is never served as whole. */
+  refuseTruncated(cell: { step: string; originalBytes?: number }): Response {
+    const rerecord = `FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`
+    this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: ${rerecord}`)
+    return this.offTape(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: ${rerecord}`)
+  }
+}

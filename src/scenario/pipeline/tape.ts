@@ -1,0 +1,67 @@
+import type { Fixture } from '../../cassette/cell.js'
+import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
+import { ModelTape, ToolTape } from '../../cassette/tape.js'
+import type { Intervention } from '../intervention.js'
+import type { Answer, Call, Next, Stage } from './call.js'
+import { restoreError } from './cell-values.js'
+import { replayResponse } from './http.js'
+import type { RunLog } from './log.js'
+
+/** The tape stage and what the end of the run asks of it. */
+export interface TapeStage extends Stage {
+  /** Recorded cells never served, model channel first. */
+  unused(): { model: ReturnType<ModelTape['unused']>; tools: ReturnType<ToolTape['unused']> }
+}
+
+/**
+ * Serve a call from the fixture: the first unused cell with its key (model requests fall back
+ * to the next cell in order, as drift, unless the intervention asks for exact keys). A call the
+ * tape cannot answer is marked with its `miss` and passed on to the off-tape stage.
+ * @example
+ * const tape = tapeStage(log, fixture, iv)
+ */
+export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | undefined): TapeStage {
+  // @note a fork stores the faults it injected as cells (so its trace shows them); they are the change, not the
+  // world, so a counterfactual never serves them from the tape (it injects them again).
+  const world = <T extends object>(cells: readonly T[]) => (iv ? cells.filter((c) => !('injected' in c)) : cells)
+  const model = new ModelTape(world(fixture.model))
+  const tools = new ToolTape(world(fixture.tools))
+  const timing = log.config.timing
+  const closest = (step: string | undefined, diff: JsonDiffRow[] | undefined) => (diff?.length ? `; closest recorded ${step}: ${renderDiff(diff).join('; ')}` : '')
+
+  const stage = async (call: Call, next: Next): Promise<Answer> => {
+    if (call.channel === 'model') {
+      const take = model.take(call.canonical, call.key, { exactOnly: iv?.exactOnly() })
+      if (take.kind === 'miss') {
+        const why = take.reason === 'overflow' ? `the run made more model calls than the ${model.cells.length} recorded` : 'no recorded call matches this request exactly'
+        call.miss = { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff }
+        return next()
+      }
+      const cell = take.cell
+      if (take.kind === 'drift')
+        log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}`, { diff: take.diff, closest: cell.step })
+      if (cell.truncated) return { response: log.refuseTruncated(cell) }
+      log.push({ seq: call.seq, channel: 'model', cell })
+      return { response: replayResponse(cell.response, { timing, transportError: cell.transportError }) }
+    }
+    const take = tools.take(call)
+    if (take.kind === 'miss') {
+      const why = take.idMismatch
+        ? `call id ${call.callId} was recorded for ${take.closest?.name} with other arguments`
+        : `no recorded call of ${call.name} with these arguments`
+      call.miss = { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff }
+      return next()
+    }
+    const cell = take.cell
+    if (call.kind === 'fn') {
+      log.push({ seq: call.seq, channel: 'tool', cell })
+      return cell.error ? { error: restoreError(cell.error) } : { output: cell.output }
+    }
+    if (cell.truncated) return { response: log.refuseTruncated(cell) }
+    log.push({ seq: call.seq, channel: 'tool', cell })
+    // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
+    if (!cell.response && cell.transportError) return { response: Response.error() }
+    return { response: replayResponse(cell.response ?? { status: 200, headers: {}, chunks: [] }, { timing, transportError: cell.transportError }) }
+  }
+  return Object.assign(stage, { unused: () => ({ model: model.unused(), tools: tools.unused() }) })
+}

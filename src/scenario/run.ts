@@ -1,0 +1,298 @@
+import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
+import type { Divergence } from '../cassette/divergence.js'
+import { createRedactor, type Redactor } from '../cassette/redact.js'
+import { fillReplayKeys } from '../context/replay-keys.js'
+import { maxBytesFromEnv, type FluxOptions } from '../context/options.js'
+import { currentRoute, state, type RequestRoute } from '../context/state.js'
+import type { TestContext, TrackedRun } from '../context/types.js'
+import { FluxError, isFluxError } from '../errors.js'
+import type { Mode } from '../golden/update-mode.js'
+import type { TraceStep } from '../golden/trace.js'
+import { acquireInterception, liveFetch } from '../interceptor/index.js'
+import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
+import type { Intervention } from './intervention.js'
+import type { Agent, Lab } from './lab.js'
+import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type JournalHooks, type LiveMiss, type Pipeline, type RunStep } from './pipeline/index.js'
+import { offTapeResponse } from './pipeline/http.js'
+
+/** The settings every run of a scenario shares, derived from its options once. */
+export interface RunSettings {
+  redactor: Redactor
+  ignore: readonly string[]
+  hosts: NonNullable<FluxOptions['hosts']>
+  maxBytes: number
+  timing?: 'recorded' | number
+  offline: boolean
+}
+
+/**
+ * The settings of runs under `options`: one redactor, the ignore paths, extra provider hosts, the cap.
+ * @example
+ * const settings = runSettings(options, readFlag('FLUX_OFFLINE'))
+ */
+export function runSettings(options: FluxOptions, offline: boolean): RunSettings {
+  return {
+    redactor: createRedactor(options.redact),
+    ignore: options.ignore ?? [],
+    hosts: options.hosts ?? {},
+    maxBytes: options.maxBytes ?? maxBytesFromEnv(),
+    timing: options.timing,
+    offline,
+  }
+}
+
+export interface RunInit {
+  name: string
+  dir: string
+  mode: Mode
+  /** The tape (replay). */
+  fixture?: Fixture
+  settings: RunSettings
+  /** Performs a live request outside interception. Default: msw `bypass` + fetch. */
+  live?: (request: Request) => Promise<Response>
+  /** A counterfactual's changes, or `check`'s rules. */
+  intervention?: Intervention
+  /** `durable()`'s journal. */
+  journal?: JournalHooks
+  /** The test that started the run: it checks the run's divergences when it ends. */
+  test?: TestContext
+  /** `lab.scenario`: the scenario the agent runs in (a what-if's run is named after its fork). Default `name`. */
+  scenario?: string
+  /** `lab.input`. */
+  input?: unknown
+}
+
+/**
+ * One run of an agent against a scenario, from start to end: every request it makes goes
+ * down the pipeline (src/scenario/pipeline); `drive` owns the lifecycle (interception,
+ * routing by async context, placeholder keys, settling recordings, closing the replay).
+ * What is written when the run ends is decided in `persist.ts`.
+ * @example
+ * const run = new Run({ name, dir, mode: 'replay', fixture, settings })
+ * const { result, failure } = await run.drive(agent)
+ */
+export class Run implements TrackedRun, RequestRoute {
+  readonly log: RunLog
+  acknowledged = false
+  private readonly counters: Counters = { seq: 0, model: 0, tool: 0 }
+  private readonly pipeline: Pipeline
+  private closed = false
+
+  constructor(private readonly init: RunInit) {
+    const { settings } = init
+    this.log = new RunLog({
+      name: init.name,
+      dir: init.dir,
+      mode: init.mode,
+      fixture: init.fixture,
+      redactor: settings.redactor,
+      ignore: settings.ignore,
+      hosts: settings.hosts,
+      maxBytes: settings.maxBytes,
+      timing: settings.timing,
+      offline: settings.offline,
+      live: init.live ?? liveFetch,
+      intervention: init.intervention,
+      journal: init.journal,
+    })
+    this.pipeline = buildPipeline(this.log, this.counters)
+  }
+
+  get name(): string {
+    return this.init.name
+  }
+  get dir(): string {
+    return this.init.dir
+  }
+  get mode(): Mode {
+    return this.init.mode
+  }
+  get divergences(): Divergence[] {
+    return this.log.divergences
+  }
+  /** Steps in completion order (the run summary counts them). */
+  get steps(): RunStep[] {
+    return this.log.entries
+  }
+  get modelLive(): number {
+    return this.log.modelLive
+  }
+  get misses(): LiveMiss[] {
+    return this.log.misses
+  }
+  get fatal(): Error | undefined {
+    return this.log.fatal
+  }
+
+  /** Steps in run order, as the trace shows them. */
+  orderedSteps(): TraceStep[] {
+    return this.log.orderedSteps()
+  }
+
+  /** The cells this run recorded, in run order, for its fixture. */
+  recordedCells(): { model: ModelCell[]; tools: ToolCell[] } {
+    const sorted = this.log.ordered()
+    return {
+      model: sorted.flatMap((s) => (s.channel === 'model' ? [s.cell] : [])),
+      tools: sorted.flatMap((s) => (s.channel === 'tool' ? [s.cell] : [])),
+    }
+  }
+
+  /** Steps in run order with their `live` flag. */
+  orderedEntries(): RunStep[] {
+    return this.log.ordered()
+  }
+
+  /** SPEC §3 `redaction_mismatch`: the fixture was redacted by other rules than today's. */
+  checkRedaction(): void {
+    const fixture = this.init.fixture
+    const marker = this.init.settings.redactor.marker
+    if (fixture && fixture.manifest.redaction !== marker)
+      this.log.diverge(
+        'redaction_mismatch',
+        'scenario.yaml',
+        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; re-record with FLUX_GOLDEN=update so the fixture matches today's rules`,
+      )
+  }
+
+  /**
+   * Answer one intercepted request. Never throws: msw would turn a throw into a 500 that SDKs
+   * retry. A fluxlab error is kept in `fatal` and answered off-tape; so is a bug of ours, which
+   * says so (it must never look like a network error).
+   */
+  async handle(request: Request): Promise<Response> {
+    let step = `${request.method} ${request.url}`
+    try {
+      const call = await classifyRequest(request, this.counters, this.log.config)
+      step = call.step
+      const answer = await this.pipeline.dispatch(call)
+      if ('response' in answer) return answer.response
+      throw new Error(`the pipeline answered HTTP ${call.step} without a Response`)
+    } catch (e) {
+      const error = isFluxError(e) ? e : internalError(e, step, this.name)
+      this.log.fatal ??= error
+      return offTapeResponse(error.message)
+    }
+  }
+
+  /**
+   * One in-process tool call (`lab.tools`): live, its output or thrown error kept (record); or
+   * the recorded result returned, the recorded error thrown, and the body never run (replay).
+   */
+  async callTool(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> {
+    let answer
+    const c = classifyToolCall(call, run, this.counters, this.init.settings.redactor)
+    try {
+      answer = await this.pipeline.dispatch(c)
+    } catch (e) {
+      if (isFluxError(e)) throw e
+      throw (this.log.fatal ??= internalError(e, c.step, this.name))
+    }
+    if ('error' in answer) throw answer.error
+    if ('output' in answer) return answer.output
+    throw (this.log.fatal ??= internalError(new Error('the pipeline answered a tool call with a Response'), c.step, this.name))
+  }
+
+  /** What the agent function receives. */
+  lab(): Lab {
+    const invoke: ToolInvoker = (call, run) => this.callTool(call, run)
+    return {
+      scenario: this.init.scenario ?? this.init.name,
+      mode: this.init.mode,
+      input: this.init.input,
+      tools: (tools) => wrapTools(tools, invoke),
+      tool: (name, tool) => wrapTool(name, tool, invoke),
+    }
+  }
+
+  /**
+   * Run `agent` with its traffic routed here: interception on, replay keys filled, `lab` handed
+   * over; then wait for recordings and close the replay. Never throws the agent's error: it is returned.
+   */
+  async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
+    this.init.test?.runs.push(this)
+    const release = acquireInterception(routeToCurrentRun)
+    const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
+    let result: Awaited<R> | undefined
+    let failure: { error: unknown } | undefined
+    try {
+      const lab = this.lab()
+      result = await state.runs.run(this, async () => await agent(lab))
+    } catch (error) {
+      failure = { error }
+    } finally {
+      releaseKeys()
+      release()
+    }
+    await this.close()
+    return { result, failure }
+  }
+
+  /** Wait for recordings still reading their bodies. */
+  settled(): Promise<void> {
+    return this.log.settled()
+  }
+
+  /** The run is over: wait for recordings, then (replay) report recorded calls never made. */
+  async close(): Promise<void> {
+    await this.log.settled()
+    if (this.closed) return
+    this.closed = true
+    if (this.mode !== 'replay') return
+    const iv = this.init.intervention
+    iv?.releaseHangs()
+    this.warnUnwrappedTools()
+    if (iv && !iv.reportUnused()) return
+    const unused = this.pipeline.tape?.unused()
+    for (const c of unused?.model ?? []) this.log.diverge('unused_interaction', c.step, `recorded ${c.step} (${c.model ?? c.family}) was never requested`)
+    for (const c of unused?.tools ?? []) this.log.diverge('unused_interaction', c.step, `recorded ${c.step} ${c.name} was never called`)
+  }
+
+  /** `durable()`: journaled results the resumed run never asked for. */
+  journalUnused(): string[] {
+    return this.pipeline.journal?.unused() ?? []
+  }
+
+  /**
+   * SPEC §5: a replayed model turn asked for a tool and nothing on the tool channel answered it
+   * (no wrapped call with its id, no tool call of any kind before the next model turn): the tool ran live.
+   */
+  private warnUnwrappedTools(): void {
+    const steps = this.orderedSteps()
+    const taped = new Set(steps.flatMap((s) => (s.channel === 'tool' && s.cell.callId ? [s.cell.callId] : [])))
+    steps.forEach((s, i) => {
+      if (s.channel !== 'model' || s.cell.toolCalls.length === 0) return
+      const next = steps.slice(i + 1)
+      const nextModel = next.findIndex((x) => x.channel === 'model')
+      const between = nextModel < 0 ? next : next.slice(0, nextModel)
+      if (between.some((x) => x.channel === 'tool')) return
+      for (const call of s.cell.toolCalls)
+        if (!taped.has(call.id))
+          this.log.diverge(
+            'unwrapped_tool',
+            s.cell.step,
+            `the model asked for tool "${call.name}" and no tool call on the tape answered it, so it ran live; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn) so replay never re-fires its side effects`,
+          )
+    })
+  }
+}
+
+const routeToCurrentRun = async (request: Request): Promise<Response | undefined> => currentRoute()?.handle(request)
+
+/**
+ * STYLE "Failure modes": an unexpected exception inside interception is a bug of ours. It fails
+ * the run with its stack and says so; it is never answered with something an SDK retries.
+ */
+function internalError(e: unknown, step: string, scenario: string): FluxError {
+  const err = e instanceof Error ? e : new Error(String(e))
+  return new FluxError(
+    'FLUX_INTERNAL',
+    {
+      failed: `serve ${step} of scenario "${scenario}"`,
+      reason: `fluxlab hit an unexpected ${err.name} (${err.message}). This is a bug in fluxlab, not a network error`,
+      fix: 'Please report it with the stack below.',
+      details: (err.stack ?? '').split('\n').slice(1, 8).map((l) => l.trim()),
+    },
+    { cause: err },
+  )
+}
