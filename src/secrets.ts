@@ -167,7 +167,7 @@ export function matchSpans(text: string, pattern: RegExp): Array<[number, number
  * @example
  * mergeSpans([{ start: 4, end: 9 }, { start: 0, end: 5 }]) // [{ start: 0, end: 9 }]
  */
-export function mergeSpans<T extends { start: number; end: number }>(spans: readonly T[]): T[] {
+function mergeSpans<T extends { start: number; end: number }>(spans: readonly T[]): T[] {
   const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end)
   const out: T[] = []
   for (const s of sorted) {

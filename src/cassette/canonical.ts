@@ -8,7 +8,7 @@ import type { Redactor } from './redact.js'
  * toward a match. Users add their own with `ignore` (JSON paths, `[*]` for
  * every array item).
  */
-export const DEFAULT_IGNORE_PATHS: readonly string[] = ['metadata.user_id', 'user', 'prompt_cache_key', 'safety_identifier']
+const DEFAULT_IGNORE_PATHS: readonly string[] = ['metadata.user_id', 'user', 'prompt_cache_key', 'safety_identifier']
 
 /** Provider-minted ids that a later request echoes back; replaced by positional placeholders. */
 const MINTED_ID = /^(call|toolu|srvtoolu|resp|msg|fc|rs|ws|chatcmpl|ctc)_[A-Za-z0-9_-]{6,}$/
@@ -41,7 +41,7 @@ export function canonicalRequest(method: string, url: URL, bodyText: string, opt
  * @example
  * canonicalBody('{"user":"u1","x":1}', { redactor }) // { x: 1 }
  */
-export function canonicalBody(bodyText: string, opts: CanonicalOptions): unknown {
+function canonicalBody(bodyText: string, opts: CanonicalOptions): unknown {
   if (bodyText === '') return null
   let parsed: unknown
   try {
@@ -129,7 +129,7 @@ type PathPart = string | number | '*'
  * @example
  * parsePath('messages[2].content') // ['messages', 2, 'content']
  */
-export function parsePath(path: string): PathPart[] {
+function parsePath(path: string): PathPart[] {
   const parts: PathPart[] = []
   const re = /([^.[\]]+)|\[(\*|\d+)\]/g
   for (const m of path.replace(/^\$\.?/, '').matchAll(re)) {

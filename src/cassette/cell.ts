@@ -107,6 +107,3 @@ export interface Fixture {
   tools: ToolCell[]
   trace?: string
 }
-
-export const stepName = (channel: 'model' | 'tool', n: number, name?: string): string =>
-  name ? `${channel}#${n} ${name}` : `${channel}#${n}`

@@ -64,7 +64,7 @@ export function readFixture(dir: string, opts: ScanOptions = {}): Fixture {
  * @example
  * checkFormatVersion(1, 'tests/scenarios/x/scenario.yaml')
  */
-export function checkFormatVersion(v: unknown, file: string): void {
+function checkFormatVersion(v: unknown, file: string): void {
   if (v === FORMAT_VERSION) return
   const newer = typeof v === 'number' && v > FORMAT_VERSION
   throw new FluxError('FLUX_FORMAT_VERSION', {

@@ -36,7 +36,7 @@ export interface Redactor {
  * Header names whose whole value is always redacted (`x-stainless-*` are not
  * secret; callers drop them elsewhere).
  */
-export const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
+const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
   'authorization',
   'proxy-authorization',
   'x-api-key',
@@ -53,7 +53,7 @@ export const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
 ])
 
 /** Query parameter names whose value is always redacted. */
-export const SENSITIVE_QUERY_PARAMS: readonly string[] = Object.freeze([
+const SENSITIVE_QUERY_PARAMS: readonly string[] = Object.freeze([
   'key',
   'api_key',
   'apikey',

@@ -5,7 +5,7 @@ import { DEFAULT_DIR, type FluxOptions } from '../context/options.js'
 import { CliError, EXIT } from './errors.js'
 
 /** Looked up in the working directory when `--config` is not given, in this order. */
-export const CONFIG_FILES = ['fluxlab.config.mjs', 'fluxlab.config.js', 'fluxlab.config.cjs', 'fluxlab.config.json'] as const
+const CONFIG_FILES = ['fluxlab.config.mjs', 'fluxlab.config.js', 'fluxlab.config.cjs', 'fluxlab.config.json'] as const
 
 export interface LoadedConfig {
   options: FluxOptions

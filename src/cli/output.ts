@@ -10,7 +10,7 @@ export type Colors = ReturnType<typeof pc.createColors>
  * @example
  * colorsFor(process.stdout).green('✓')
  */
-export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Colors {
+function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): Colors {
   return pc.createColors(colorEnabled(stream, env))
 }
 

@@ -4,8 +4,7 @@
  * request to the CLI, which holds the one session of the run (so a tree of processes is one tape).
  * The program's code is not changed and needs no fluxlab import.
  */
-import { bypass } from 'msw'
-import { acquireInterception } from '../interceptor/index.js'
+import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { FRAME, FrameDecoder, type ForwardedRequest } from './frames.js'
 
 const url = process.env.FLUX_CONTROL_URL
@@ -25,7 +24,7 @@ async function forward(request: Request, control: string, token: string): Promis
   let res: Response
   try {
     // @note bypass(): this request goes to the CLI itself and must not be intercepted again.
-    res = await fetch(bypass(control, { method: 'POST', headers: { 'x-flux-token': token, 'content-type': 'application/json' }, body: JSON.stringify(payload) }))
+    res = await liveFetch(new Request(control, { method: 'POST', headers: { 'x-flux-token': token, 'content-type': 'application/json' }, body: JSON.stringify(payload) }))
   } catch {
     return Response.error()
   }

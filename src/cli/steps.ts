@@ -1,9 +1,8 @@
 import type { Fixture } from '../cassette/cell.js'
 import { bodyBytes, bodyText, decodeChunk } from '../cassette/chunks.js'
-import { renderTrace, type TraceStep } from '../golden/trace.js'
+import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import type { NormalizedUsage, RequestedToolCall } from '../providers/types.js'
-import { fixtureSteps } from './fixtures.js'
 
 /** One step of a recorded run, ready to show (terminal tree, HTML viewer). */
 export interface StepView {

@@ -7,12 +7,12 @@ import { FILES, readFixture, writeTrace } from '../cassette/fixture.js'
 import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
 import { scanText } from '../cassette/scan.js'
 import { isFluxError } from '../errors.js'
-import { renderTrace } from '../golden/trace.js'
+import { fixtureSteps, renderTrace } from '../golden/trace.js'
 import { redactMessage, SECRET_RULES } from '../secrets.js'
-import { display, fixtureSteps, forkParent } from './fixtures.js'
+import { display, forkParent } from './fixtures.js'
 
 /** Stable problem codes of `fluxlab test` (part of the `--json` schema). */
-export type ProblemCode =
+type ProblemCode =
   | 'fixture_invalid'
   | 'format_version'
   | 'credential_found'
@@ -22,7 +22,7 @@ export type ProblemCode =
   | 'trace_missing'
   | 'trace_mismatch'
 
-export interface Problem {
+interface Problem {
   code: ProblemCode
   /** Path of the file, relative to the working directory. */
   file: string
@@ -36,7 +36,7 @@ export interface Problem {
   diff?: string
 }
 
-export type TraceStatus = 'matched' | 'mismatch' | 'missing' | 'updated' | 'added' | 'unchecked'
+type TraceStatus = 'matched' | 'mismatch' | 'missing' | 'updated' | 'added' | 'unchecked'
 
 export interface FixtureReport {
   /** The scenario name from scenario.yaml (the directory name when the manifest is unreadable). */
@@ -181,7 +181,7 @@ function redactProblems(problems: Problem[]): void {
  * @example
  * unifiedDiff(fx.trace, renderTrace(name, steps))
  */
-export function unifiedDiff(expected: string, actual: string, labels: [string, string] = ['trace.snap', 'rebuilt from the cells']): string {
+function unifiedDiff(expected: string, actual: string, labels: [string, string] = ['trace.snap', 'rebuilt from the cells']): string {
   const id = (s: string) => s
   // Plain text (colours are added when printing): the same diff goes into --json.
   return diffLinesUnified(expected.split('\n'), actual.split('\n'), {

@@ -9,8 +9,8 @@ import { FluxError } from '../errors.js'
 import { VERSION } from '../version.js'
 
 export const JOURNAL_FILE = 'journal.jsonl'
-export const JOURNAL_META = 'journal.yaml'
-export const JOURNAL_FORMAT = 1
+const JOURNAL_META = 'journal.yaml'
+const JOURNAL_FORMAT = 1
 
 /** Written (and fsynced) before a live operation is dispatched. */
 export interface IntentEntry {

@@ -75,3 +75,17 @@ function httpArgs(args: unknown): string {
 
 const json = (v: unknown) => (v === undefined ? 'undefined' : JSON.stringify(v))
 const clip = (s: string) => (s.length > WIDTH ? `${s.slice(0, WIDTH - 1)}…` : s)
+
+/**
+ * The steps of a fixture in recorded order (what `trace.snap` shows).
+ * @example
+ * fixtureSteps(readFixture(dir)) // what Scenario.replay(), the CLI and the trace see
+ */
+export function fixtureSteps(fx: { model: readonly ModelCell[]; tools: readonly ToolCell[] }): TraceStep[] {
+  return [
+    ...fx.model.map((cell) => ({ seq: cell.seq, channel: 'model' as const, cell })),
+    ...fx.tools.map((cell) => ({ seq: cell.seq, channel: 'tool' as const, cell })),
+  ]
+    .sort((a, b) => a.seq - b.seq)
+    .map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
+}

@@ -4,7 +4,7 @@ import { FluxError } from '../errors.js'
 export type UpdateState = 'new' | 'all' | 'none'
 
 /** `FLUX_GOLDEN` values. */
-export const GOLDEN_VALUES = ['update', 'snapshots', 'judge'] as const
+const GOLDEN_VALUES = ['update', 'snapshots', 'judge'] as const
 export type GoldenSwitch = (typeof GOLDEN_VALUES)[number]
 
 export type Mode = 'record' | 'replay'

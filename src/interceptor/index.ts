@@ -67,8 +67,3 @@ export function acquireInterception(router: Router): () => void {
 export function liveFetch(request: Request): Promise<Response> {
   return fetch(bypass(request))
 }
-
-/** Whether interception is currently on (for tests and the reporter). */
-export function interceptionActive(): boolean {
-  return st.refs > 0
-}

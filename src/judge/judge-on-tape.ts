@@ -157,7 +157,7 @@ export async function assertJudgeOnTape(input: JudgeOnTapeInput): Promise<Verdic
  * @example
  * verdictDetails(v) // ['rationale: …', 'judged text: "…"', 'verdict from judge.jsonl']
  */
-export function verdictDetails(v: Verdict, width = 400): string[] {
+function verdictDetails(v: Verdict, width = 400): string[] {
   return [
     `rationale: ${v.rationale || '(none given)'}`,
     ...(v.score !== undefined ? [`score: ${v.score}${v.threshold !== undefined ? ` (threshold ${v.threshold})` : ''}`] : []),

@@ -5,7 +5,7 @@ import type { JudgePrompt } from './prompt.js'
 export type JudgeApi = 'openai' | 'anthropic' | 'gemini'
 
 /** The API families and what picks them, for messages. */
-export const JUDGE_APIS: readonly JudgeApi[] = ['openai', 'anthropic', 'gemini']
+const JUDGE_APIS: readonly JudgeApi[] = ['openai', 'anthropic', 'gemini']
 
 /**
  * A judge model id: `<provider>/<model>` (`anthropic/claude-haiku-4-5`, `openai/gpt-4.1-mini`,

@@ -43,7 +43,7 @@ export function rec(value: unknown): JsonRecord {
  * @example
  * arr(null) // []
  */
-export function arr(value: unknown): unknown[] {
+function arr(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 

@@ -13,7 +13,7 @@ import type { TestContext, TrackedRun } from '../context/test-context.js'
 /** Env var naming the jest facts file (set by the jest reporter in the main process, inherited by workers). */
 export const FACTS_ENV = 'FLUX_FACTS_FILE'
 
-export interface DivergenceFact {
+interface DivergenceFact {
   code: string
   step: string
   message: string

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
 import type pc from 'picocolors'
 import YAML from 'yaml'
-import { findFixtures, forkParent } from '../cli/fixtures.js'
+import { findFixtures, forkParent } from '../cassette/find.js'
 import type { TestFacts } from './facts.js'
 
 export type TestState = 'passed' | 'failed' | 'skipped' | 'pending'

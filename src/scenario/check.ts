@@ -1,12 +1,11 @@
 import stableStringify from 'fast-json-stable-stringify'
-import { renderTrace, type TraceStep } from '../golden/trace.js'
+import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'
 import { recordedParent, startRun, type ScenarioCore } from './core.js'
 import { Intervention, type Halt } from './intervention.js'
 import type { Agent } from './lab.js'
 import { Outcome } from './outcome.js'
 import { settleTrace } from './persist.js'
 import type { LiveMiss } from './pipeline/log.js'
-import { fixtureSteps } from './steps.js'
 
 /**
  * What `s.check(agent)` found: did today's agent, re-driven against the

@@ -157,7 +157,7 @@ export function httpAnswer(f: HttpFault, channel: 'model' | 'tool', why: string)
 export const answerResponse = (a: HttpAnswer): Response => new Response(a.body, { status: a.status, headers: a.headers })
 
 /** The answer as a fixture stores it (one chunk). */
-export const answerRecord = (a: HttpAnswer): RecordedResponse => ({ status: a.status, headers: a.headers, chunks: a.body ? [{ t: 0, text: a.body }] : [] })
+const answerRecord = (a: HttpAnswer): RecordedResponse => ({ status: a.status, headers: a.headers, chunks: a.body ? [{ t: 0, text: a.body }] : [] })
 
 /** A Response that never arrives until the request's signal aborts (then the client sees its own abort). */
 export function hangingResponse(signal: AbortSignal | undefined, register: (release: () => void) => void): Promise<Response> {
@@ -264,7 +264,7 @@ export function injectedToolCell(
 }
 
 /** The stored form of an `{ error }` fault: name, message and extra own properties. */
-export function thrownShape(e: string | { name?: string; message: string; [k: string]: unknown }): { name: string; message: string; data?: unknown } {
+function thrownShape(e: string | { name?: string; message: string; [k: string]: unknown }): { name: string; message: string; data?: unknown } {
   if (typeof e === 'string') return { name: 'Error', message: e }
   const { name, message, ...data } = e
   return { name: name ?? 'Error', message, ...(Object.keys(data).length ? { data } : {}) }

@@ -11,7 +11,7 @@ import { manifestFor } from './persist.js'
 import { stepLabels } from './steps.js'
 
 /** Where a scenario keeps its counterfactuals: `<scenario dir>/forks/<name>/`. */
-export const FORKS_DIR = 'forks'
+const FORKS_DIR = 'forks'
 
 /** What `scenario.yaml` of a fork says about where it comes from. */
 export interface ForkOrigin {
@@ -55,7 +55,7 @@ export function forkName(spec: WhatIfSpec): string {
  * @example
  * describeSpec({ model: 'gpt-4.1-mini' }) // 'model gpt-4.1-mini'
  */
-export function describeSpec(spec: WhatIfSpec): string {
+function describeSpec(spec: WhatIfSpec): string {
   const parts: string[] = []
   if (spec.turn !== undefined) parts.push(`turn ${spec.turn}`)
   for (const { at, fault } of spec.inject ?? []) parts.push(`inject ${at} ${safeFault(fault)}`)

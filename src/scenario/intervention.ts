@@ -236,7 +236,7 @@ export class Intervention {
  * @example
  * toolMatches('http.request', { kind: 'http', name: 'GET api.example.com/x' }) // true
  */
-export function toolMatches(m: ToolMatcher, call: { kind: 'http' | 'fn'; name: string }): boolean {
+function toolMatches(m: ToolMatcher, call: { kind: 'http' | 'fn'; name: string }): boolean {
   if (m instanceof RegExp) return new RegExp(m.source, m.flags.replace(/[gy]/g, '')).test(call.name)
   if (m === call.name) return true
   return call.kind === 'http' && (m === 'http.request' || m === 'http')
@@ -246,7 +246,7 @@ export function toolMatches(m: ToolMatcher, call: { kind: 'http' | 'fn'; name: s
  * An HTTP answer from a substitute output: `{ status, headers?, body? }` as given,
  * anything else as a 200 JSON (or text) body.
  */
-export function asHttp(output: unknown): HttpFault {
+function asHttp(output: unknown): HttpFault {
   if (output && typeof output === 'object' && !Array.isArray(output)) {
     const o = output as Record<string, unknown>
     const keys = Object.keys(o)

@@ -95,17 +95,3 @@ export function resolveStep(steps: readonly TraceStep[], ref: StepRef, ctx: { sc
   const occurrence = steps.slice(0, i + 1).filter((s) => s.channel === step.channel && s.cell.key === key).length
   return { index: i + 1, label: labels[i], channel: step.channel, cell: step.cell, key, occurrence }
 }
-
-/**
- * The steps of a fixture in recorded order (what `trace.snap` shows).
- * @example
- * fixtureSteps(readFixture(dir))
- */
-export function fixtureSteps(fx: { model: readonly ModelCell[]; tools: readonly ToolCell[] }): TraceStep[] {
-  return [
-    ...fx.model.map((cell) => ({ seq: cell.seq, channel: 'model' as const, cell })),
-    ...fx.tools.map((cell) => ({ seq: cell.seq, channel: 'tool' as const, cell })),
-  ]
-    .sort((a, b) => a.seq - b.seq)
-    .map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
-}

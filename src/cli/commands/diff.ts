@@ -1,11 +1,11 @@
 import type { Fixture } from '../../cassette/cell.js'
 import { readFixture } from '../../cassette/fixture.js'
 import { diffJson, renderDiff } from '../../cassette/json-diff.js'
-import type { TraceStep } from '../../golden/trace.js'
+import { fixtureSteps, type TraceStep } from '../../golden/trace.js'
 import { parse } from '../args.js'
 import { fixtureRoot, loadConfig } from '../config.js'
 import { EXIT, usage } from '../errors.js'
-import { display, fixtureSteps, requireFixture } from '../fixtures.js'
+import { display, requireFixture } from '../fixtures.js'
 import type { Output } from '../output.js'
 import { clip, runView, traceBlocks } from '../steps.js'
 

@@ -151,6 +151,6 @@ function body(kind: 'request' | 'response', label: string, text: string): string
  * @example
  * esc('<img src=x>') // '&lt;img src=x&gt;'
  */
-export function esc(s: string): string {
+function esc(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string)
 }

@@ -19,7 +19,7 @@ function numbered(steps: TraceStep[]): TraceStep[] {
 }
 
 /** Mark a step as produced by the what-if (a fault or substitute). */
-export function injected(step: TraceStep, description: string): TraceStep {
+function injected(step: TraceStep, description: string): TraceStep {
   ;(step.cell as { injected?: string }).injected = description
   return step
 }

@@ -17,7 +17,7 @@ export const TRACE_SNAP = join(process.cwd(), 'scenarios', 'capitals', 'trace.sn
  * signature is about to become an init object), so the snapshot is attached to an
  * Outcome built there instead of being passed to a second constructor call.
  */
-export function withTraceSnapshot<O extends Outcome>(outcome: O, snapshot: TraceSnapshot): O {
+function withTraceSnapshot<O extends Outcome>(outcome: O, snapshot: TraceSnapshot): O {
   Object.defineProperty(outcome, 'traceSnapshot', { value: snapshot, enumerable: true, configurable: true })
   return outcome
 }

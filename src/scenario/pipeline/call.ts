@@ -7,7 +7,7 @@ import type { ModelCallCodec, ProviderFamily } from '../../providers/types.js'
 import { toJsonValue } from './cell-values.js'
 
 /** Why the tape could not answer a call: the off-tape stage decides what happens next. */
-export interface TapeMiss {
+interface TapeMiss {
   why: string
   /** `; closest recorded model#2: messages[1].content differs`, or empty. */
   details: string
@@ -62,7 +62,7 @@ export interface FnToolCall extends CallBase {
   run: () => unknown
 }
 
-export type ToolCall = HttpToolRequest | FnToolCall
+type ToolCall = HttpToolRequest | FnToolCall
 export type Call = ModelRequest | ToolCall
 
 /** What a stage answers: a Response for HTTP, the tool's output or thrown error for an in-process tool. */

@@ -52,5 +52,5 @@ export function buildPipeline(log: RunLog, counters: Counters): Pipeline {
   return { dispatch: (call) => run(0, call), tape, journal }
 }
 
-export { classifyRequest, classifyToolCall, type Answer, type Call, type Counters } from './call.js'
-export { RunLog, type JournalHooks, type LiveMiss, type RunConfig, type RunStep } from './log.js'
+export { classifyRequest, classifyToolCall, type Counters } from './call.js'
+export { RunLog, type JournalHooks, type LiveMiss, type RunStep } from './log.js'

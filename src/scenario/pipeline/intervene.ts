@@ -60,10 +60,10 @@ export function interventionStage(log: RunLog, iv: Intervention, counters: Count
 }
 
 /** What a counterfactual answers a tool call with, instead of the tape. */
-export type ToolAnswer = { error: unknown } | { output: unknown } | { response: Response | Promise<Response> }
+type ToolAnswer = { error: unknown } | { output: unknown } | { response: Response | Promise<Response> }
 
 /** One tool dispatch as the session sees it. */
-export interface ToolDispatch {
+interface ToolDispatch {
   kind: 'http' | 'fn'
   name: string
   callId?: string
@@ -76,7 +76,7 @@ export interface ToolDispatch {
   signal?: AbortSignal
 }
 
-export interface InterveneContext {
+interface InterveneContext {
   scenario: string
   /** Model calls made so far: the turn a tool call belongs to. */
   modelTurn: number
@@ -91,7 +91,7 @@ export interface InterveneContext {
  * @example
  * return injectModelFault(iv, fault, { seq, step, key, call, signal: request.signal }, push)
  */
-export function injectModelFault(
+function injectModelFault(
   iv: Intervention,
   fault: Target,
   req: { seq: number; step: string; key: string; call: { family: ProviderFamily; url: string; request: CanonicalRequest; model?: string }; signal?: AbortSignal },
@@ -118,7 +118,7 @@ export function injectModelFault(
  * @example
  * const answer = interveneTool(iv, call, { scenario, modelTurn, push, diverge })
  */
-export function interveneTool(iv: Intervention, call: ToolDispatch, ctx: InterveneContext): ToolAnswer | undefined {
+function interveneTool(iv: Intervention, call: ToolDispatch, ctx: InterveneContext): ToolAnswer | undefined {
   const step = `tool#${call.n} ${call.name}`
   if (iv.halted) {
     const reason = `the ${iv.check ? 'check' : 'what-if'} halted at ${iv.halted.step} (${iv.halted.reason})`
