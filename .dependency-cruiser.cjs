@@ -6,7 +6,7 @@ const layers = [
   { name: 'scenario', path: '^src/(scenario|judge|durable)/' },
   { name: 'support', path: '^src/(golden|tools|context)/' },
   { name: 'tape', path: '^src/cassette/' },
-  { name: 'leaves', path: '^src/(interceptor|providers|pricing)/|^src/(errors|secrets|version)\\.ts$' },
+  { name: 'leaves', path: '^src/(interceptor|providers|pricing)/|^src/(errors|secrets|version|commands)\\.ts$' },
 ]
 
 /** One rule per layer: nothing in it imports a layer above it. */

@@ -84,6 +84,8 @@ export interface SourceTest {
   file: string
   name: string
   project?: string
+  /** The runner that recorded it (absent in fixtures recorded before 0.1.1). */
+  runner?: 'vitest' | 'jest'
 }
 
 /** `scenario.yaml`. */

@@ -1,11 +1,11 @@
+import { relative } from 'node:path'
+import type { TestRef } from '../commands.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { state } from './state.js'
 import type { TestContext, TrackedRun } from './types.js'
 
 export type { TestContext, TrackedRun } from './types.js'
-
-
 
 /**
  * The running test, from vitest's `aroundEach` context or jest's current test.
@@ -14,6 +14,15 @@ export type { TestContext, TrackedRun } from './types.js'
  */
 export function currentTest(): TestContext | undefined {
   return state.tests.getStore() ?? state.currentTest
+}
+
+/**
+ * The test as a command names it: runner, file relative to the project root, full name.
+ * @example
+ * testCommand(testRef(ctx), 'FLUX_GOLDEN=update')
+ */
+export function testRef(test: TestContext): TestRef {
+  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.testName }
 }
 
 /**

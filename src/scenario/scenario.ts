@@ -4,7 +4,8 @@ import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { state } from '../context/state.js'
-import { currentTest, rejectConcurrentJest, type TestContext } from '../context/test-context.js'
+import { currentTest, rejectConcurrentJest, testRef, type TestContext } from '../context/test-context.js'
+import { rerunCommand, testCommand } from '../commands.js'
 import { FluxError, isFluxError } from '../errors.js'
 import { decideMode, readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
@@ -296,11 +297,11 @@ const slug = (s: string) =>
 const rel = (p: string) => relative(process.cwd(), p) || p
 
 function noRecording(name: string, dir: string, test: TestContext | undefined): FluxError {
-  const file = test ? relative(test.rootDir, test.testFile) : '<test file>'
-  const runner = test?.runner === 'jest' ? `npx jest ${file}` : `npx vitest run ${file}`
+  const record = test ? testCommand(testRef(test)) : rerunCommand()
+  const here = test ? testCommand(testRef(test), 'FLUX_GOLDEN=update') : rerunCommand('FLUX_GOLDEN=update')
   return new FluxError('FLUX_NO_RECORDING', {
     failed: `open scenario "${name}"`,
     reason: `there is no fixture at ${rel(dir)} and recording is off here (snapshot update state "none": CI or --ci)`,
-    fix: `Record it where provider keys are available with \`${runner}\` and commit ${rel(dir)}/, or record here on purpose with \`FLUX_GOLDEN=update ${runner}\`.`,
+    fix: `Record it where provider keys are available with \`${record}\` and commit ${rel(dir)}/, or record here on purpose with \`${here}\`.`,
   })
 }

@@ -133,7 +133,11 @@ export function defineModeCases(kit: RunnerKit): void {
         expectExit(r, 1)
         expect(r.output).toContain('FLUX_NO_RECORDING')
         expect(r.output).toContain('open scenario "capital"')
-        expect(r.output).toContain(kit.name === 'vitest' ? '`npx vitest run capital.test.ts`' : '`npx jest capital.test.cjs`')
+        // The exact commands: this test, by file and name, and the same under FLUX_GOLDEN=update.
+        const t = "-t '^answers with the capital after calling the geography tool$'"
+        const cmd = kit.name === 'vitest' ? `npx vitest run capital.test.ts ${t}` : `npx jest capital.test.cjs ${t}`
+        expect(r.output).toContain(`Record it where provider keys are available with \`${cmd}\``)
+        expect(r.output).toContain(`record here on purpose with \`FLUX_GOLDEN=update ${cmd}\``)
         expect(p.exists('tests/scenarios')).toBe(false)
         expect(server.hits).toBe(0)
       }, TIMEOUT)

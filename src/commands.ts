@@ -1,0 +1,58 @@
+/**
+ * The exact command a message tells the user to run next, built in one place (issue 10 §7):
+ * from the running test (its runner, file and name) or from a fixture manifest's `source`.
+ * Never a placeholder: with no test known, the command that started this process.
+ */
+
+/** What names a test: the runner (when known), the file relative to the project root, the full test name. */
+export interface TestRef {
+  runner?: 'vitest' | 'jest'
+  /** Relative to the project root (where the runner is started). */
+  file: string
+  /** The full test name: vitest's `fullTestName` (`suite > test`) or jest's (`suite test`). */
+  name?: string
+}
+
+/**
+ * The command that runs one test again, optionally under an env setting:
+ * `FLUX_GOLDEN=update npx vitest run test/agent.test.ts -t '^weather answers$'`.
+ * @example
+ * testCommand({ runner: 'jest', file: 'test/a.test.ts', name: 'weather answers' }, 'FLUX_GOLDEN=update')
+ */
+export function testCommand(test: TestRef, env?: string, extra?: string): string {
+  const pattern = test.name ? ` -t ${shellQuote(`^${escapeRegExp(runnerName(test))}$`)}` : ''
+  const file = shellQuote(test.file)
+  const one = (runner: 'vitest' | 'jest') => `${env ? `${env} ` : ''}${runner === 'jest' ? 'npx jest' : 'npx vitest run'} ${file}${pattern}${extra ? ` ${extra}` : ''}`
+  // @note a manifest from before `runner` was stored does not say which runner recorded it: give both.
+  return test.runner ? one(test.runner) : `${one('vitest')} (or ${one('jest')})`
+}
+
+/**
+ * The command that runs this scenario again under `env`: its test when one is known, else the
+ * command line that started this process.
+ * @example
+ * rerunCommand('FLUX_GOLDEN=update', source) // 'FLUX_GOLDEN=update npx vitest run test/a.test.ts -t …'
+ */
+export function rerunCommand(env?: string, test?: TestRef): string {
+  if (test) return testCommand(test, env)
+  return `${env ? `${env} ` : ''}${processCommand()}`
+}
+
+/** This process's command line (`node scripts/agent.mjs`), relative to the working directory. */
+function processCommand(argv = process.argv): string {
+  const cwd = process.cwd()
+  const args = argv.slice(1).map((a) => (a.startsWith(`${cwd}/`) ? a.slice(cwd.length + 1) : a))
+  return ['node', ...args].map(shellQuote).join(' ')
+}
+
+/** Both runners take `-t` as a pattern over the names joined with spaces; vitest's `fullTestName` joins with ` > `. */
+function runnerName(test: TestRef): string {
+  return test.runner === 'jest' || !test.name ? (test.name ?? '') : test.name.split(' > ').join(' ')
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** Quote for a POSIX shell when needed. */
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+}
