@@ -33,6 +33,8 @@ export interface AttachOptions {
   rewriteTrace?: boolean
   /** Write a missing trace.snap after a faithful replay (outside CI). */
   writeMissingTrace?: boolean
+  /** The command line that records this scenario (`npx fluxlab record triage -- node agent.js`), for messages. */
+  command?: string
 }
 
 export interface AttachResult {
@@ -67,7 +69,16 @@ export interface Attached {
  */
 export function attachScenario(o: AttachOptions): Attached {
   const settings = runSettings(o.options, o.offline)
-  const run = new Run({ name: o.name, dir: o.dir, mode: o.mode, fixture: o.fixture, settings, live: o.live ?? ((request) => fetch(request)) })
+  const command = o.command
+  const run = new Run({
+    name: o.name,
+    dir: o.dir,
+    mode: o.mode,
+    fixture: o.fixture,
+    settings,
+    live: o.live ?? ((request) => fetch(request)),
+    ...(command ? { command: (env: string) => `${env} ${command}` } : {}),
+  })
   run.checkRedaction()
   return {
     run,

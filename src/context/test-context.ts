@@ -1,5 +1,5 @@
 import { relative } from 'node:path'
-import type { TestRef } from '../commands.js'
+import { testCommand, type TestRef } from '../commands.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { state } from './state.js'
@@ -14,6 +14,27 @@ export type { TestContext, TrackedRun } from './types.js'
  */
 export function currentTest(): TestContext | undefined {
   return state.tests.getStore() ?? state.currentTest
+}
+
+/**
+ * The running test as a command names it, even without the fluxlab setup: fluxlab's test context,
+ * else what the runner itself exposes (vitest's worker state, jest's `expect.getState()`).
+ * @note read duck-typed from globals so nothing below the entry layer imports a runner.
+ * @example
+ * const ref = runningTestRef() // { runner: 'vitest', file: 'test/a.test.ts', name: 'suite > test' }
+ */
+export function runningTestRef(): TestRef | undefined {
+  const test = currentTest()
+  if (test) return testRef(test)
+  const g = globalThis as {
+    __vitest_worker__?: { filepath?: string; current?: { fullTestName?: string }; config?: { root?: string } }
+    expect?: { getState?: () => { testPath?: string; currentTestName?: string } }
+  }
+  const vw = g.__vitest_worker__
+  if (vw?.filepath) return { runner: 'vitest', file: relative(vw.config?.root ?? process.cwd(), vw.filepath), name: vw.current?.fullTestName }
+  const js = process.env.JEST_WORKER_ID ? g.expect?.getState?.() : undefined
+  if (js?.testPath) return { runner: 'jest', file: relative(process.cwd(), js.testPath), name: js.currentTestName }
+  return undefined
 }
 
 /**
@@ -43,7 +64,7 @@ export async function finishTest(ctx: TestContext): Promise<void> {
   throw new FluxError('FLUX_DIVERGED', {
     failed: `replay scenario "${name}"`,
     reason: `the run left the tape (${failures.length} failure${failures.length > 1 ? 's' : ''}) and the test did not assert on it`,
-    fix: 'Re-record with `FLUX_GOLDEN=update` if the change is intended; assert with `expect(out).toReplayFaithfully()` to see the full report.',
+    fix: `If the change is intended, re-record: ${testCommand(testRef(ctx), 'FLUX_GOLDEN=update')}; assert with \`expect(out).toReplayFaithfully()\` to see the full report.`,
     details: failures.map(({ d }) => `${d.step}: ${d.code}: ${d.message}`),
   })
 }

@@ -3,7 +3,8 @@ import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
 import { FluxError, notice } from '../errors.js'
 import { readFlag, readGolden } from '../golden/update-mode.js'
 import { state } from '../context/state.js'
-import { currentTest } from '../context/test-context.js'
+import { runningTestRef } from '../context/test-context.js'
+import { rerunCommand } from '../commands.js'
 import { keyVarsFor } from './clients/endpoint.js'
 import { gradeLive } from './clients/index.js'
 import { judgeKey, textDigest, type CanonicalJudgeRequest } from './key.js'
@@ -167,14 +168,12 @@ function verdictDetails(v: Verdict, width = 400): string[] {
 }
 
 /**
- * The command that re-grades the current test file's judges.
+ * The command that re-grades the running test's judges.
  * @example
- * regradeCommand() // 'FLUX_GOLDEN=judge npx vitest run test/refund.test.ts'
+ * regradeCommand() // "FLUX_GOLDEN=judge npx vitest run test/refund.test.ts -t '^refunds$'"
  */
 export function regradeCommand(): string {
-  const test = currentTest()
-  const file = test ? relative(test.rootDir, test.testFile) || test.testFile : '<test file>'
-  return test?.runner === 'jest' ? `FLUX_GOLDEN=judge npx jest ${file}` : `FLUX_GOLDEN=judge npx vitest run ${file}`
+  return rerunCommand('FLUX_GOLDEN=judge', runningTestRef())
 }
 
 function toVerdict(

@@ -45,13 +45,13 @@ describe('.toMatchTraceSnapshot', () => {
         3 model#2 openai-chat gpt-4o-mini · in 50 · out 10 · tool_calls
             → get_capital call_<2> {"country":"France"}
 
-      If the change is intended, update it offline: npx vitest run <file> -u, npx jest <file> -u, or FLUX_GOLDEN=snapshots."
+      If the change is intended, update it offline: FLUX_GOLDEN=snapshots npx vitest run test/capitals.test.ts -t '^capitals$' (or the runner's -u)."
     `)
   })
 
   it('fails saying nothing is written under CI when the runner may not update snapshots', () => {
     const out = snapshotOutcome({ status: 'mismatch', expected: recorded, updateState: 'none' })
-    expect(messageOf(() => expect(out).toMatchTraceSnapshot())).toContain('update it offline (nothing is written under CI without it): npx vitest run <file> -u')
+    expect(messageOf(() => expect(out).toMatchTraceSnapshot())).toContain("update it offline (nothing is written under CI without it): FLUX_GOLDEN=snapshots npx vitest run test/capitals.test.ts -t '^capitals$' (or the runner's -u)")
   })
 
   it('fails saying trace.snap does not exist yet when there was none and nothing was written', () => {
@@ -64,7 +64,7 @@ describe('.toMatchTraceSnapshot', () => {
 
       scenarios/capitals/trace.snap does not exist yet.
 
-      If the change is intended, update it offline (nothing is written under CI without it): npx vitest run <file> -u, npx jest <file> -u, or FLUX_GOLDEN=snapshots."
+      If the change is intended, update it offline (nothing is written under CI without it): FLUX_GOLDEN=snapshots npx vitest run test/capitals.test.ts -t '^capitals$' (or the runner's -u)."
     `)
   })
 

@@ -1,6 +1,7 @@
 import { relative } from 'node:path'
 import { diffStringsUnified } from 'jest-diff'
 import { assertOutcome, hint, printExpected, printReceived, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
+import { nextCommand } from './utils/format.js'
 
 /**
  * Passes when the run's trace equals the fixture's `trace.snap`. Under `-u` or
@@ -34,7 +35,7 @@ export function toMatchTraceSnapshot(this: FluxMatcherContext, received: unknown
       const ci = snap.updateState === 'none' ? ' (nothing is written under CI without it)' : ''
       return (
         `${head}Expected: ${printExpected(this, `the trace in ${file}`)}\nReceived: ${printReceived(this, `a different trace for scenario "${received.scenario}"`)}\n\n${diff}\n\n` +
-        `If the change is intended, update it offline${ci}: npx vitest run <file> -u, npx jest <file> -u, or FLUX_GOLDEN=snapshots.`
+        `If the change is intended, update it offline${ci}: ${nextCommand(received, 'updateTrace')} (or the runner's -u).`
       )
     },
   }

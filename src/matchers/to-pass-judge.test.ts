@@ -79,7 +79,7 @@ describe('.toPassJudge', () => {
       Rationale:   The text never names Berlin; it only covers London and Paris.
       Judged text: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
 
-      If the judge is wrong, change the criterion or the rubric and re-grade: FLUX_GOLDEN=judge npx vitest run <test file>.
+      If the judge is wrong, change the criterion or the rubric and re-grade: FLUX_GOLDEN=judge npx vitest run src/matchers/to-pass-judge.test.ts -t '^\\.toPassJudge fails when the recorded verdict is FAIL, showing the criterion, the rationale and the judged text$'.
 
       Trace around model#2 (judged text):
         1 model#1 openai-chat gpt-4o-mini · in 50 · out 10 · tool_calls
@@ -102,7 +102,7 @@ describe('.toPassJudge', () => {
       Score:       0.67 (threshold 0.8)
       Judged text: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
 
-      If the judge is wrong, change the criterion or the rubric and re-grade: FLUX_GOLDEN=judge npx vitest run <test file>.
+      If the judge is wrong, change the criterion or the rubric and re-grade: FLUX_GOLDEN=judge npx vitest run src/matchers/to-pass-judge.test.ts -t '^\\.toPassJudge fails when the score is under the threshold, showing both$'.
 
       Trace around model#2 (judged text):
         1 model#1 openai-chat gpt-4o-mini · in 50 · out 10 · tool_calls
@@ -117,7 +117,7 @@ describe('.toPassJudge', () => {
   it('rejects with FLUX_JUDGE_MISS when judge.jsonl has no verdict for it, instead of passing or failing', async () => {
     const message = await messageOf(expect(out).toPassJudge('names Madrid', keyword))
     expect(message).toContain('[fluxlab] FLUX_JUDGE_MISS: Failed to grade "names Madrid" in scenario "capitals"')
-    expect(message).toContain('Record it with `FLUX_GOLDEN=judge npx vitest run <test file>`')
+    expect(message).toContain("Record it with `FLUX_GOLDEN=judge npx vitest run src/matchers/to-pass-judge.test.ts -t '^\\.toPassJudge rejects with FLUX_JUDGE_MISS")
   })
 
   it('grades live under FLUX_GOLDEN=judge and says so', async () => {
@@ -155,7 +155,7 @@ describe('.not.toPassJudge', () => {
       Rationale:   The text names London.
       Judged text: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
 
-      If the judge is wrong, change the criterion or the rubric and re-grade: FLUX_GOLDEN=judge npx vitest run <test file>.
+      If the judge is wrong, change the criterion or the rubric and re-grade: FLUX_GOLDEN=judge npx vitest run src/matchers/to-pass-judge.test.ts -t '^\\.not\\.toPassJudge fails when the recorded verdict is PASS$'.
 
       Trace around model#2 (judged text):
         1 model#1 openai-chat gpt-4o-mini · in 50 · out 10 · tool_calls

@@ -71,7 +71,7 @@ describe('.toReplayFaithfully', () => {
             text: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
       › final: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
 
-      If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run (or npx jest)."
+      If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run test/capitals.test.ts -t '^capitals$'"
     `)
   })
 
@@ -95,7 +95,7 @@ describe('.toReplayFaithfully', () => {
             text: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
         final: "The capital of the UK is London; the capital of France is Paris (population 2.1M)."
 
-      If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run (or npx jest)."
+      If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run test/capitals.test.ts -t '^capitals$'"
     `)
   })
 
@@ -118,7 +118,7 @@ describe('.toReplayFaithfully', () => {
             → search call_<3> {"query":"population of Paris","limit":3}
         4 tool#2 get_capital call_<2> {"country":"France"} → "Paris"
 
-      If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run (or npx jest)."
+      If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run test/capitals.test.ts -t '^capitals$'"
     `)
   })
 

@@ -1,5 +1,6 @@
 import { renderDiff } from '../cassette/json-diff.js'
 import { assertOutcome, hint, printExpected, printReceived, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
+import { nextCommand } from './utils/format.js'
 import { traceAround } from './utils/trace-window.js'
 
 export interface ReplayFaithfullyOptions {
@@ -36,7 +37,7 @@ export function toReplayFaithfully(this: FluxMatcherContext, received: unknown, 
         `${head}Expected: ${printExpected(this, expectedLabel)}\n` +
         `Received: ${printReceived(this, `${counted.length} divergence${counted.length > 1 ? 's' : ''} in scenario "${received.scenario}"`)}\n\n` +
         `${rows.join('\n')}\n\nTrace around ${first.step}:\n${traceAround(received, first.step)}\n\n` +
-        `If the change is intended, re-record: FLUX_GOLDEN=update npx vitest run (or npx jest).`
+        `If the change is intended, re-record: ${nextCommand(received, 'rerecord')}`
       )
     },
   }

@@ -1,6 +1,6 @@
 import stableStringify from 'fast-json-stable-stringify'
 import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'
-import { recordedParent, startRun, type ScenarioCore } from './core.js'
+import { outcomeCommands, recordedParent, startRun, type ScenarioCore } from './core.js'
 import { Intervention, type Halt } from './intervention.js'
 import type { Agent } from './lab.js'
 import { Outcome } from './outcome.js'
@@ -124,6 +124,7 @@ export async function runCheck<R>(core: ScenarioCore, fn: Agent<R>, record?: () 
     // @note check never writes trace.snap: it compares only.
     traceSnapshot: settleTrace({ dir: core.dir, expected: fixture.trace, trace, faithful: false, rule: NEVER_WRITE, updateState: core.updateState }),
     pricing: core.options.pricing,
+    commands: outcomeCommands(core),
   })
   const recorded = fixtureSteps(fixture)
   const leftWorld = !!iv.halted || run.divergences.some((d) => d.code === 'tool_call_unrecorded')

@@ -64,6 +64,15 @@ export interface OutcomeInit<R> {
   pricing?: PricingTable
   /** A counterfactual reports its own hermeticity (a tool call bridged live, a halt). */
   hermetic?: boolean
+  commands?: OutcomeCommands
+}
+
+/** The exact commands a failure on this outcome tells the user to run. */
+export interface OutcomeCommands {
+  /** Re-record the scenario: `FLUX_GOLDEN=update npx vitest run a.test.ts -t '^…$'`. */
+  rerecord: string
+  /** Rewrite its trace.snap offline: `FLUX_GOLDEN=snapshots …`. */
+  updateTrace: string
 }
 
 /**
@@ -94,6 +103,8 @@ export class Outcome<R = unknown> {
   readonly traceSnapshot?: TraceSnapshot
   /** Prices from the project options (`fluxlab({ pricing })`), under any passed to `cost()`. */
   readonly pricing?: PricingTable
+  /** The exact commands a failure on this outcome names (absent for outcomes not tied to a test or fixture). */
+  readonly commands?: OutcomeCommands
   protected readonly steps: TraceStep[]
   private readonly acknowledge: () => void
 
@@ -109,6 +120,7 @@ export class Outcome<R = unknown> {
     this.acknowledge = init.acknowledge ?? (() => {})
     this.traceSnapshot = init.traceSnapshot
     this.pricing = init.pricing
+    this.commands = init.commands
     this.divergences = divergences
     this.warnings = divergences.filter((d) => d.severity === 'warning')
     this.modelCalls = steps.flatMap((s, i) => (s.channel === 'model' ? [toModelCall(s.cell, steps, i)] : []))

@@ -1,9 +1,11 @@
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { createRedactor, type Redactor } from '../cassette/redact.js'
+import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { maxBytesFromEnv, type FluxOptions } from '../context/options.js'
 import { currentRoute, state, type RequestRoute } from '../context/state.js'
+import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
 import { FluxError, isFluxError } from '../errors.js'
 import type { Mode } from '../golden/update-mode.js'
@@ -56,6 +58,8 @@ export interface RunInit {
   journal?: JournalHooks
   /** The test that started the run: it checks the run's divergences when it ends. */
   test?: TestContext
+  /** The exact command that runs this scenario again under an env setting. Default: the test's, else this process's. */
+  command?: (env: string) => string
   /** `lab.scenario`: the scenario the agent runs in (a what-if's run is named after its fork). Default `name`. */
   scenario?: string
   /** `lab.input`. */
@@ -94,6 +98,7 @@ export class Run implements TrackedRun, RequestRoute {
       live: init.live ?? liveFetch,
       intervention: init.intervention,
       journal: init.journal,
+      command: init.command ?? ((env) => rerunCommand(env, init.test ? testRef(init.test) : runningTestRef())),
     })
     this.pipeline = buildPipeline(this.log, this.counters)
   }
@@ -124,6 +129,11 @@ export class Run implements TrackedRun, RequestRoute {
     return this.log.fatal
   }
 
+  /** The exact command that runs this scenario again under `env`. */
+  command(env: string): string {
+    return this.log.config.command(env)
+  }
+
   /** Steps in run order, as the trace shows them. */
   orderedSteps(): TraceStep[] {
     return this.log.orderedSteps()
@@ -151,7 +161,7 @@ export class Run implements TrackedRun, RequestRoute {
       this.log.diverge(
         'redaction_mismatch',
         'scenario.yaml',
-        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; re-record with FLUX_GOLDEN=update so the fixture matches today's rules`,
+        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; re-record so the fixture matches today's rules: ${this.command('FLUX_GOLDEN=update')}`,
       )
   }
 

@@ -4,8 +4,8 @@ import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { state } from '../context/state.js'
-import { currentTest, rejectConcurrentJest, testRef, type TestContext } from '../context/test-context.js'
-import { rerunCommand, testCommand } from '../commands.js'
+import { currentTest, rejectConcurrentJest, runningTestRef, testRef, type TestContext } from '../context/test-context.js'
+import { rerunCommand } from '../commands.js'
 import { FluxError, isFluxError } from '../errors.js'
 import { decideMode, readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
@@ -13,7 +13,7 @@ import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-
 import type { Rubric } from '../judge/rubric.js'
 import { crashAt, crashMatrix, type AgentModule, type CrashReport, type CrashRow, type CrashWhen } from '../durable/crash.js'
 import { CheckReport, runCheck } from './check.js'
-import { startRun, type ScenarioCore } from './core.js'
+import { outcomeCommands, startRun, type ScenarioCore } from './core.js'
 import type { Fault } from './faults.js'
 import type { WhatIfSpec } from './intervention.js'
 import type { Agent } from './lab.js'
@@ -119,7 +119,7 @@ export class Scenario {
         {
           failed: `replay scenario "${this.name}"`,
           reason: `the agent threw (${String((failure.error as Error)?.message ?? failure.error).split('\n')[0]}) after ${offTape[0].step} went off tape (${offTape[0].code})`,
-          fix: 'If the agent changed on purpose, re-record with `FLUX_GOLDEN=update`; otherwise the steps below say what changed.',
+          fix: `If the agent changed on purpose, re-record: ${run.command('FLUX_GOLDEN=update')}; otherwise the steps below say what changed.`,
           details: failures.map((d) => `${d.step} ${d.code}: ${d.message}`),
         },
         { cause: failure.error },
@@ -144,6 +144,7 @@ export class Scenario {
       },
       traceSnapshot,
       pricing: core.options.pricing,
+      commands: outcomeCommands(core),
     })
   }
 
@@ -242,13 +243,13 @@ export class Scenario {
       throw new FluxError('FLUX_NO_RECORDING', {
         failed: `replay scenario "${this.name}" from its fixture`,
         reason: `there is no fixture at ${rel(this.dir)} yet`,
-        fix: 'Record it first with `await s.run(agent)` (or FLUX_GOLDEN=update), then call s.replay().',
+        fix: `Record it first with \`await s.run(agent)\` (${outcomeCommands(this.#core).rerecord}), then call s.replay().`,
       })
     const steps = fixtureSteps(this.fixture)
     const trace = renderTrace(this.name, steps)
     const expected = this.fixture.trace
     const traceSnapshot = { file: join(this.dir, FILES.trace), status: expected === trace ? ('matched' as const) : ('mismatch' as const), expected, updateState: this.#core.updateState }
-    return new Outcome({ scenario: this.name, mode: 'replay', result: undefined, steps, traceSnapshot, pricing: this.#core.options.pricing })
+    return new Outcome({ scenario: this.name, mode: 'replay', result: undefined, steps, traceSnapshot, pricing: this.#core.options.pricing, commands: outcomeCommands(this.#core) })
   }
 
   private save(cells: { model: ModelCell[]; tools: ToolCell[] }, trace: string): TraceSnapshot {
@@ -257,7 +258,7 @@ export class Scenario {
       throw new FluxError('FLUX_FIXTURE_EXISTS', {
         failed: `record scenario "${this.name}"`,
         reason: `a fixture appeared at ${rel(this.dir)} while this run was recording (two tests use the same scenario name?)`,
-        fix: 'Give each test its own scenario name, or re-baseline on purpose with FLUX_GOLDEN=update.',
+        fix: `Give each test its own scenario name, or re-baseline on purpose: ${outcomeCommands(core).rerecord}`,
       })
     const { redactor, maxBytes } = core.settings
     const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
@@ -297,8 +298,9 @@ const slug = (s: string) =>
 const rel = (p: string) => relative(process.cwd(), p) || p
 
 function noRecording(name: string, dir: string, test: TestContext | undefined): FluxError {
-  const record = test ? testCommand(testRef(test)) : rerunCommand()
-  const here = test ? testCommand(testRef(test), 'FLUX_GOLDEN=update') : rerunCommand('FLUX_GOLDEN=update')
+  const ref = test ? testRef(test) : runningTestRef()
+  const record = rerunCommand(undefined, ref)
+  const here = rerunCommand('FLUX_GOLDEN=update', ref)
   return new FluxError('FLUX_NO_RECORDING', {
     failed: `open scenario "${name}"`,
     reason: `there is no fixture at ${rel(dir)} and recording is off here (snapshot update state "none": CI or --ci)`,

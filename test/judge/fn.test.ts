@@ -113,7 +113,7 @@ describe('Rubric.fn', () => {
     const e = await rejection(assertJudgeOnTape({ dir, scenario: 'refund', criterion: 'mentions shipping', text: ANSWER, rubric }))
     expect(e.code).toBe('FLUX_JUDGE_FAILED')
     expect(e.message).toMatchInlineSnapshot(`
-      "[fluxlab] FLUX_JUDGE_FAILED: Failed to pass the judge in scenario "refund": fn:keyword graded "mentions shipping" FAIL. If the agent is right and the judge is wrong, change the criterion or the rubric and re-grade with \`FLUX_GOLDEN=judge npx vitest run <test file>\`.
+      "[fluxlab] FLUX_JUDGE_FAILED: Failed to pass the judge in scenario "refund": fn:keyword graded "mentions shipping" FAIL. If the agent is right and the judge is wrong, change the criterion or the rubric and re-grade with \`FLUX_GOLDEN=judge npx vitest run test/judge/fn.test.ts -t '^Rubric\\.fn assertJudgeOnTape resolves on PASS and throws FLUX_JUDGE_FAILED with the rationale and judged text on FAIL$'\`.
         • rationale: no "shipping"
         • judged text: "Refunds are possible within 30 days, as our refund policy says."
         • verdict from judge.jsonl"

@@ -101,7 +101,7 @@ describe.each(FAMILIES)('%s judge', (family) => {
     const e = await rejection(judgeOnTape(input(dir, { text: ANSWER.replace('30 days', '14 days') })))
     expect(e.code).toBe('FLUX_JUDGE_MISS')
     expect(e.message).toContain(`Failed to grade "${PASSING}" in scenario "refund"`)
-    expect(e.message).toContain('Record it with `FLUX_GOLDEN=judge npx vitest run <test file>`')
+    expect(e.message).toContain("Record it with `FLUX_GOLDEN=judge npx vitest run test/judge/on-tape.test.ts -t '^")
     expect(e.message).toMatch(/• {3}judged text differs: recorded sha256:[0-9a-f]{16}, now sha256:[0-9a-f]{16}/)
     expect(server.hits).toBe(1)
     expect(readFileSync(join(dir, 'judge.jsonl'), 'utf8')).toBe(before)

@@ -109,6 +109,7 @@ async function runCommand(mode: Mode, argv: string[], out: Output): Promise<numb
     input: { command },
     rewriteTrace: golden === 'snapshots',
     writeMissingTrace: updateStateFromEnv() !== 'none',
+    command: cmdline,
   })
   const control = await startControl((req) => run.handle(req))
   let program: { exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: Error }

@@ -1,6 +1,8 @@
 import { EXPECTED_COLOR, RECEIVED_COLOR, stringify } from 'jest-matcher-utils'
+import { rerunCommand } from '../../commands.js'
+import { runningTestRef } from '../../context/test-context.js'
 import { formatMessage } from '../../errors.js'
-import type { Outcome, TrajectoryCall } from '../../scenario/outcome.js'
+import type { Outcome, OutcomeCommands, TrajectoryCall } from '../../scenario/outcome.js'
 import { hint, type FluxMatcherContext } from './context.js'
 import { traceAround } from './trace-window.js'
 
@@ -84,3 +86,16 @@ export function usageError(
 
 /** A copy of `re` without `g`/`y`, so `.test` has no `lastIndex` state between calls. */
 export const stateless = (re: RegExp): RegExp => (re.global || re.sticky ? new RegExp(re.source, re.flags.replace(/[gy]/g, '')) : re)
+
+/**
+ * The exact command a failure on `outcome` names: the one the outcome carries (its scenario's
+ * test), else the running test's, else this process's command line.
+ * @example
+ * nextCommand(out, 'rerecord') // "FLUX_GOLDEN=update npx vitest run test/a.test.ts -t '^weather$'"
+ */
+export function nextCommand(outcome: Outcome, kind: keyof OutcomeCommands): string {
+  const known = outcome.commands?.[kind]
+  if (known) return known
+  const env = kind === 'rerecord' ? 'FLUX_GOLDEN=update' : 'FLUX_GOLDEN=snapshots'
+  return rerunCommand(env, runningTestRef())
+}

@@ -84,7 +84,11 @@ export function testOutcome(input: TestOutcomeInput): Outcome {
     s.cell.seq = i
     s.cell.step = s.channel === 'model' ? `model#${++m}` : `tool#${++t} ${s.cell.name}`
   })
-  return new Outcome({ scenario: input.scenario ?? 'capitals', mode: input.mode ?? 'replay', result: undefined, steps: input.steps, divergences: input.divergences, modelLive: input.modelLive, acknowledge: input.onSeen })
+  const scenario = input.scenario ?? 'capitals'
+  // @note the commands a scenario opened in a test carries, fixed here so failure texts are stable.
+  const test = `test/${scenario}.test.ts -t '^${scenario}$'`
+  const commands = { rerecord: `FLUX_GOLDEN=update npx vitest run ${test}`, updateTrace: `FLUX_GOLDEN=snapshots npx vitest run ${test}` }
+  return new Outcome({ scenario, mode: input.mode ?? 'replay', result: undefined, steps: input.steps, divergences: input.divergences, modelLive: input.modelLive, acknowledge: input.onSeen, commands })
 }
 
 /**

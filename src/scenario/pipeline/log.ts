@@ -27,6 +27,8 @@ export interface RunConfig {
   intervention?: Intervention
   /** `durable()`: serve an earlier run's journaled results first, and journal every live result before the agent sees it. */
   journal?: JournalHooks
+  /** The exact command that runs this scenario again under `env` (`FLUX_GOLDEN=update …`), for messages. */
+  command: (env: string) => string
 }
 
 /**
@@ -109,13 +111,18 @@ export class RunLog {
     return offTapeResponse(this.offTapeText(step, why))
   }
 
+  /** `If the change is intended, re-record: <exact command>.` */
+  get rerecordHint(): string {
+    return `If the change is intended, re-record: ${this.config.command('FLUX_GOLDEN=update')}`
+  }
+
   offTapeText(step: string, why: string): string {
     return `[fluxlab] ${step} of scenario "${this.name}" is off tape: ${why}`
   }
 
   /** SPEC §3 `truncated_cell`: a cell stored cut over the cap is never served as whole. */
   refuseTruncated(cell: { step: string; originalBytes?: number }): Response {
-    const rerecord = `FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`
+    const rerecord = this.config.command(`FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
     this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: ${rerecord}`)
     return this.offTape(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: ${rerecord}`)
   }

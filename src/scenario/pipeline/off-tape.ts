@@ -20,7 +20,7 @@ export function offTapeStage(log: RunLog, iv: Intervention | undefined): Stage {
     if (call.channel === 'model') {
       if (!iv) {
         log.diverge('model_index_overflow', call.step, `${why}${details}`, { diff, closest })
-        return { response: log.offTape(call.step, `${why}. Re-record with FLUX_GOLDEN=update if the change is intended.`) }
+        return { response: log.offTape(call.step, `${why}. ${log.rerecordHint}`) }
       }
       const live = iv.missAction('model') === 'live'
       if (live && !offline) {
@@ -31,14 +31,14 @@ export function offTapeStage(log: RunLog, iv: Intervention | undefined): Stage {
         throw new FluxError('FLUX_OFFLINE', {
           failed: `check ${call.step} of scenario "${log.name}"`,
           reason: `${why}, and FLUX_OFFLINE=1 forbids sending it to the provider`,
-          fix: 'Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or re-record with FLUX_GOLDEN=update if the change is intended.',
+          fix: `Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: ${log.config.command('FLUX_GOLDEN=update')}`,
           details: diff?.length ? [`closest recorded ${closest}:`, ...renderDiff(diff)] : undefined,
         })
       const how = live ? 'FLUX_OFFLINE=1 forbids going live, so the what-if halts here' : "the what-if halts here (offTape: 'halt')"
       log.diverge('model_index_overflow', call.step, `${why}${details}; ${how}`, { diff, closest })
       iv.halt({ step: call.step, reason: why, kind: live ? 'offline' : 'off-tape', closest, diff })
       return {
-        response: log.offTape(call.step, `${why}. The what-if halts here: record its fork with FLUX_GOLDEN=update, or bridge to the provider with .offTape('live').`),
+        response: log.offTape(call.step, `${why}. The what-if halts here: record its fork with ${log.config.command('FLUX_GOLDEN=update')}, or bridge to the provider with .offTape('live').`),
       }
     }
     const live = iv?.missAction('tool') === 'live'
@@ -46,12 +46,12 @@ export function offTapeStage(log: RunLog, iv: Intervention | undefined): Stage {
     const halts = iv ? `; the ${iv.check ? 'check' : 'what-if'} halts here${iv.check && call.kind === 'fn' ? ' (the tool channel stays pinned to the tape)' : ''}` : ''
     log.diverge('tool_call_unrecorded', call.step, `${why}${details}${halts}`, { diff, closest })
     iv?.halt({ step: call.step, reason: why, kind: live ? 'offline' : 'off-tape', closest, diff })
-    if (call.kind === 'http') return { response: log.offTape(call.step, `${why}. Re-record with FLUX_GOLDEN=update if the change is intended.`) }
+    if (call.kind === 'http') return { response: log.offTape(call.step, `${why}. ${log.rerecordHint}`) }
     return {
       error: new FluxError('FLUX_DIVERGED', {
         failed: `replay ${call.step} of scenario "${log.name}"`,
         reason: `${why} (tool_call_unrecorded); the tool was not run`,
-        fix: 'Re-record with FLUX_GOLDEN=update if the change is intended.',
+        fix: log.rerecordHint,
         details: diff?.length ? renderDiff(diff) : undefined,
       }),
     }
