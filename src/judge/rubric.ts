@@ -1,11 +1,9 @@
 import { FluxError } from '../errors.js'
+import { judgeApis, judgeProvider } from '../providers/registry.js'
+import type { JudgeApi } from '../providers/types.js'
 import type { JudgePrompt } from './prompt.js'
 
-/** The wire API a judge model speaks. */
-export type JudgeApi = 'openai' | 'anthropic' | 'gemini'
-
-/** The API families and what picks them, for messages. */
-const JUDGE_APIS: readonly JudgeApi[] = ['openai', 'anthropic', 'gemini']
+export type { JudgeApi }
 
 /**
  * A judge model id: `<provider>/<model>` (`anthropic/claude-haiku-4-5`, `openai/gpt-4.1-mini`,
@@ -151,10 +149,10 @@ export class Rubric {
         `Rubric.model(${JSON.stringify(model)})`,
         'a judge model is named `<provider>/<model>` (anthropic/claude-haiku-4-5, openai/gpt-4.1-mini, google/gemini-2.5-flash)',
       )
-    if (options.api !== undefined && !JUDGE_APIS.includes(options.api))
-      throw badRubric(`Rubric.model(${JSON.stringify(model)})`, `api "${String(options.api)}" is not one of ${JUDGE_APIS.join(', ')}`)
-    const api: JudgeApi =
-      options.api ?? (provider === 'anthropic' ? 'anthropic' : provider === 'google' || provider === 'gemini' ? 'gemini' : 'openai')
+    if (options.api !== undefined && !judgeApis.includes(options.api))
+      throw badRubric(`Rubric.model(${JSON.stringify(model)})`, `api "${String(options.api)}" is not one of ${judgeApis.join(', ')}`)
+    // @note which provider speaks which API is each family's to say (`judge.providers` in src/providers/<family>/judge.ts).
+    const api: JudgeApi = options.api ?? judgeProvider(provider).api
     checkCommon(`Rubric.model(${JSON.stringify(model)})`, options)
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0))
       throw badRubric(`Rubric.model(${JSON.stringify(model)})`, `timeoutMs must be a positive number of milliseconds (received ${describe(options.timeoutMs)})`)

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { codecFor, codecs, detectModelCall } from './registry.js'
+import { codecFor, codecs, detectModelCall, judgeApis, judgeProvider, judgeWire } from './registry.js'
 import { loadExchanges } from './test-helpers.js'
 import type { ProviderFamily } from './types.js'
 
@@ -57,5 +57,35 @@ describe('detectModelCall', () => {
     expect(post('http://llm.internal:8080/v1/files', hosts)).toBeUndefined()
     expect(post('http://llm.internal:8080/healthz', hosts)).toBeUndefined()
     expect(post('http://llm.internal:8080/v1/embeddings', hosts)).toBe('openai-embeddings')
+  })
+})
+
+describe('every codec', () => {
+  const url = (c: (typeof codecs)[number]) =>
+    new URL(c.family === 'gemini' ? 'http://127.0.0.1/v1beta/models/gemini-2.5-flash:generateContent' : 'http://127.0.0.1/v1/x')
+
+  it.each(codecs.map((c) => [c.family, c] as const))('%s reads its own injected error body back as that error type', (_family, c) => {
+    for (const status of [400, 429, 500, 503, 529]) {
+      const body = JSON.stringify(c.errorBody(status, 'injected'))
+      expect(c.parseResponse(body, 'application/json', status, url(c)).error).toEqual({ type: c.errorType(status), message: 'injected' })
+    }
+  })
+
+  it.each(codecs.map((c) => [c.family, c] as const))('%s rewrites nothing in a body that is not a JSON object', (_family, c) => {
+    for (const text of ['not json', '[]', 'null']) expect(c.rewriteRequest(url(c), text, { model: 'm', instructions: 'i' })).toBeUndefined()
+  })
+})
+
+describe('judge wires', () => {
+  it('lists the judge APIs in registry order, each with its wire', () => {
+    expect(judgeApis).toEqual(['openai', 'anthropic', 'gemini'])
+    for (const api of judgeApis) expect(judgeWire(api).api).toBe(api)
+  })
+
+  it('picks the API and the defaults by provider, and the OpenAI-compatible API for any other', () => {
+    expect(judgeProvider('anthropic')).toMatchObject({ api: 'anthropic', defaults: { keyVars: ['ANTHROPIC_API_KEY'] } })
+    expect(judgeProvider('google')).toEqual(judgeProvider('gemini'))
+    expect(judgeProvider('groq')).toEqual({ api: 'openai' })
+    expect(judgeProvider('constructor')).toEqual({ api: 'openai' })
   })
 })

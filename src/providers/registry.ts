@@ -1,4 +1,4 @@
-import type { ModelCallCodec, ProviderFamily } from './types.js'
+import type { JudgeApi, JudgeProviderDefaults, JudgeWire, ModelCallCodec, ProviderFamily } from './types.js'
 import { anthropicCodec } from './anthropic/index.js'
 import { geminiCodec } from './gemini/index.js'
 import { openaiChatCodec } from './openai-chat/index.js'
@@ -49,4 +49,42 @@ export function detectModelCall(method: string, url: URL, hosts?: Record<string,
     if (preferred.detect(method, url)) return preferred
   }
   return codecs.find((c) => c.detect(method, url))
+}
+
+/** The families that can be a judge, in registry order. */
+const judges: readonly JudgeWire[] = codecs.flatMap((c) => (c.judge ? [c.judge] : []))
+
+/**
+ * The judge APIs there are, for `Rubric.model(id, { api })`.
+ * @example
+ * judgeApis // ['openai', 'anthropic', 'gemini']
+ */
+export const judgeApis: readonly JudgeApi[] = judges.map((j) => j.api)
+
+/**
+ * The judge wire of an `api`.
+ * @example
+ * judgeWire('anthropic').request(ask).url // 'https://api.anthropic.com/v1/messages'
+ */
+export function judgeWire(api: JudgeApi): JudgeWire {
+  const wire = judges.find((j) => j.api === api)
+  if (wire === undefined) throw new Error(`no judge wire for api "${api}"`)
+  return wire
+}
+
+/**
+ * What a judge provider (`Rubric.model('<provider>/…')`, lowercased) speaks without an `api`
+ * option, and its defaults when a family names it; any other provider speaks the fallback
+ * wire (the OpenAI-compatible API) and has no defaults.
+ * @example
+ * judgeProvider('google').api // 'gemini'
+ * judgeProvider('groq') // { api: 'openai' }
+ */
+export function judgeProvider(provider: string): { api: JudgeApi; defaults?: JudgeProviderDefaults } {
+  for (const j of judges) {
+    if (Object.hasOwn(j.providers, provider)) return { api: j.api, defaults: j.providers[provider] }
+  }
+  const fallback = judges.find((j) => j.fallback)
+  if (fallback === undefined) throw new Error('no judge wire is the fallback')
+  return { api: fallback.api }
 }

@@ -54,6 +54,64 @@ export interface ParsedModelResponse {
   error?: { type?: string; message: string }
 }
 
+/** What a what-if's `model()` / `instructions()` change in each outgoing model request. */
+export interface RequestRewrite {
+  /** The model id, in the place the family names it (a body field, or the URL path for Gemini). */
+  model?: string
+  /** The system prompt, in the family's own place for it. */
+  instructions?: string
+}
+
+/** The wire API a judge model speaks (`Rubric.model(id, { api })`). */
+export type JudgeApi = 'openai' | 'anthropic' | 'gemini'
+
+/** Where a judge provider (the `<provider>` of `Rubric.model('<provider>/<model>')`) is served, and where its key is. */
+export interface JudgeProviderDefaults {
+  /** Env vars holding the key, first match wins. */
+  keyVars: readonly string[]
+  /** The env var that overrides `baseURL`. */
+  baseVar: string
+  baseURL: string
+}
+
+/** One judge question, rendered by the judge layer: the family only puts it on the wire. */
+interface JudgeAsk {
+  /** The model part of the rubric id (`claude-haiku-4-5`). */
+  model: string
+  /** The API's base URL, without a trailing slash, as the user gave it (with or without a version segment). */
+  baseURL: string
+  /** Absent for a server that needs none. */
+  key?: string
+  system: string
+  user: string
+  /** JSON schema of the reply object (`verdict`, `rationale`, and `score` when the rubric is scored). */
+  schema: Record<string, unknown>
+}
+
+/** The HTTP request a judge question becomes (POSTed as JSON by the judge layer). */
+export interface JudgeRequest {
+  url: string
+  /** `undefined` values are not sent. */
+  headers: Record<string, string | undefined>
+  body: unknown
+}
+
+/** What a judge reply carries: the reply object itself (a forced tool call's input), its text, or why it has neither. */
+type JudgeAnswer = { ok: true; value: unknown } | { ok: true; text: string } | { ok: false; problem: string }
+
+/** A family that can grade `toPassJudge` assertions: how its request is built and its reply read. */
+export interface JudgeWire {
+  /** The `api` option that picks this family. */
+  api: JudgeApi
+  /** The providers that speak it without an `api` option, with their defaults (`{ anthropic: { keyVars: ['ANTHROPIC_API_KEY'], … } }`). */
+  providers: Readonly<Record<string, JudgeProviderDefaults>>
+  /** The wire every other provider speaks (the OpenAI-compatible API); exactly one family sets it. */
+  fallback?: true
+  request(ask: JudgeAsk): JudgeRequest
+  /** Read a 2xx reply (parsed JSON). Never throws. */
+  reply(json: unknown): JudgeAnswer
+}
+
 export interface ModelCallCodec {
   family: ProviderFamily
   /** Hosts that always belong to this family (users may add more through options). */
@@ -69,6 +127,18 @@ export interface ModelCallCodec {
    * cannot read yields empty text and an `error`.
    */
   parseResponse(body: string, contentType: string | undefined, status: number, url: URL): ParsedModelResponse
+  /**
+   * Apply a what-if's `model()` / `instructions()` to one request: the new URL
+   * and body text, or `undefined` when nothing changes (the request already says
+   * so, the family has no such place, or the body is not a JSON object).
+   */
+  rewriteRequest(url: URL, text: string, rw: RequestRewrite): { url: URL; text: string } | undefined
+  /** The error type this family's API gives an HTTP status (`rate_limit_error`, `RESOURCE_EXHAUSTED`, …): stored on an injected fault's cell. */
+  errorType(status: number): string
+  /** The body of an injected HTTP fault on this family's model channel: the error JSON its SDKs parse for that status, carrying `message`. */
+  errorBody(status: number, message: string): unknown
+  /** Set when the family can be a judge (`Rubric.model`). */
+  judge?: JudgeWire
 }
 
 export const emptyUsage = (): NormalizedUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })

@@ -1,7 +1,8 @@
 import type { CanonicalRequest, ModelCell, RecordedResponse, ToolCell } from '../cassette/cell.js'
 import { decodeChunk } from '../cassette/chunks.js'
 import { FluxError } from '../errors.js'
-import { emptyUsage, type ParsedModelResponse, type ProviderFamily } from '../providers/types.js'
+import { codecFor } from '../providers/registry.js'
+import { emptyUsage, type ModelCallCodec, type ParsedModelResponse, type ProviderFamily } from '../providers/types.js'
 
 /** How many times a fault fires (default 1): a retry after the last one is served from the tape. */
 interface Repeat {
@@ -18,7 +19,7 @@ export interface HttpFault extends Repeat {
 /**
  * A fault on the model channel. It answers the request instead of the tape and
  * does not use up the recorded call, so the SDK's own retry is served from tape.
- * - `{ status, headers?, body? }`: an HTTP error (429 + `retry-after`, 500, 503, 529), in an error body every SDK parses
+ * - `{ status, headers?, body? }`: an HTTP error (429 + `retry-after`, 500, 503, 529), in the family's own error body (its SDKs parse it)
  * - `{ reset: true }`: the connection drops before any response (the client's fetch rejects)
  * - `{ timeout: true }`: no response until the client aborts (its timeout or `AbortSignal`)
  * - `{ cutAfter: n }`: the recorded response, cut after `n` chunks by a network error
@@ -88,36 +89,6 @@ export function checkFaultTarget(kind: FaultKind, target: { channel: 'model' | '
   })
 }
 
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  408: 'timeout_error',
-  409: 'conflict_error',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  502: 'api_error',
-  503: 'overloaded_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-}
-const STATUS_TEXT: Record<number, string> = {
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-  529: 'UNAVAILABLE',
-}
-
-/** The error body of an injected HTTP fault on the model channel: one shape OpenAI, Anthropic and Gemini clients all parse. */
-function modelErrorBody(status: number, message: string): unknown {
-  return {
-    type: 'error',
-    error: { type: ERROR_TYPES[status] ?? 'api_error', code: status, status: STATUS_TEXT[status] ?? 'UNKNOWN', message },
-  }
-}
-
 /** An HTTP answer, before it becomes a Response: built once, so the fixture keeps exactly what the client got. */
 export interface HttpAnswer {
   status: number
@@ -126,18 +97,19 @@ export interface HttpAnswer {
 }
 
 /**
- * The answer an HTTP fault (or substitute) gives: its body, or an error body every
- * SDK parses on the model channel.
+ * The answer an HTTP fault (or substitute) gives: its body, or else on the model
+ * channel the family's own error body (its codec's `errorBody`, which its SDKs parse),
+ * on the tool channel `{ error: message }`.
  * @example
- * httpAnswer({ status: 429, headers: { 'retry-after': '0' } }, 'model', 'injectAt model#2')
+ * httpAnswer({ status: 429, headers: { 'retry-after': '0' } }, codecFor('anthropic'), 'injectAt model#2')
  */
-export function httpAnswer(f: HttpFault, channel: 'model' | 'tool', why: string): HttpAnswer {
+export function httpAnswer(f: HttpFault, channel: ModelCallCodec | 'tool', why: string): HttpAnswer {
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(f.headers ?? {})) headers[k.toLowerCase()] = String(v)
   let body: string
   if (f.body === undefined) {
     const message = `${f.status === 429 ? 'Rate limit exceeded' : `HTTP ${f.status}`} (injected by fluxlab: ${why})`
-    body = JSON.stringify(channel === 'model' ? modelErrorBody(f.status, message) : { error: message })
+    body = JSON.stringify(channel === 'tool' ? { error: message } : channel.errorBody(f.status, message))
     headers['content-type'] = 'application/json'
   } else if (typeof f.body === 'string') {
     body = f.body
@@ -224,7 +196,7 @@ export function injectedModelCell(
       if (parsed.model) cell.model = parsed.model
       if (parsed.finishReason) cell.finishReason = parsed.finishReason
     }
-    if (answer.status >= 400) cell.providerError = { type: ERROR_TYPES[answer.status] ?? 'api_error', message: errorMessage(answer.body) }
+    if (answer.status >= 400) cell.providerError = { type: codecFor(call.family).errorType(answer.status), message: errorMessage(answer.body) }
   } else if (kind === 'reset') cell.transportError = { name: 'ConnectionReset', message: 'the connection dropped before a response (injected by fluxlab)', code: 'ECONNRESET' }
   else if (kind === 'timeout') cell.transportError = { name: 'Timeout', message: 'no response until the client aborted (injected by fluxlab)', code: 'ETIMEDOUT' }
   else if (kind === 'cut' && cut) {

@@ -1,9 +1,9 @@
 import type { JsonDiffRow } from '../cassette/json-diff.js'
 import { FluxError } from '../errors.js'
 import type { TraceStep } from '../golden/trace.js'
+import { codecFor } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { checkFaultTarget, describeFault, faultKind, type Fault, type FaultKind, type HttpFault } from './faults.js'
-import { rewriteRequest } from './rewrite.js'
 import { resolveStep, type ResolvedStep, type StepRef } from './steps.js'
 
 /** What happens when a counterfactual needs something the tape cannot explain. */
@@ -170,7 +170,7 @@ export class Intervention {
   rewriteModel(family: ProviderFamily, url: URL, text: string, n: number): { url: URL; text: string; description: string } | undefined {
     const { model, instructions } = this.spec
     if ((model === undefined && instructions === undefined) || n < (this.spec.turn ?? 1)) return undefined
-    const out = rewriteRequest(family, url, text, { model, instructions })
+    const out = codecFor(family).rewriteRequest(url, text, { model, instructions })
     if (!out) return undefined
     const what = [model !== undefined ? `model(${JSON.stringify(model)})` : '', instructions !== undefined ? `instructions(${clip(JSON.stringify(instructions))})` : ''].filter(Boolean).join(' + ')
     return { ...out, description: what }

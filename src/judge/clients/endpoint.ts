@@ -1,5 +1,6 @@
 import { FluxError } from '../../errors.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
+import { judgeProvider } from '../../providers/registry.js'
 import type { Rubric } from '../rubric.js'
 
 /** Where a judge model is reached and with which key. */
@@ -8,23 +9,6 @@ export interface JudgeEndpoint {
   /** Absent for a provider that needs none (a local OpenAI-compatible server). */
   key?: string
 }
-
-interface ProviderDefaults {
-  keyVars: string[]
-  baseVar: string
-  baseURL: string
-}
-
-const DEFAULTS: Record<string, ProviderDefaults> = {
-  openai: { keyVars: ['OPENAI_API_KEY'], baseVar: 'OPENAI_BASE_URL', baseURL: 'https://api.openai.com/v1' },
-  anthropic: { keyVars: ['ANTHROPIC_API_KEY'], baseVar: 'ANTHROPIC_BASE_URL', baseURL: 'https://api.anthropic.com' },
-  google: {
-    keyVars: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
-    baseVar: 'GEMINI_BASE_URL',
-    baseURL: 'https://generativelanguage.googleapis.com',
-  },
-}
-DEFAULTS.gemini = DEFAULTS.google
 
 const envName = (provider: string) => provider.toUpperCase().replace(/[^A-Z0-9]+/g, '_')
 /** fluxlab's replay placeholder is not a key: a judge that got it would answer 401. */
@@ -35,14 +19,16 @@ const read = (env: NodeJS.ProcessEnv, name: string) => {
 
 /**
  * The base URL and key of a model rubric, from its options and the environment.
- * openai, anthropic and google need a key; other providers need a base URL
+ * A provider a family names (`judge.providers` in its codec: openai, anthropic, google)
+ * needs a key; other providers need a base URL
  * (`baseURL` or `<PROVIDER>_BASE_URL`) and use `<PROVIDER>_API_KEY` when it is set.
  * @example
  * resolveEndpoint(Rubric.model('openai/gpt-4.1-mini'), process.env, 'grade "x" with openai/gpt-4.1-mini')
  */
 export function resolveEndpoint(rubric: Rubric, env: NodeJS.ProcessEnv, what: string): JudgeEndpoint {
   const provider = rubric.provider ?? ''
-  const known = DEFAULTS[provider]
+  // @note the defaults belong to the provider, whatever `api` it speaks (`Rubric.model('anthropic/…', { api: 'openai' })`).
+  const known = judgeProvider(provider).defaults
   const baseVar = known?.baseVar ?? `${envName(provider)}_BASE_URL`
   const baseURL = (rubric.transport.baseURL ?? read(env, baseVar) ?? known?.baseURL)?.replace(/\/+$/, '')
   if (!baseURL)
@@ -70,5 +56,6 @@ export function resolveEndpoint(rubric: Rubric, env: NodeJS.ProcessEnv, what: st
 export function keyVarsFor(rubric: Rubric): string[] {
   if (rubric.transport.apiKeyEnv) return [rubric.transport.apiKeyEnv]
   const provider = rubric.provider ?? ''
-  return DEFAULTS[provider]?.keyVars ?? [`${envName(provider)}_API_KEY`]
+  const known = judgeProvider(provider).defaults
+  return known ? [...known.keyVars] : [`${envName(provider)}_API_KEY`]
 }

@@ -1,16 +1,11 @@
 import { FluxError } from '../../errors.js'
 import type { JudgePrompt } from '../prompt.js'
-import type { JudgeApi, Rubric } from '../rubric.js'
+import type { Rubric } from '../rubric.js'
 import { excerptOf } from '../text.js'
 import { checkReply, type CheckedReply } from '../verdict.js'
-import { anthropicJudge } from './anthropic.js'
 import { resolveEndpoint } from './endpoint.js'
-import { geminiJudge } from './gemini.js'
 import { judgeError, postJudge } from './http.js'
-import { openaiJudge } from './openai.js'
-import type { WireCall } from './wire.js'
-
-const WIRES: Record<JudgeApi, WireCall> = { openai: openaiJudge, anthropic: anthropicJudge, gemini: geminiJudge }
+import { judgeRequest, judgeReply } from './wire.js'
 
 /**
  * Grade live: call the rubric's judge model (or function) and return its checked reply.
@@ -41,11 +36,10 @@ export async function gradeLive(rubric: Rubric, prompt: JudgePrompt, what: strin
       })
     return checked.reply
   }
-  const wire = WIRES[rubric.api ?? 'openai']
   const endpoint = resolveEndpoint(rubric, env, what)
-  const req = wire.request(rubric, prompt, endpoint)
+  const req = judgeRequest(rubric, prompt, endpoint)
   const { json, text, status } = await postJudge({ ...req, timeoutMs: rubric.transport.timeoutMs, retries: rubric.transport.retries, what })
-  const checked = wire.reply(json, scored)
+  const checked = judgeReply(rubric, json)
   if (!checked.ok) throw judgeError({ what }, `the judge's reply (HTTP ${status}) is not a verdict: ${checked.problem}`, [`reply: ${excerptOf(text)}`])
   return checked.reply
 }

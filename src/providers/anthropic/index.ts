@@ -1,8 +1,11 @@
 import type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelResponse, RequestedToolCall } from '../types.js'
 import { contentText, isRecord, num, parseToolArgs, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
 import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { jsonRewrite, setBodyModel } from '../rewrite.js'
 import { looksLikeSse, parseSse, ssePayloads } from '../sse.js'
 import { decodedPath } from '../url.js'
+import { anthropicErrorBody, anthropicErrorType } from './errors.js'
+import { anthropicJudge } from './judge.js'
 
 /** `…/v1/messages` (with or without `?beta=true`); not `…/messages/count_tokens` nor `…/messages/batches`. */
 const PATH = /\/v1\/messages\/?$/
@@ -24,6 +27,14 @@ export const anthropicCodec: ModelCallCodec = {
   parseRequest,
   parseResponse: (body, contentType, status) =>
     guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body))),
+  // @note the instructions replace `system` whole (a string, even where it was a list of blocks).
+  rewriteRequest: jsonRewrite((body, rw) => {
+    setBodyModel(body, rw)
+    if (rw.instructions !== undefined) body.system = rw.instructions
+  }),
+  errorType: anthropicErrorType,
+  errorBody: anthropicErrorBody,
+  judge: anthropicJudge,
 }
 
 function parseRequest(body: unknown, url: URL): ParsedModelRequest {

@@ -2,12 +2,17 @@ import type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelRe
 import { emptyUsage } from '../types.js'
 import { contentText, isRecord, jsonArrayObjects, num, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
 import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { jsonRewrite } from '../rewrite.js'
 import { parseSse, ssePayloads } from '../sse.js'
 import { decodedPath } from '../url.js'
+import { geminiErrorBody, geminiErrorType } from './errors.js'
 import { FunctionCalls } from './function-calls.js'
+import { geminiJudge } from './judge.js'
 
 /** `…/models/<model>:<action>`: Gemini API (`/v1beta/models/…`) and Vertex AI (`/v1/projects/…/publishers/google/models/…`). */
 const PATH = /\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/
+/** The model in a request path (`/models/<id>:<action>`): the part a what-if's `model()` replaces. */
+const MODEL_IN_PATH = /(\/(?:models|tunedModels)\/)([^/:]+)(:[A-Za-z]+)$/
 
 /**
  * The Google Gemini codec: `generateContent`, `streamGenerateContent` (SSE
@@ -25,6 +30,20 @@ export const geminiCodec: ModelCallCodec = {
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(decodedPath(url)),
   parseRequest,
   parseResponse: (body, contentType, status, url) => guardParse(() => httpErrorResponse(body, status) ?? parseBody(body, url)),
+  rewriteRequest: jsonRewrite((body, rw, url) => {
+    if (rw.model !== undefined) {
+      const path = decodedPath(url)
+      if (MODEL_IN_PATH.test(path)) url.pathname = path.replace(MODEL_IN_PATH, `$1${rw.model}$3`)
+    }
+    if (rw.instructions !== undefined) {
+      const prev = body.systemInstruction as { role?: unknown } | undefined
+      body.systemInstruction = { ...(prev && typeof prev === 'object' && prev.role ? { role: prev.role } : {}), parts: [{ text: rw.instructions }] }
+    }
+    return url
+  }),
+  errorType: geminiErrorType,
+  errorBody: geminiErrorBody,
+  judge: geminiJudge,
 }
 
 /** Request field in either spelling: the REST API takes camelCase, and snake_case is accepted too. */

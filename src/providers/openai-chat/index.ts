@@ -2,7 +2,10 @@ import type { ModelCallCodec, ParsedModelRequest, ParsedModelResponse, Requested
 import { emptyUsage } from '../types.js'
 import { contentText, isRecord, num, parseToolArgs, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
 import { errorFromPayload, failedResponse, guardParse, httpErrorResponse, stableCallId } from '../response.js'
+import { jsonRewrite, setBodyModel } from '../rewrite.js'
 import { looksLikeSse, parseSse, ssePayloads } from '../sse.js'
+import { openaiErrorBody, openaiErrorType } from './errors.js'
+import { openaiChatJudge } from './judge.js'
 import { openaiUsage } from './usage.js'
 
 /** `…/chat/completions` and the legacy `…/completions` (any prefix: `/v1`, `/openai/deployments/<d>`, `/api/v1`, …). */
@@ -26,6 +29,21 @@ export const openaiChatCodec: ModelCallCodec = {
   parseRequest,
   parseResponse: (body, contentType, status) =>
     guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body))),
+  rewriteRequest: jsonRewrite((body, rw) => {
+    setBodyModel(body, rw)
+    if (rw.instructions !== undefined) setInstructions(body, rw.instructions)
+  }),
+  errorType: openaiErrorType,
+  errorBody: openaiErrorBody,
+  judge: openaiChatJudge,
+}
+
+/** The instructions are the first `system` (or `developer`) message; one is added first when there is none. */
+function setInstructions(body: JsonRecord, text: string): void {
+  const messages: unknown[] = Array.isArray(body.messages) ? body.messages : []
+  const sys = messages.find((m): m is JsonRecord => isRecord(m) && (m.role === 'system' || m.role === 'developer'))
+  if (sys) sys.content = text
+  else body.messages = [{ role: 'system', content: text }, ...messages]
 }
 
 function parseRequest(body: unknown, url: URL): ParsedModelRequest {

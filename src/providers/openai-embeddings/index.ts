@@ -1,7 +1,9 @@
 import type { ModelCallCodec, ParsedModelRequest, ParsedModelResponse } from '../types.js'
 import { isRecord, rec, safeJsonParse, str } from '../json.js'
-import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { openaiErrorBody, openaiErrorType } from '../openai-chat/errors.js'
 import { openaiUsage } from '../openai-chat/usage.js'
+import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { jsonRewrite, setBodyModel } from '../rewrite.js'
 
 /** `…/embeddings` (OpenAI and the compatible providers, Azure `/openai/deployments/<d>/embeddings`). */
 const PATH = /\/embeddings\/?$/
@@ -19,6 +21,10 @@ export const openaiEmbeddingsCodec: ModelCallCodec = {
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),
   parseRequest: (body: unknown): ParsedModelRequest => ({ model: str(rec(body).model), stream: false, tools: [], toolResults: [] }),
   parseResponse: (body, _contentType, status) => guardParse(() => httpErrorResponse(body, status) ?? parseJson(body)),
+  // @note an embedding request has no instructions: only the model changes.
+  rewriteRequest: jsonRewrite(setBodyModel),
+  errorType: openaiErrorType,
+  errorBody: openaiErrorBody,
 }
 
 function parseJson(body: string): ParsedModelResponse {

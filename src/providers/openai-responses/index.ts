@@ -1,7 +1,9 @@
 import type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelResponse, RequestedToolCall } from '../types.js'
 import { emptyUsage } from '../types.js'
 import { contentText, isRecord, num, parseToolArgs, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
+import { openaiErrorBody, openaiErrorType } from '../openai-chat/errors.js'
 import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { jsonRewrite, setBodyModel } from '../rewrite.js'
 import { looksLikeSse, parseSse, ssePayloads } from '../sse.js'
 
 /** `…/responses` (`/v1/responses`, Azure `/openai/v1/responses`, proxies). */
@@ -22,6 +24,13 @@ export const openaiResponsesCodec: ModelCallCodec = {
   parseRequest,
   parseResponse: (body, contentType, status) =>
     guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body))),
+  // @note the instructions are the `instructions` field; `system`/`developer` input items are left as sent.
+  rewriteRequest: jsonRewrite((body, rw) => {
+    setBodyModel(body, rw)
+    if (rw.instructions !== undefined) body.instructions = rw.instructions
+  }),
+  errorType: openaiErrorType,
+  errorBody: openaiErrorBody,
 }
 
 function parseRequest(body: unknown): ParsedModelRequest {

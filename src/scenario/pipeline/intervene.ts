@@ -100,8 +100,9 @@ function injectModelFault(
   iv.markChanged(req.step, fault.description)
   const recorded = fault.step.cell.response!
   const cutAfter = (fault.fault as { cutAfter?: number }).cutAfter ?? 0
-  const answer = fault.kind === 'status' ? httpAnswer(fault.fault as HttpFault, 'model', fault.description) : undefined
-  const parsed = answer ? codecFor(req.call.family).parseResponse(answer.body, answer.headers['content-type'], answer.status, new URL(req.call.url)) : undefined
+  const codec = codecFor(req.call.family)
+  const answer = fault.kind === 'status' ? httpAnswer(fault.fault as HttpFault, codec, fault.description) : undefined
+  const parsed = answer ? codec.parseResponse(answer.body, answer.headers['content-type'], answer.status, new URL(req.call.url)) : undefined
   const cell = injectedModelCell({ seq: req.seq, step: req.step, key: req.key, injected: fault.description }, fault.kind, req.call, answer, { rec: recorded, n: cutAfter }, parsed)
   push({ seq: req.seq, channel: 'model', cell: storedCell('model', cell) })
   if (answer) return answerResponse(answer)

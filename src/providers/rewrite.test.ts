@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { rewriteRequest } from './rewrite.js'
+import { codecFor } from './registry.js'
+import type { ProviderFamily, RequestRewrite } from './types.js'
+
+/** A what-if's rewrite, through the family's codec (as the intervention applies it). */
+const rewriteRequest = (family: ProviderFamily, url: URL, text: string, rw: RequestRewrite) => codecFor(family).rewriteRequest(url, text, rw)
 
 const url = (p: string) => new URL(`https://api.example.com${p}`)
 const body = (r: { text: string } | undefined) => (r ? JSON.parse(r.text) : undefined)
 
-describe('rewriteRequest', () => {
+describe('codec.rewriteRequest', () => {
   it('sets the model field and the first system message of a Chat Completions request', () => {
     const r = rewriteRequest('openai-chat', url('/v1/chat/completions'), JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'system', content: 'old' }, { role: 'user', content: 'hi' }] }), { model: 'gpt-4.1-mini', instructions: 'new' })
     expect(body(r)).toEqual({ model: 'gpt-4.1-mini', messages: [{ role: 'system', content: 'new' }, { role: 'user', content: 'hi' }] })
