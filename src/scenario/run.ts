@@ -15,6 +15,7 @@ import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import type { Intervention } from './intervention.js'
 import type { Agent, Lab } from './lab.js'
 import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type JournalHooks, type LiveMiss, type Pipeline, type RunStep } from './pipeline/index.js'
+import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 
 /** The settings every run of a scenario shares, derived from its options once. */
@@ -248,42 +249,12 @@ export class Run implements TrackedRun, RequestRoute {
     await this.log.settled()
     if (this.closed) return
     this.closed = true
-    if (this.mode !== 'replay') return
-    const iv = this.init.intervention
-    iv?.releaseHangs()
-    this.warnUnwrappedTools()
-    if (iv && !iv.reportUnused()) return
-    const unused = this.pipeline.tape?.unused()
-    for (const c of unused?.model ?? []) this.log.diverge('unused_interaction', c.step, `recorded ${c.step} (${c.model ?? c.family}) was never requested`)
-    for (const c of unused?.tools ?? []) this.log.diverge('unused_interaction', c.step, `recorded ${c.step} ${c.name} was never called`)
+    if (this.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.init.intervention)
   }
 
   /** `durable()`: journaled results the resumed run never asked for. */
   journalUnused(): string[] {
     return this.pipeline.journal?.unused() ?? []
-  }
-
-  /**
-   * SPEC §5: a replayed model turn asked for a tool and nothing on the tool channel answered it
-   * (no wrapped call with its id, no tool call of any kind before the next model turn): the tool ran live.
-   */
-  private warnUnwrappedTools(): void {
-    const steps = this.orderedSteps()
-    const taped = new Set(steps.flatMap((s) => (s.channel === 'tool' && s.cell.callId ? [s.cell.callId] : [])))
-    steps.forEach((s, i) => {
-      if (s.channel !== 'model' || s.cell.toolCalls.length === 0) return
-      const next = steps.slice(i + 1)
-      const nextModel = next.findIndex((x) => x.channel === 'model')
-      const between = nextModel < 0 ? next : next.slice(0, nextModel)
-      if (between.some((x) => x.channel === 'tool')) return
-      for (const call of s.cell.toolCalls)
-        if (!taped.has(call.id))
-          this.log.diverge(
-            'unwrapped_tool',
-            s.cell.step,
-            `the model asked for tool "${call.name}" and no tool call on the tape answered it, so it ran live; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn) so replay never re-fires its side effects`,
-          )
-    })
   }
 }
 

@@ -1,3 +1,6 @@
+// @note about 300 lines, on purpose: this is the public `Scenario` API, one method per door (run, whatIf,
+// injectAt, check, crashAt, judge, replay), each with its JSDoc example. The work is done in core.ts,
+// run.ts, persist.ts, what-if.ts and check.ts.
 import { createHash } from 'node:crypto'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
