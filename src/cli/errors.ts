@@ -1,7 +1,7 @@
 import type { MessageParts } from '../errors.js'
 
 /**
- * The CLI's exit codes (documented in README "The fluxlab CLI"; scripts depend on them).
+ * The CLI's exit codes (documented in docs/cli.md; scripts depend on them).
  * @example
  * process.exitCode = EXIT.diverged
  */

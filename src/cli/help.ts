@@ -1,4 +1,4 @@
-/** `--help` text of every command, with examples. Kept in step with README "The fluxlab CLI". */
+/** `--help` text of every command, with examples. Kept in step with docs/cli.md. */
 
 const COMMON = `Common options:
   --dir <path>      fixture root (default: "dir" in fluxlab.config.mjs, else tests/scenarios)
@@ -40,7 +40,7 @@ verified too. Finding no fixtures is an error, not a pass.
 
 Options:
   [name]            only this scenario (and its forks), e.g. triage or billing/refund
-  --json            machine-readable report on stdout (schema fluxlab.test/v1, see README "The fluxlab CLI")
+  --json            machine-readable report on stdout (schema fluxlab.test/v1, see docs/cli.md)
 ${COMMON}
 
 Environment:

@@ -18,7 +18,7 @@ import type { Output } from '../output.js'
 
 type Mode = 'record' | 'replay'
 
-/** `fluxlab record --report` / `FLUX_REPORT` output. Documented in README "The fluxlab CLI". */
+/** `fluxlab record --report` / `FLUX_REPORT` output. Documented in docs/cli.md. */
 export interface RunJson {
   schema: 'fluxlab.run/v1'
   fluxlabVersion: string
@@ -125,7 +125,7 @@ async function runCommand(mode: Mode, argv: string[], out: Output): Promise<numb
   return exitCode
 }
 
-/** Print what happened and pick the exit code (README "The fluxlab CLI": 0 pass, 1 program failed, 2 diverged, 3 fluxlab error). */
+/** Print what happened and pick the exit code (docs/cli.md: 0 pass, 1 program failed, 2 diverged, 3 fluxlab error). */
 function decide(
   mode: Mode,
   name: string,
