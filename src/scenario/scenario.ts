@@ -1,7 +1,6 @@
 // @note about 300 lines, on purpose: this is the public `Scenario` API, one method per door (run, whatIf,
 // injectAt, check, crashAt, judge, replay), each with its JSDoc example. The work is done in core.ts,
 // run.ts, persist.ts, what-if.ts and check.ts.
-import { createHash } from 'node:crypto'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
@@ -26,6 +25,7 @@ import { manifestFor, saveRecording, settleTrace, sourceOf, traceRule } from './
 import { runSettings } from './run.js'
 import type { StepRef } from './steps.js'
 import { asStored } from './stored.js'
+import { defaultName } from './names.js'
 import { WhatIf } from './what-if.js'
 
 export type { Lab } from './lab.js'
@@ -279,24 +279,6 @@ function checkName(name: string): void {
       fix: 'Use a name like "weather" or "billing/refund".',
     })
 }
-
-function defaultName(test: TestContext | undefined): string {
-  if (!test)
-    throw new FluxError('FLUX_BAD_CONFIG', {
-      failed: 'open a scenario without a name',
-      reason: 'there is no running test to name it after',
-      fix: 'Pass a name: `scenario("weather")`, or call it inside a vitest/jest test with the fluxlab setup installed.',
-    })
-  const file = relative(test.rootDir, test.testFile).replace(/\.[cm]?[jt]sx?$/, '')
-  const hash = createHash('sha256').update(`${file}\0${test.testName}`).digest('hex').slice(0, 6)
-  return `${slug(file)}--${slug(test.testName)}-${hash}`.slice(0, 120)
-}
-
-const slug = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
 
 const rel = (p: string) => relative(process.cwd(), p) || p
 

@@ -1,0 +1,24 @@
+import { describe, expect, test } from 'vitest'
+import type { TestContext } from '../context/types.js'
+import { defaultName } from './names.js'
+
+const ctx = (testFile: string, testName: string): TestContext => ({ runner: 'vitest', testName, testFile, rootDir: '/repo', updateState: 'new', runs: [], opened: new Set() })
+
+describe('defaultName', () => {
+  test('is a slug of the file and the full test name with a short hash', () => {
+    expect(defaultName(ctx('/repo/test/agent.test.ts', 'weather > answers in °C'))).toMatch(/^test-agent-test--weather-answers-in-c-[0-9a-f]{6}$/)
+  })
+
+  test('keeps the hash when the name is cut, so long names that share a prefix never share a fixture', () => {
+    const long = 'the agent answers a long question about the weather in a city whose name is very long indeed and then'
+    const a = defaultName(ctx('/repo/test/agent.test.ts', `${long} calls the forecast tool`))
+    const b = defaultName(ctx('/repo/test/agent.test.ts', `${long} calls the history tool`))
+    expect(a).not.toBe(b)
+    expect(a.length).toBeLessThanOrEqual(120)
+    expect(a).toMatch(/[a-z0-9]-[0-9a-f]{6}$/)
+  })
+
+  test('without a running test is a FLUX_BAD_CONFIG that says to pass a name', () => {
+    expect(() => defaultName(undefined)).toThrow('Pass a name: `scenario("weather")`')
+  })
+})

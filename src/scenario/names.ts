@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto'
+import { relative } from 'node:path'
+import type { TestContext } from '../context/types.js'
+import { FluxError } from '../errors.js'
+
+/** The longest default scenario name (one directory name, so it stays well under every file system's limit). */
+const MAX = 120
+
+/**
+ * The default name of a test's scenario: a slug of the test file and full test name, plus a
+ * hash of both. The slug is cut to fit, the hash never is, so two long names that share their
+ * first 120 characters still get their own fixtures.
+ * @example
+ * defaultName(test) // 'test-agent--weather-answers-in-celsius-3f9a1c'
+ */
+export function defaultName(test: TestContext | undefined): string {
+  if (!test)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: 'open a scenario without a name',
+      reason: 'there is no running test to name it after',
+      fix: 'Pass a name: `scenario("weather")`, or call it inside a vitest/jest test with the fluxlab setup installed.',
+    })
+  const file = relative(test.rootDir, test.testFile).replace(/\.[cm]?[jt]sx?$/, '')
+  const hash = createHash('sha256').update(`${file}\0${test.testName}`).digest('hex').slice(0, 6)
+  const head = `${slug(file)}--${slug(test.testName)}`
+  return `${head.slice(0, MAX - hash.length - 1).replace(/-+$/, '')}-${hash}`
+}
+
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
