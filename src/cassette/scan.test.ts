@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { placeholderFor } from '../secrets.js'
 import { defaultRedactor } from './redact.js'
-import { describeFinding, scanChunks, scanText, scanValue } from './scan.js'
+import { describeFinding, scanChunks, scanJsonl, scanText, scanValue } from './scan.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const x = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n)
@@ -69,9 +69,42 @@ describe('scanText', () => {
     expect(scanText(text)).toEqual([{ rule: 'openai-key', line: 1, path: 'k' }])
   })
 
+  it('finds a secret only the decoded string shows (a tab escaped as \\t after Bearer)', () => {
+    const token = `${GITHUB.slice(4)}1`
+    const text = `{"h":"Bearer\\t${token}"}\n`
+    // the raw text holds a backslash and a "t" where the string holds a tab
+    expect(scanText(`Bearer\\t${token}`)).toEqual([])
+    expect(scanText(text)).toEqual([{ rule: 'bearer-token', line: 1, path: 'h' }])
+  })
+
+  it('skips the rules in disable', () => {
+    const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.')
+    const text = `{"t":"${jwt}","k":"${OPENAI}"}\n`
+    expect(scanText(text).map((f) => f.rule)).toEqual(['jwt', 'openai-key'])
+    expect(scanText(text, undefined, { disable: ['jwt'] })).toEqual([{ rule: 'openai-key', line: 1, path: 'k' }])
+  })
+
+  it('walks a value nested 100,000 deep without overflowing the stack', () => {
+    const text = `${'['.repeat(100_000)}"${OPENAI}"${']'.repeat(100_000)}\n`
+    expect(scanText(text)).toMatchObject([{ rule: 'openai-key', line: 1 }])
+    expect(scanText(text)[0].path).toMatch(/^(\[0\]){100000}$/)
+  })
+
   it('never reports a placeholder', () => {
     const text = `{"a":"${placeholderFor(OPENAI)}","b":"Bearer ${placeholderFor('t')}","u":"?key=${placeholderFor('k')}"}`
     expect(scanText(text)).toEqual([])
+  })
+})
+
+describe('scanJsonl', () => {
+  it('finds what scanText finds, from the values its reader already parsed', () => {
+    const text = ['{"a":"x"}', 'not json', '', `{"b":["${ANTHROPIC}",{"${GITHUB}":1}]}`, ''].join('\n')
+    const values = text.split('\n').map((l) => (l.startsWith('{') ? JSON.parse(l) : undefined))
+    expect(scanJsonl(text, 'm.jsonl', values)).toEqual(scanText(text, 'm.jsonl'))
+    expect(scanJsonl(text, 'm.jsonl', values).map(describeFinding)).toEqual([
+      'm.jsonl:4 b[0] (anthropic-key)',
+      `m.jsonl:4 b[1]["${placeholderFor(GITHUB)}"] (github-token)`,
+    ])
   })
 })
 

@@ -16,6 +16,11 @@ export interface Finding {
   file?: string
 }
 
+/** Scan options: rule ids the user disabled in the redactor (`redact: { disable }`) are not looked for. */
+export interface ScanOptions {
+  disable?: readonly string[]
+}
+
 /**
  * Finds secrets in every string and object key of a JSON-like value.
  * @example
@@ -23,22 +28,79 @@ export interface Finding {
  * // [{ rule: 'openai-key', path: 'request.body.messages[0].content' }]
  */
 export function scanValue(value: unknown, basePath = ''): Finding[] {
-  return dedupe(walk(value, basePath, []))
+  return dedupe(walk(value, basePath, {}, false))
 }
 
-function walk(value: unknown, path: string, out: Finding[]): Finding[] {
-  if (typeof value === 'string') {
-    for (const m of findSecrets(value)) out.push(withPath(m.rule, path))
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => walk(v, appendPath(path, i), out))
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, v] of Object.entries(value)) {
-      const keyPath = appendPath(path, redactText(key))
-      for (const m of findSecrets(key)) out.push(withPath(m.rule, keyPath))
-      walk(v, keyPath, out)
+/** An object key to scan (its path is the path of its value). */
+class Key {
+  constructor(readonly text: string) {}
+}
+
+/** Strings a JSON text can only hold escaped (`\"`, `\\`, control characters): the raw text does not show them as they are. */
+const ESCAPED = /["\\\u0000-\u001f]/
+
+/**
+ * The findings in every string and object key of `value`, in document order.
+ * @note Iterative, so a value nested 100,000 deep (JSON.parse accepts it) does not overflow the stack; and all strings
+ * are searched in one `findSecrets` call, joined by NUL (which no rule matches across), because the per-call cost of
+ * one search per string was most of a fixture's load time. A path is built only for a string that holds a finding.
+ * With `escapedOnly`, strings the caller's raw-text search already saw as they are (no character JSON escapes) are
+ * skipped: a secret in them would have been a text match.
+ */
+function walk(value: unknown, basePath: string, opts: ScanOptions, escapedOnly: boolean): Finding[] {
+  const parents: number[] = [-1]
+  const segments: Array<string | number> = ['']
+  const texts: string[] = []
+  const owners: number[] = []
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length) {
+    const [v, node] = stack.pop()!
+    if (typeof v === 'string' || v instanceof Key) {
+      const text = typeof v === 'string' ? v : v.text
+      if (!escapedOnly || ESCAPED.test(text)) {
+        texts.push(text)
+        owners.push(node)
+      }
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        segments.push(i)
+        stack.push([v[i], parents.push(node) - 1])
+      }
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]
+        const n = parents.push(node) - 1
+        segments.push(k)
+        stack.push([child, n], [new Key(k), n])
+      }
     }
   }
-  return out
+  if (texts.length === 0) return []
+  const starts: number[] = []
+  let offset = 0
+  for (const t of texts) {
+    starts.push(offset)
+    offset += t.length + 1
+  }
+  const pathOf = (node: number): string => {
+    const chain: Array<string | number> = []
+    for (let n = node; n > 0; n = parents[n]) chain.push(segments[n])
+    return chain.reduceRight<string>((p, seg) => appendPath(p, typeof seg === 'string' ? redactText(seg) : seg), basePath)
+  }
+  return findSecrets(texts.join('\u0000'), opts).map((m) => withPath(m.rule, pathOf(owners[lastAtOrBefore(starts, m.start)])))
+}
+
+/** Index of the last element of the ascending `sorted` that is <= `x`. */
+function lastAtOrBefore(sorted: readonly number[], x: number): number {
+  let lo = 0
+  let hi = sorted.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (sorted[mid] <= x) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
 const withPath = (rule: string, path: string): Finding => (path ? { rule, path } : { rule })
@@ -46,46 +108,68 @@ const withPath = (rule: string, path: string): Finding => (path ? { rule, path }
 /**
  * Scans a file's text. Findings carry a 1-based `line` (of the secret's first
  * character). When the whole text is JSON, or a line is JSON (JSONL, or an
- * SSE `data:` line), findings also carry the JSON path inside it.
+ * SSE `data:` line), findings also carry the JSON path inside it. Rules in
+ * `opts.disable` are not looked for.
  * @example
  * scanText('{"a":1}\n{"text":"' + key + '"}\n', 'model.jsonl')
  * // [{ rule: 'anthropic-key', file: 'model.jsonl', line: 2, path: 'text' }]
  */
-export function scanText(text: string, file?: string): Finding[] {
-  const lineStarts = [0]
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1)
-  const lineOf = (offset: number): number => {
-    let lo = 0
-    let hi = lineStarts.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if (lineStarts[mid] <= offset) lo = mid
-      else hi = mid - 1
-    }
-    return lo + 1
-  }
-  const matches: Finding[] = findSecrets(text).map((m) => ({ rule: m.rule, line: lineOf(m.start) }))
-
-  let found: Finding[]
+export function scanText(text: string, file?: string, opts: ScanOptions = {}): Finding[] {
   // A one-line document goes through the per-line branch, which knows its line.
   const whole = text.trim().includes('\n') ? parseJson(text) : { ok: false as const }
   if (whole.ok) {
-    found = pair(matches, walk(whole.value, '', []))
-  } else {
-    found = []
-    const byLine = new Map<number, Finding[]>()
-    for (const m of matches) byLine.set(m.line!, [...(byLine.get(m.line!) ?? []), m])
-    lineStarts.forEach((start, i) => {
-      const line = i + 1
-      const lineText = text.slice(start, i + 1 < lineStarts.length ? lineStarts[i + 1] - 1 : text.length)
-      const parsed = parseJson(lineText.replace(/^data:[ \t]?/, ''))
-      const own = byLine.get(line) ?? []
-      if (parsed.ok) found.push(...pair(own, walk(parsed.value, '', []).map((f) => ({ ...f, line }))))
-      else found.push(...own)
-    })
+    const matches = textMatches(text, opts)
+    return located(pair(matches.all, walk(whole.value, '', opts, false)), file)
   }
-  return dedupe(file === undefined ? found : found.map((f) => ({ file, ...f })))
+  return scanLines(text, file, opts, (lineText) => parseJson(lineText.replace(/^data:[ \t]?/, '')))
 }
+
+/**
+ * {@link scanText} for a JSONL file its reader already parsed: `values[i]` is the value of line `i + 1`,
+ * `undefined` for a line that is blank, not JSON, or not to be walked. Each line is parsed once, not twice.
+ * @example
+ * scanJsonl(text, 'model.jsonl', lines.map((l) => JSON.parse(l)), { disable: ['jwt'] })
+ */
+export function scanJsonl(text: string, file: string, values: ReadonlyArray<unknown>, opts: ScanOptions = {}): Finding[] {
+  return scanLines(text, file, opts, (_, i) => (values[i] === undefined ? { ok: false } : { ok: true, value: values[i] }))
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false }
+
+function scanLines(text: string, file: string | undefined, opts: ScanOptions, valueOf: (lineText: string, index: number) => Parsed): Finding[] {
+  const { lineStarts, byLine } = textMatches(text, opts)
+  const found: Finding[] = []
+  for (let i = 0; i < lineStarts.length; i++) {
+    const line = i + 1
+    const lineText = text.slice(lineStarts[i], i + 1 < lineStarts.length ? lineStarts[i + 1] - 1 : text.length)
+    const own = byLine.get(line) ?? []
+    const parsed = valueOf(lineText, i)
+    if (!parsed.ok) {
+      found.push(...own)
+      continue
+    }
+    // @note `\u` and `\/` escapes can spell any character, so such a line is searched string by string in full.
+    const escapedOnly = own.length === 0 && !lineText.includes('\\u') && !lineText.includes('\\/')
+    found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+  }
+  return located(found, file)
+}
+
+/** The raw-text matches of `text`, each with its 1-based line, also grouped by line. */
+function textMatches(text: string, opts: ScanOptions): { lineStarts: number[]; all: Finding[]; byLine: Map<number, Finding[]> } {
+  const lineStarts = [0]
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1)
+  const all: Finding[] = findSecrets(text, opts).map((m) => ({ rule: m.rule, line: lastAtOrBefore(lineStarts, m.start) + 1 }))
+  const byLine = new Map<number, Finding[]>()
+  for (const m of all) {
+    const list = byLine.get(m.line!)
+    if (list) list.push(m)
+    else byLine.set(m.line!, [m])
+  }
+  return { lineStarts, all, byLine }
+}
+
+const located = (found: Finding[], file: string | undefined): Finding[] => dedupe(file === undefined ? found : found.map((f) => ({ file, ...f })))
 
 /** Gives text matches the JSON path of a value finding with the same rule, in order; unmatched value findings are kept. */
 function pair(textMatches: readonly Finding[], valueFindings: readonly Finding[]): Finding[] {
@@ -99,7 +183,7 @@ function pair(textMatches: readonly Finding[], valueFindings: readonly Finding[]
   return [...out, ...unused]
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+function parseJson(text: string): Parsed {
   const t = text.trim()
   if (!(t.startsWith('{') || t.startsWith('['))) return { ok: false }
   try {
