@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import * as z from 'zod/mini'
+import { isFluxError } from '../errors.js'
+import { problemOf, readJsonl, refuseSecrets } from './jsonl.js'
+import { scanText } from './scan.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+const file = (text: string) => {
+  const d = mkdtempSync(join(tmpdir(), 'flux-jsonl-'))
+  dirs.push(d)
+  writeFileSync(join(d, 'cells.jsonl'), text)
+  return join(d, 'cells.jsonl')
+}
+const thrown = (fn: () => unknown): Error => {
+  try {
+    fn()
+  } catch (e) {
+    return e as Error
+  }
+  throw new Error('expected a throw')
+}
+
+const schema = z.looseObject({ seq: z.number('expected a numeric "seq"'), body: z.optional(z.looseObject({ n: z.number('expected a number') })) }, 'expected a JSON object')
+const opts = { schema, fix: 'Fix the line by hand.', scan: { fix: 'Remove the secret.' } }
+/** A secret-looking value built at run time (so no scanner flags this file). */
+const KEY = ['sk', 'proj', 'Q'.repeat(12) + 'w7'.repeat(12)].join('-')
+const JWT = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.')
+
+describe('readJsonl', () => {
+  it('reads every non-blank line with its 1-based line number', () => {
+    const f = file('{"seq":1}\n\n  \n{"seq":2,"body":{"n":3}}\n')
+    expect(readJsonl(f, opts)).toEqual({ lines: [{ line: 1, value: { seq: 1 } }, { line: 4, value: { seq: 2, body: { n: 3 } } }], problems: [], tornTail: false })
+  })
+
+  it('reads nothing from a missing file, or fails naming it when the file is required', () => {
+    const missing = join(tmpdir(), 'flux-no-such-dir', 'model.jsonl')
+    expect(readJsonl(missing, opts).lines).toEqual([])
+    const e = thrown(() => readJsonl(missing, { ...opts, missing: 'Restore it.' }))
+    expect(isFluxError(e, 'FLUX_FIXTURE_INVALID')).toBe(true)
+    expect(e.message).toMatch(/Failed to read fixture .*model\.jsonl: the file is missing\. Restore it\.$/)
+    expect(problemOf(e)).toEqual({ file: missing, reason: 'the file is missing', fix: 'Restore it.' })
+  })
+
+  it('fails at a line that is not JSON, carrying file and line as fields', () => {
+    const f = file('{"seq":1}\n{"seq": 2, oops\n')
+    const e = thrown(() => readJsonl(f, opts))
+    expect(e.message).toMatch(/^\[fluxlab\] FLUX_FIXTURE_INVALID: Failed to read fixture .*cells\.jsonl:2: not valid JSON \(.*\) Fix the line by hand\.$/)
+    expect(problemOf(e)).toMatchObject({ file: f, line: 2, fix: 'Fix the line by hand.' })
+    expect(problemOf(e)?.reason).toMatch(/^not valid JSON/)
+  })
+
+  it('fails at a line of the wrong shape, naming the field', () => {
+    const e = thrown(() => readJsonl(file('{"seq":1}\n{"seq":2,"body":{"n":"3"}}\n'), { ...opts, noun: 'journal' }))
+    expect(e.message).toMatch(/Failed to read journal .*cells\.jsonl:2: expected a number at body\.n\./)
+    expect(problemOf(e)).toMatchObject({ line: 2, field: 'body.n', reason: 'expected a number at body.n' })
+    expect(problemOf(thrown(() => readJsonl(file('[1]\n'), opts)))).toMatchObject({ line: 1, reason: 'expected a JSON object' })
+    expect(problemOf(thrown(() => readJsonl(file('{}\n'), opts)))).toMatchObject({ line: 1, field: 'seq', reason: 'expected a numeric "seq"' })
+  })
+
+  it('turns a line nested 100,000 deep into FLUX_FIXTURE_INVALID naming file:line, not a stack overflow', () => {
+    const deep = `{"seq":2,"body":${'['.repeat(100_000)}${']'.repeat(100_000)}}`
+    const f = file(`{"seq":1}\n${deep}\n`)
+    const e = thrown(() => readJsonl(f, opts))
+    expect(e).not.toBeInstanceOf(RangeError)
+    expect(isFluxError(e, 'FLUX_FIXTURE_INVALID')).toBe(true)
+    expect(e.message).toMatch(/cells\.jsonl:2: its JSON nests deeper than 1000 levels, more than fluxlab reads\./)
+    expect(problemOf(e)).toMatchObject({ file: f, line: 2 })
+    // the secret scan of the same text walks it without recursion
+    expect(scanText(`${deep}\n`)).toEqual([])
+    expect(readJsonl(file(`{"seq":1,"x":${'['.repeat(999)}${']'.repeat(999)}}\n`), opts).lines).toHaveLength(1)
+  })
+
+  it('collects every bad line instead of throwing when asked', () => {
+    const { lines, problems } = readJsonl(file('{"seq":1}\nnope\n[2]\n{"seq":4}'), { ...opts, collect: true })
+    expect(lines.map((l) => l.line)).toEqual([1, 4])
+    expect(problems.map((p) => [p.line, p.reason.slice(0, 14)])).toEqual([
+      [2, 'not valid JSON'],
+      [3, 'expected a JSO'],
+    ])
+  })
+
+  it('reports text after the last newline as a torn tail, never parsing it', () => {
+    const torn = readJsonl(file('{"seq":1}\n{"seq":2,"bo'), { ...opts, tornTail: true })
+    expect(torn).toEqual({ lines: [{ line: 1, value: { seq: 1 } }], problems: [], tornTail: true })
+    expect(readJsonl(file('{"seq":1}\n'), { ...opts, tornTail: true }).tornTail).toBe(false)
+  })
+
+  it('scans the whole text for secrets first, naming line and JSON path, never the value', () => {
+    const f = file(`{"seq":1}\n{"seq":"bad","body":{"note":"key ${KEY}"}}\n`)
+    const e = thrown(() => readJsonl(f, opts))
+    expect(isFluxError(e, 'FLUX_CREDENTIAL_FOUND')).toBe(true)
+    expect(e.message).toMatch(/Failed to read fixture .*cells\.jsonl: found 1 secret-looking value \(credential_found\)\. Remove the secret\.\n {2}• cells\.jsonl:2 body\.note \(openai-key\)$/)
+    expect(e.message).not.toContain(KEY)
+    expect(readJsonl(f, { ...opts, scan: false, collect: true }).problems).toHaveLength(1)
+  })
+
+  it('skips the rules the redactor disabled', () => {
+    const f = file(`{"seq":1,"token":"${JWT}"}\n`)
+    expect(() => readJsonl(f, opts)).toThrow(/\(jwt\)/)
+    expect(readJsonl(f, { ...opts, scan: { ...opts.scan, disable: ['jwt'] } }).lines).toHaveLength(1)
+  })
+
+  it('never carries a secret in the problem it reports', () => {
+    const e = thrown(() => readJsonl(file(`{"seq": "${KEY}" oops\n`), { ...opts, scan: false }))
+    expect(e.message).toContain('not valid JSON')
+    expect(JSON.stringify(problemOf(e))).not.toContain(KEY)
+    expect(e.message).not.toContain(KEY)
+  })
+})
+
+describe('problemOf', () => {
+  it('is undefined for any other error', () => {
+    expect(problemOf(new Error('x'))).toBeUndefined()
+    expect(problemOf(undefined)).toBeUndefined()
+    expect(problemOf(thrown(() => refuseSecrets([{ rule: 'jwt', line: 1 }], { failed: 'write x', fix: 'Do y.' })))).toBeUndefined()
+  })
+})

@@ -1,0 +1,183 @@
+/**
+ * The one JSONL store. Every `*.jsonl` fluxlab reads (model.jsonl, tools.jsonl, judge.jsonl,
+ * journal.jsonl, the jest reporter's facts file) goes through {@link readJsonl}: 1-based line
+ * numbers, each line parsed once and checked against a schema, the one secret scan (honouring the
+ * redactor's `disable`), and problems thrown as errors that carry where and why as fields.
+ * Whole files are written with `writeFileAtomic` and appends go through `AppendFile` (./atomic.ts).
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, relative } from 'node:path'
+import { FluxError } from '../errors.js'
+import { redactMessage } from '../secrets.js'
+import { appendPath } from './json-path.js'
+import { describeFinding, scanJsonl, type Finding, type ScanOptions } from './scan.js'
+
+/** Deepest nesting a line may have: far above any recorded request or response, far below what overflows the stack. */
+const MAX_DEPTH = 1000
+
+/** Where and why a file is not what its reader expects: the fields of a FLUX_FIXTURE_INVALID or FLUX_FORMAT_VERSION error. */
+export interface FixtureProblem {
+  /** The file, as given to the reader (absolute when the caller's path was). */
+  file: string
+  /** 1-based line, when the problem is on one line. */
+  line?: number
+  /** JSON path of the field at fault inside the line (`response.chunks`), when one is. */
+  field?: string
+  /** What is wrong, one sentence, redacted. */
+  reason: string
+  /** What to do, with the exact command. */
+  fix: string
+}
+
+/** A FluxError that also says, as fields, which file and line is at fault (`fluxlab test` reads them; nothing parses the message). */
+class FixtureError extends FluxError {
+  constructor(
+    code: 'FLUX_FIXTURE_INVALID' | 'FLUX_FORMAT_VERSION',
+    readonly problem: FixtureProblem,
+    noun: string,
+  ) {
+    super(code, { failed: `read ${noun ? `${noun} ` : ''}${rel(problem.file)}${problem.line ? `:${problem.line}` : ''}`, reason: problem.reason, fix: problem.fix })
+  }
+}
+
+/**
+ * The error for a file (or one of its lines) its reader cannot use: `Failed to read <noun> <file>:<line>: <reason>. <fix>`.
+ * @example
+ * throw fixtureError('FLUX_FIXTURE_INVALID', { file, line: 3, reason: 'the key repeats line 1', fix: 'Delete one of the two lines.' })
+ */
+export function fixtureError(code: 'FLUX_FIXTURE_INVALID' | 'FLUX_FORMAT_VERSION', problem: FixtureProblem, noun = 'fixture'): FluxError {
+  return new FixtureError(code, { ...problem, reason: redactMessage(problem.reason) }, noun)
+}
+
+/**
+ * The problem a read error carries (also from another copy of fluxlab), or `undefined` for any other error.
+ * @example
+ * try { readFixture(dir) } catch (e) { const p = problemOf(e); if (p) console.log(`${p.file}:${p.line}`) }
+ */
+export function problemOf(e: unknown): FixtureProblem | undefined {
+  const p = (e as { problem?: unknown } | null)?.problem
+  return (e as Error | null)?.name === 'FluxError' && typeof p === 'object' && p !== null && typeof (p as FixtureProblem).file === 'string' ? (p as FixtureProblem) : undefined
+}
+
+/** A line schema: a zod schema, or anything with the same `safeParse`. */
+interface LineSchema {
+  safeParse(value: unknown): { success: true } | { success: false; error: { issues: ReadonlyArray<{ message: string; path: ReadonlyArray<PropertyKey> }> } }
+}
+
+interface ReadJsonlOptions {
+  /** What every non-blank line must be. */
+  schema: LineSchema
+  /** What a bad line's message tells the user to do (a function: built only when a line is bad). */
+  fix: string | (() => string)
+  /** In messages: `Failed to read <noun> <file>:<line>` (default `fixture`; `''` for none). */
+  noun?: string
+  /**
+   * The secret scan of the whole text, with the redactor's disabled rules and what its message tells
+   * the user to do; `false` for a file fluxlab writes only for itself (the facts file).
+   */
+  scan: (ScanOptions & { fix: string }) | false
+  /** A missing file is an error with this fix; without it, a missing file has no lines. */
+  missing?: string
+  /** An append-only file: text after the last newline is a line cut by a crash, reported as `tornTail` and never parsed. */
+  tornTail?: boolean
+  /** Return bad lines in `problems` instead of throwing at the first one. */
+  collect?: boolean
+}
+
+interface JsonlLine<T> {
+  /** 1-based. */
+  line: number
+  value: T
+}
+
+interface JsonlFile<T> {
+  lines: Array<JsonlLine<T>>
+  /** Bad lines (only with `collect`; otherwise the first one is thrown). */
+  problems: FixtureProblem[]
+  /** The text after the last newline was not blank (only with `tornTail`). */
+  tornTail: boolean
+}
+
+/**
+ * Read a JSONL file: blank lines skipped, every other line parsed once and checked against the schema,
+ * the whole text secret-scanned first (a finding throws FLUX_CREDENTIAL_FOUND naming file:line and JSON
+ * path), then the first bad line thrown as FLUX_FIXTURE_INVALID carrying its {@link FixtureProblem}.
+ * `T` is what the schema guarantees; the values are returned as parsed.
+ * @example
+ * const { lines } = readJsonl<ModelCell>(join(dir, 'model.jsonl'), { schema: modelCellSchema, fix, scan: { fix: secretFix }, missing: restoreFix })
+ */
+export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T> {
+  const noun = opts.noun ?? 'fixture'
+  if (!existsSync(file)) {
+    if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false }
+    throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason: 'the file is missing', fix: opts.missing }, noun)
+  }
+  const text = readFileSync(file, 'utf8')
+  const texts = text.split('\n')
+  // @note every complete line of an append-only file ends with '\n'; whatever follows the last one was cut by a crash.
+  const tail = opts.tornTail ? texts.pop()! : ''
+  const values: unknown[] = new Array(texts.length)
+  const lines: Array<JsonlLine<T>> = []
+  const problems: FixtureProblem[] = []
+  const bad = (line: number, reason: string, field?: string) =>
+    problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() })
+  for (let i = 0; i < texts.length; i++) {
+    const lineText = texts[i]
+    if (lineText.trim() === '') continue
+    let value: unknown
+    try {
+      value = JSON.parse(lineText)
+    } catch (e) {
+      bad(i + 1, `not valid JSON (${(e as Error).message})`)
+      continue
+    }
+    if (tooDeep(value)) {
+      bad(i + 1, `its JSON nests deeper than ${MAX_DEPTH} levels, more than fluxlab reads`)
+      continue
+    }
+    values[i] = value
+    const checked = opts.schema.safeParse(value)
+    if (checked.success) lines.push({ line: i + 1, value: value as T })
+    else {
+      const issue = checked.error.issues[0]
+      const field = issue.path.reduce<string>((p, k) => appendPath(p, typeof k === 'number' ? k : String(k)), '')
+      bad(i + 1, field && !issue.message.includes(`"${field}"`) ? `${issue.message} at ${field}` : issue.message, field)
+    }
+  }
+  if (opts.scan)
+    refuseSecrets(scanJsonl(text, basename(file), values, opts.scan), {
+      failed: `read ${noun ? `${noun} ` : ''}${rel(file)}`,
+      fix: opts.scan.fix,
+    })
+  if (problems.length && !opts.collect) throw fixtureError('FLUX_FIXTURE_INVALID', problems[0], noun)
+  return { lines, problems, tornTail: tail.trim() !== '' }
+}
+
+/**
+ * Throw FLUX_CREDENTIAL_FOUND when the secret scan found anything: one bullet per finding (file:line, JSON path, rule), never the value.
+ * @example
+ * refuseSecrets(scanText(text, 'judge.jsonl', { disable }), { failed: `write ${file}`, fix: 'Nothing was written. …' })
+ */
+export function refuseSecrets(findings: readonly Finding[], parts: { failed: string; fix: string; reason?: string }): void {
+  if (findings.length === 0) return
+  throw new FluxError('FLUX_CREDENTIAL_FOUND', {
+    failed: parts.failed,
+    reason: parts.reason ?? `found ${findings.length} secret-looking value${findings.length > 1 ? 's' : ''} (credential_found).`,
+    fix: parts.fix,
+    details: findings.map(describeFinding),
+  })
+}
+
+/** Whether `value` nests deeper than {@link MAX_DEPTH} (iteratively: the check itself must not overflow). */
+function tooDeep(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false
+  const stack: Array<[object, number]> = [[value, 1]]
+  while (stack.length) {
+    const [v, depth] = stack.pop()!
+    if (depth > MAX_DEPTH) return true
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
+}
+
+const rel = (file: string) => relative(process.cwd(), file) || file
