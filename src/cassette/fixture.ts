@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join, relative, sep } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import YAML from 'yaml'
-import { FluxError } from '../errors.js'
+import * as z from 'zod/mini'
+import { rerunCommand, testCommand, type TestRef } from '../commands.js'
 import { writeFileAtomic } from './atomic.js'
-import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type ToolCell } from './cell.js'
-import { describeFinding, scanText, type Finding } from './scan.js'
+import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
+import { fixtureError, readJsonl, refuseSecrets } from './jsonl.js'
+import { scanText, type ScanOptions } from './scan.js'
 
 export const FILES = {
   manifest: 'scenario.yaml',
@@ -17,6 +19,27 @@ export const FILES = {
 
 const rel = (file: string) => relative(process.cwd(), file) || file
 
+/** What a model.jsonl line must be for replay to use it. */
+export const modelCellSchema = z.looseObject(
+  {
+    seq: z.number('expected a numeric "seq"'),
+    key: z.string('expected a string "key"'),
+    request: z.looseObject({}, 'expected a "request" object'),
+    response: z.looseObject({ chunks: z.array(z.unknown(), 'expected "response.chunks" to be an array') }, 'expected "response.chunks" to be an array'),
+  },
+  'expected a JSON object (one model call)',
+)
+
+/** What a tools.jsonl line must be for replay to use it. */
+export const toolCellSchema = z.looseObject(
+  {
+    seq: z.number('expected a numeric "seq"'),
+    name: z.string('expected a string "name"'),
+    kind: z.enum(['http', 'fn'], 'expected "kind" to be "http" or "fn"'),
+  },
+  'expected a JSON object (one tool call)',
+)
+
 /**
  * True when `dir` holds a fixture (its manifest exists).
  * @example
@@ -26,130 +49,125 @@ export function fixtureExists(dir: string): boolean {
   return existsSync(join(dir, FILES.manifest))
 }
 
+/** How to read a fixture: the redactor's disabled rules, and the command a fix names when scenario.yaml names no source test. */
+interface ReadFixtureOptions extends ScanOptions {
+  /**
+   * The test to name then; by default the command line of this process (right for a script that calls
+   * `scenario()`); `false` to name none (the CLI, whose own command line would be the wrong one).
+   */
+  rerun?: TestRef | false
+}
+
 /**
  * Read and validate a fixture directory: every file parsed (errors name file and line),
  * `formatVersion` checked, every file secret-scanned.
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
-export function readFixture(dir: string, opts: ScanOptions = {}): Fixture {
+export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture {
+  return readFixtureLines(dir, opts).fixture
+}
+
+/**
+ * {@link readFixture}, plus the 1-based line of each cell in its file (for `fluxlab test`).
+ * @example
+ * const { fixture, lines } = readFixtureLines(dir)
+ * lines.model[0] // 1
+ */
+export function readFixtureLines(dir: string, opts: ReadFixtureOptions = {}): { fixture: Fixture; lines: { model: number[]; tools: number[] } } {
   const manifestFile = join(dir, FILES.manifest)
+  const rerecord = (m?: unknown) => {
+    const command = rerecordCommand(m, dir) ?? (opts.rerun === false ? undefined : rerunCommand('FLUX_GOLDEN=update', opts.rerun))
+    return command ? `\`${command}\`` : 'FLUX_GOLDEN=update (scenario.yaml names no test to run again)'
+  }
   if (!existsSync(manifestFile)) {
     const present = existsSync(dir) ? readdirSync(dir) : []
-    throw new FluxError('FLUX_FIXTURE_INVALID', {
-      failed: `read fixture ${rel(dir)}`,
+    throw fixtureError('FLUX_FIXTURE_INVALID', {
+      file: dir,
       reason: present.length ? `${FILES.manifest} is missing (the directory holds ${present.join(', ')})` : 'the directory does not exist',
       fix: 'Re-record it with FLUX_GOLDEN=update, or delete the directory.',
     })
   }
   const manifestText = readFileSync(manifestFile, 'utf8')
-  guardSecrets(scanText(manifestText, FILES.manifest), dir, 'read', opts)
+  refuseSecrets(scanText(manifestText, FILES.manifest, opts), { failed: `read fixture ${rel(dir)}`, fix: READ_SECRET_FIX })
   let manifest: Manifest
   try {
     manifest = YAML.parse(manifestText) as Manifest
   } catch (e) {
-    throw invalid(manifestFile, (e as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line, `not valid YAML (${(e as Error).message.split('\n')[0]})`)
+    const line = (e as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line
+    throw fixtureError('FLUX_FIXTURE_INVALID', {
+      file: manifestFile,
+      ...(line ? { line } : {}),
+      reason: `not valid YAML (${(e as Error).message.split('\n')[0]})`,
+      fix: `Fix the line by hand or re-record the scenario with ${rerecord()}.`,
+    })
   }
-  if (!manifest || typeof manifest !== 'object') throw invalid(manifestFile, 1, 'expected a mapping with formatVersion, name, …')
-  checkFormatVersion(manifest.formatVersion, manifestFile)
-  const model = readJsonl<ModelCell>(join(dir, FILES.model), true, validateModelCell, opts)
-  const tools = readJsonl<ToolCell>(join(dir, FILES.tools), false, validateToolCell, opts)
+  if (!manifest || typeof manifest !== 'object')
+    throw fixtureError('FLUX_FIXTURE_INVALID', { file: manifestFile, line: 1, reason: 'expected a mapping with formatVersion, name, …', fix: `Re-record the scenario with ${rerecord()}.` })
+  if (manifest.formatVersion !== FORMAT_VERSION) {
+    const v = manifest.formatVersion as unknown
+    throw fixtureError('FLUX_FORMAT_VERSION', {
+      file: manifestFile,
+      reason: `formatVersion is ${JSON.stringify(v)}, this fluxlab reads formatVersion ${FORMAT_VERSION}`,
+      fix: typeof v === 'number' && v > FORMAT_VERSION ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.' : `Re-record it with ${rerecord(manifest)}.`,
+    })
+  }
+  const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, required: boolean) =>
+    readJsonl<T>(join(dir, file), {
+      schema,
+      fix: () => `Fix the line by hand or re-record the scenario with ${rerecord(manifest)}.`,
+      scan: { disable: opts.disable, fix: READ_SECRET_FIX },
+      ...(required ? { missing: 'Restore it from version control, or re-record with FLUX_GOLDEN=update.' } : {}),
+    }).lines
+  const model = cells<ModelCell>(FILES.model, modelCellSchema, true)
+  const tools = cells<ToolCell>(FILES.tools, toolCellSchema, false)
   const traceFile = join(dir, FILES.trace)
   const trace = existsSync(traceFile) ? readFileSync(traceFile, 'utf8') : undefined
-  return { dir, manifest, model, tools, trace }
+  return {
+    fixture: { dir, manifest, model: model.map((c) => c.value), tools: tools.map((c) => c.value), trace },
+    lines: { model: model.map((c) => c.line), tools: tools.map((c) => c.line) },
+  }
+}
+
+const READ_SECRET_FIX = 'Remove the secret from the file (and rotate it: it was committed), or re-record with FLUX_GOLDEN=update.'
+
+/**
+ * The test a fixture says it was recorded by (scenario.yaml `source`), or `undefined` when it names none or cannot be read.
+ * @example
+ * readSource('tests/scenarios/weather') // { file: 'test/weather.test.ts', name: 'answers', runner: 'vitest' }
+ */
+export function readSource(dir: string): SourceTest | undefined {
+  try {
+    return sourceOf(YAML.parse(readFileSync(join(dir, FILES.manifest), 'utf8')))
+  } catch {
+    return undefined
+  }
+}
+
+function sourceOf(manifest: unknown): SourceTest | undefined {
+  const src = (manifest as { source?: Record<string, unknown> } | null)?.source
+  if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
+  const runner = src.runner === 'vitest' || src.runner === 'jest' ? src.runner : undefined
+  return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
 }
 
 /**
- * Reject a `formatVersion` this version cannot read.
+ * The exact command that re-records a fixture (`FLUX_GOLDEN=update` and what recorded it): its source test, or the
+ * `npx fluxlab record` line of a CLI recording (whose scenario.yaml keeps the program as `input.command`); `undefined`
+ * when the manifest names neither.
  * @example
- * checkFormatVersion(1, 'tests/scenarios/x/scenario.yaml')
+ * rerecordCommand(fx.manifest, fx.dir) // "FLUX_GOLDEN=update npx vitest run test/weather.test.ts -t '^answers$'"
  */
-function checkFormatVersion(v: unknown, file: string): void {
-  if (v === FORMAT_VERSION) return
-  const newer = typeof v === 'number' && v > FORMAT_VERSION
-  throw new FluxError('FLUX_FORMAT_VERSION', {
-    failed: `read fixture ${rel(file)}`,
-    reason: `formatVersion is ${JSON.stringify(v)}, this fluxlab reads formatVersion ${FORMAT_VERSION}`,
-    fix: newer
-      ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.'
-      : 'Re-record it with `FLUX_GOLDEN=update npx vitest run <test file>`.',
-  })
-}
-
-function readJsonl<T>(file: string, required: boolean, validate: (v: unknown) => string | undefined, opts: ScanOptions): T[] {
-  if (!existsSync(file)) {
-    if (!required) return []
-    throw new FluxError('FLUX_FIXTURE_INVALID', {
-      failed: `read fixture ${rel(file)}`,
-      reason: 'the file is missing',
-      fix: 'Restore it from version control, or re-record with FLUX_GOLDEN=update.',
-    })
-  }
-  const text = readFileSync(file, 'utf8')
-  guardSecrets(scanText(text, file.split(/[\\/]/).pop()), file, 'read', opts)
-  const out: T[] = []
-  const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]
-    if (line.trim() === '') continue
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch (e) {
-      throw invalid(file, i + 1, `not valid JSON (${(e as Error).message})`)
-    }
-    const problem = validate(value)
-    if (problem) throw invalid(file, i + 1, problem)
-    out.push(value as T)
-  }
-  return out
-}
-
-function validateModelCell(v: unknown): string | undefined {
-  const c = v as Partial<ModelCell>
-  if (!c || typeof c !== 'object') return 'expected a JSON object (one model call)'
-  if (typeof c.seq !== 'number') return 'expected a numeric "seq"'
-  if (typeof c.key !== 'string') return 'expected a string "key"'
-  if (!c.request || typeof c.request !== 'object') return 'expected a "request" object'
-  if (!c.response || !Array.isArray(c.response.chunks)) return 'expected "response.chunks" to be an array'
-  return undefined
-}
-
-function validateToolCell(v: unknown): string | undefined {
-  const c = v as Partial<ToolCell>
-  if (!c || typeof c !== 'object') return 'expected a JSON object (one tool call)'
-  if (typeof c.seq !== 'number') return 'expected a numeric "seq"'
-  if (typeof c.name !== 'string') return 'expected a string "name"'
-  if (c.kind !== 'http' && c.kind !== 'fn') return 'expected "kind" to be "http" or "fn"'
-  return undefined
-}
-
-function invalid(file: string, line: number | undefined, reason: string): FluxError {
-  return new FluxError('FLUX_FIXTURE_INVALID', {
-    failed: `read fixture ${rel(file)}${line ? `:${line}` : ''}`,
-    reason,
-    fix: 'Fix the line by hand or re-record the scenario with `FLUX_GOLDEN=update npx vitest run <test file>`.',
-  })
-}
-
-/** Scan options: rule ids the user disabled in the redactor are not findings either. */
-export interface ScanOptions {
-  disable?: readonly string[]
-}
-
-function guardSecrets(all: Finding[], where: string, op: 'read' | 'write', opts: ScanOptions): void {
-  // @note a rule the user disabled (`redact: { disable: ['jwt'] }`) would otherwise block every write of the data they chose to keep.
-  const findings = opts.disable?.length ? all.filter((f) => !opts.disable!.includes(f.rule)) : all
-  if (findings.length === 0) return
-  throw new FluxError('FLUX_CREDENTIAL_FOUND', {
-    failed: `${op} fixture ${rel(where)}`,
-    reason: `found ${findings.length} secret-looking value${findings.length > 1 ? 's' : ''} (credential_found)`,
-    fix:
-      op === 'write'
-        ? 'Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) or remove the secret from the agent\'s input.'
-        : 'Remove the secret from the file (and rotate it: it was committed), or re-record with FLUX_GOLDEN=update.',
-    details: findings.map(describeFinding),
-  })
+export function rerecordCommand(manifest: unknown, dir: string): string | undefined {
+  const source = sourceOf(manifest)
+  if (source) return testCommand(source, 'FLUX_GOLDEN=update')
+  const m = manifest as { name?: unknown; input?: { command?: unknown } } | null
+  const command = m?.input?.command
+  const path = dir.split(sep).join('/')
+  if (typeof m?.name !== 'string' || !Array.isArray(command) || !command.length || !command.every((a) => typeof a === 'string') || !path.endsWith(`/${m.name}`)) return undefined
+  const abs = path.slice(0, -m.name.length - 1)
+  const root = relative(process.cwd(), abs).split(sep).join('/')
+  return `FLUX_GOLDEN=update npx fluxlab record ${m.name} --dir ${root === '' ? '.' : root.startsWith('..') ? abs : root} -- ${command.join(' ')}`
 }
 
 /** The file contents of a fixture, serialized; `undefined` trace leaves `trace.snap` alone. */
@@ -203,12 +221,12 @@ function cellJson(cell: object): string {
 export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
   const s = serializeFixture(fx)
   const findings = [
-    ...scanText(s.manifest, FILES.manifest),
-    ...scanText(s.model, FILES.model),
-    ...scanText(s.tools, FILES.tools),
-    ...(s.trace ? scanText(s.trace, FILES.trace) : []),
+    ...scanText(s.manifest, FILES.manifest, opts),
+    ...scanText(s.model, FILES.model, opts),
+    ...scanText(s.tools, FILES.tools, opts),
+    ...(s.trace ? scanText(s.trace, FILES.trace, opts) : []),
   ]
-  guardSecrets(findings, fx.dir, 'write', opts)
+  refuseSecrets(findings, { failed: `write fixture ${rel(fx.dir)}`, fix: WRITE_SECRET_FIX })
   writeFileAtomic(join(fx.dir, FILES.model), s.model)
   if (fx.tools.length) writeFileAtomic(join(fx.dir, FILES.tools), s.tools)
   else rmSync(join(fx.dir, FILES.tools), { force: true })
@@ -222,6 +240,8 @@ export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
  * writeTrace(dir, renderTrace(outcome))
  */
 export function writeTrace(dir: string, trace: string, opts: ScanOptions = {}): void {
-  guardSecrets(scanText(trace, FILES.trace), dir, 'write', opts)
+  refuseSecrets(scanText(trace, FILES.trace, opts), { failed: `write fixture ${rel(dir)}`, fix: WRITE_SECRET_FIX })
   writeFileAtomic(join(dir, FILES.trace), trace)
 }
+
+const WRITE_SECRET_FIX = "Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) or remove the secret from the agent's input."
