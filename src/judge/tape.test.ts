@@ -72,6 +72,17 @@ describe('readJudgeTape', () => {
   })
 })
 
+describe('readJudgeTape fixes', () => {
+  it('name the command that re-grades: the scenario\'s source test', () => {
+    const dir = temp()
+    writeFileSync(join(dir, 'scenario.yaml'), 'formatVersion: 1\nname: refund\nsource:\n  file: test/refund.test.ts\n  name: refund > is polite\n  runner: vitest\n')
+    writeFileSync(join(dir, 'judge.jsonl'), '{"key":"sha256:1"}\n')
+    expect(() => readJudgeTape(dir)).toThrow(
+      /judge\.jsonl:1: expected a string "criterion"\. Fix the line by hand, or delete it and re-grade with `FLUX_GOLDEN=judge npx vitest run test\/refund\.test\.ts -t '\^refund is polite\$'`\.$/,
+    )
+  })
+})
+
 describe('writeJudgeTape', () => {
   it('writes nothing when the text holds a secret, naming where and never the value', () => {
     const dir = temp()

@@ -2,13 +2,15 @@
  * `judge.jsonl`: one verdict per line, keyed by the hash of the canonical judge
  * request, stable-sorted, secret-scanned on read and write, rewritten atomically.
  */
-import { existsSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
+import * as z from 'zod/mini'
 import { writeFileAtomic } from '../cassette/atomic.js'
-import { FILES, type ScanOptions } from '../cassette/fixture.js'
-import { describeFinding, scanText } from '../cassette/scan.js'
-import { FluxError, notice } from '../errors.js'
+import { FILES, readSource } from '../cassette/fixture.js'
+import { fixtureError, readJsonl, refuseSecrets } from '../cassette/jsonl.js'
+import { scanText, type ScanOptions } from '../cassette/scan.js'
+import { rerunCommand } from '../commands.js'
+import { notice } from '../errors.js'
 import { readGolden } from '../golden/update-mode.js'
 
 /** One line of `judge.jsonl`. */
@@ -47,28 +49,21 @@ export function judgeFile(dir: string): string {
  */
 export function readJudgeTape(dir: string, opts: ScanOptions = {}): JudgeEntry[] {
   const file = judgeFile(dir)
-  if (!existsSync(file)) return []
-  const text = readFileSync(file, 'utf8')
-  guard(text, file, 'read', opts)
-  const out: JudgeEntry[] = []
-  const lineOf = new Map<string, number>()
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch (e) {
-      throw invalid(file, i + 1, `not valid JSON (${(e as Error).message})`)
-    }
-    const problem = validate(value)
-    if (problem) throw invalid(file, i + 1, problem)
-    const entry = value as JudgeEntry
-    const seen = lineOf.get(entry.key)
-    if (seen !== undefined) throw invalid(file, i + 1, `the key repeats line ${seen} (a merge kept both verdicts?); delete one of the two lines`)
-    lineOf.set(entry.key, i + 1)
-    out.push(entry)
+  const fix = () => `Fix the line by hand, or delete it and re-grade with \`${rerunCommand('FLUX_GOLDEN=judge', readSource(dir))}\`.`
+  const { lines } = readJsonl<JudgeEntry>(file, {
+    schema: entrySchema,
+    noun: '',
+    fix,
+    scan: { disable: opts.disable, fix: 'Remove the secret from the file (and rotate it: it was committed), or delete the line and re-grade with FLUX_GOLDEN=judge.' },
   })
-  return out
+  const lineOf = new Map<string, number>()
+  for (const { line, value } of lines) {
+    const seen = lineOf.get(value.key)
+    if (seen !== undefined)
+      throw fixtureError('FLUX_FIXTURE_INVALID', { file, line, field: 'key', reason: `the key repeats line ${seen} (a merge kept both verdicts?); delete one of the two lines`, fix: fix() }, '')
+    lineOf.set(value.key, line)
+  }
+  return lines.map((l) => l.value)
 }
 
 /**
@@ -92,49 +87,30 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 export function writeJudgeTape(dir: string, entries: readonly JudgeEntry[], opts: ScanOptions = {}): void {
   const text = serializeJudgeTape(entries)
   const file = judgeFile(dir)
-  guard(text, file, 'write', opts)
+  refuseSecrets(scanText(text, FILES.judge, opts), {
+    failed: `write ${rel(file)}`,
+    fix: 'Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) for the value the judge echoed.',
+  })
   writeFileAtomic(file, text)
 }
 
-function validate(v: unknown): string | undefined {
-  const e = v as Partial<Record<keyof JudgeEntry, unknown>>
-  if (!e || typeof e !== 'object' || Array.isArray(e)) return 'expected a JSON object (one verdict)'
-  if (typeof e.key !== 'string' || !e.key.startsWith('sha256:')) return 'expected a "key" like "sha256:…"'
-  if (typeof e.criterion !== 'string') return 'expected a string "criterion"'
-  if (typeof e.model !== 'string') return 'expected a string "model" (the judge)'
-  if (e.verdict !== 'PASS' && e.verdict !== 'FAIL') return 'expected "verdict" to be "PASS" or "FAIL"'
-  if (typeof e.rationale !== 'string') return 'expected a string "rationale"'
-  if (typeof e.textDigest !== 'string') return 'expected a string "textDigest"'
-  if (typeof e.templateVersion !== 'number') return 'expected a numeric "templateVersion"'
-  if (typeof e.recordedAt !== 'string') return 'expected a string "recordedAt"'
-  if (e.score !== undefined && typeof e.score !== 'number') return 'expected "score" to be a number'
-  if (e.threshold !== undefined && typeof e.threshold !== 'number') return 'expected "threshold" to be a number'
-  if (e.instructions !== undefined && typeof e.instructions !== 'string') return 'expected "instructions" to be a string'
-  return undefined
-}
-
-function invalid(file: string, line: number, reason: string): FluxError {
-  return new FluxError('FLUX_FIXTURE_INVALID', {
-    failed: `read ${rel(file)}:${line}`,
-    reason,
-    fix: 'Fix the line by hand, or delete it and re-grade with `FLUX_GOLDEN=judge npx vitest run <test file>`.',
-  })
-}
-
-function guard(text: string, file: string, op: 'read' | 'write', opts: ScanOptions): void {
-  const all = scanText(text, FILES.judge)
-  const findings = opts.disable?.length ? all.filter((f) => !opts.disable!.includes(f.rule)) : all
-  if (findings.length === 0) return
-  throw new FluxError('FLUX_CREDENTIAL_FOUND', {
-    failed: `${op} ${rel(file)}`,
-    reason: `found ${findings.length} secret-looking value${findings.length > 1 ? 's' : ''} (credential_found).`,
-    fix:
-      op === 'write'
-        ? 'Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) for the value the judge echoed.'
-        : 'Remove the secret from the file (and rotate it: it was committed), or delete the line and re-grade with FLUX_GOLDEN=judge.',
-    details: findings.map(describeFinding),
-  })
-}
+/** What a judge.jsonl line must be. */
+const entrySchema = z.looseObject(
+  {
+    key: z.string('expected a "key" like "sha256:…"').check(z.startsWith('sha256:', 'expected a "key" like "sha256:…"')),
+    criterion: z.string('expected a string "criterion"'),
+    model: z.string('expected a string "model" (the judge)'),
+    verdict: z.enum(['PASS', 'FAIL'], 'expected "verdict" to be "PASS" or "FAIL"'),
+    rationale: z.string('expected a string "rationale"'),
+    textDigest: z.string('expected a string "textDigest"'),
+    templateVersion: z.number('expected a numeric "templateVersion"'),
+    recordedAt: z.string('expected a string "recordedAt"'),
+    score: z.optional(z.number('expected "score" to be a number')),
+    threshold: z.optional(z.number('expected "threshold" to be a number')),
+    instructions: z.optional(z.string('expected "instructions" to be a string')),
+  },
+  'expected a JSON object (one verdict)',
+)
 
 // ---------------------------------------------------------------------------
 // Which verdicts this process used, per judge.jsonl (for reporting and pruning).
