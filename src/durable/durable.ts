@@ -41,7 +41,7 @@ export interface DurableOptions extends FluxOptions {
  */
 export async function durable<R>(dir: string, agent: Agent<R>, options: DurableOptions = {}): Promise<DurableResult<Awaited<R>>> {
   const opts = { ...state.options, ...options }
-  const journal = Journal.open(dir)
+  const journal = Journal.open(dir, { disable: opts.redact?.disable })
   const resume = journal.unfinished
   if (resume && !options.resume && !readAutoResurrect())
     throw new FluxError('FLUX_UNFINISHED_RUN', {

@@ -58,6 +58,30 @@ describe('Journal', () => {
     expect(readFileSync(join(d, JOURNAL_FILE), 'utf8')).toBe('')
   })
 
+  it('honours the redactor\'s disabled rules on append and on reopen, so a run that keeps such a value can resume', () => {
+    const d = dir()
+    const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.')
+    const strict = Journal.open(d)
+    strict.begin(false)
+    expect(() => strict.append({ ...intent(1), key: jwt })).toThrow(/FLUX_CREDENTIAL_FOUND[\s\S]*\(jwt\)/)
+    strict.close()
+    const j = Journal.open(d, { disable: ['jwt'] })
+    j.begin(false)
+    j.append({ ...intent(1), key: jwt })
+    j.close()
+    expect(() => Journal.open(d)).toThrow(/FLUX_CREDENTIAL_FOUND: Failed to read journal .*journal\.jsonl: found 1 secret-looking value \(credential_found\)\./)
+    expect(Journal.open(d, { disable: ['jwt'] }).entries).toEqual([{ ...intent(1), key: jwt }])
+    expect(listJournals(d, { disable: ['jwt'] })).toHaveLength(1)
+  })
+
+  it('names file, line and field for an entry of the wrong shape', () => {
+    const d = dir()
+    writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\n${JSON.stringify({ kind: 'cell', channel: 'tool', cell: { seq: 2, name: 'x' } })}\n{"kind":"nap"}\n`)
+    expect(() => Journal.open(d)).toThrow(/Failed to read journal .*journal\.jsonl:2: expected "kind" to be "http" or "fn" at cell\.kind\. The journal is damaged/)
+    writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\n{"kind":"nap"}\n`)
+    expect(() => Journal.open(d)).toThrow(/journal\.jsonl:2: expected a JSON object with "kind" "intent" or "cell"/)
+  })
+
   it('lists journals in a store, marking unfinished ones, without changing them', () => {
     const store = dir()
     const a = Journal.open(join(store, 'a'))

@@ -1,10 +1,13 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import YAML from 'yaml'
-import { writeFileAtomic } from '../cassette/atomic.js'
+import * as z from 'zod/mini'
+import { AppendFile, writeFileAtomic } from '../cassette/atomic.js'
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
-import { describeFinding, scanText } from '../cassette/scan.js'
+import { modelCellSchema, toolCellSchema } from '../cassette/fixture.js'
+import { readJsonl, refuseSecrets } from '../cassette/jsonl.js'
+import { scanText, type ScanOptions } from '../cassette/scan.js'
 import { FluxError } from '../errors.js'
 import { VERSION } from '../version.js'
 
@@ -24,6 +27,23 @@ export interface IntentEntry {
 export type CellEntry = { kind: 'cell'; channel: 'model'; cell: ModelCell } | { kind: 'cell'; channel: 'tool'; cell: ToolCell }
 
 export type JournalEntry = IntentEntry | CellEntry
+
+/** What a journal.jsonl line must be: an intent, or a model or tool cell (checked as fixture cells are). */
+const entrySchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.looseObject({ kind: z.literal('intent'), seq: z.number('expected a numeric "seq"'), step: z.string('expected a string "step"'), key: z.string('expected a string "key"') }),
+    z.discriminatedUnion(
+      'channel',
+      [
+        z.looseObject({ kind: z.literal('cell'), channel: z.literal('model'), cell: modelCellSchema }),
+        z.looseObject({ kind: z.literal('cell'), channel: z.literal('tool'), cell: toolCellSchema }),
+      ],
+      'expected "channel" to be "model" or "tool"',
+    ),
+  ],
+  'expected a JSON object with "kind" "intent" or "cell"',
+)
 
 /** What a resumed run did: never silent (SPEC §9). */
 export interface ResurrectReport {
@@ -61,7 +81,7 @@ export interface JournalMeta {
  * j.appendIntent({ kind: 'intent', seq: 1, step: 'model#1', key })
  */
 export class Journal {
-  private fd?: number
+  private out?: AppendFile
 
   private constructor(
     readonly dir: string,
@@ -69,43 +89,26 @@ export class Journal {
     readonly entries: JournalEntry[],
     /** The last line was cut mid-write (a crash during append); it was ignored. */
     readonly tornTail: boolean,
+    /** The redactor's disabled rules: the secret scan of every read and append skips them too. */
+    private readonly scan: ScanOptions,
   ) {}
 
   /**
    * Open (or prepare) the journal in `dir`. A torn last line is detected and ignored,
    * never parsed as a result; any other bad line is an error naming file and line.
    */
-  static open(dir: string): Journal {
+  static open(dir: string, opts: ScanOptions = {}): Journal {
     const file = join(dir, JOURNAL_FILE)
     const metaFile = join(dir, JOURNAL_META)
     const meta = existsSync(metaFile) ? readMeta(metaFile) : undefined
-    if (!existsSync(file)) return new Journal(dir, meta, [], false)
-    const text = readFileSync(file, 'utf8')
-    const findings = scanText(text, JOURNAL_FILE)
-    if (findings.length)
-      throw new FluxError('FLUX_CREDENTIAL_FOUND', {
-        failed: `read journal ${rel(file)}`,
-        reason: `found ${findings.length} secret-looking value(s) (credential_found)`,
-        fix: 'Remove the secret from the journal, or discard the run by deleting its directory.',
-        details: findings.map(describeFinding),
-      })
-    const lines = text.split('\n')
-    // @note every complete entry ends with '\n'; whatever follows the last '\n' was cut by a crash.
-    const tail = lines.pop() ?? ''
-    const entries: JournalEntry[] = []
-    lines.forEach((line, i) => {
-      if (line.trim() === '') return
-      try {
-        entries.push(JSON.parse(line) as JournalEntry)
-      } catch (e) {
-        throw new FluxError('FLUX_FIXTURE_INVALID', {
-          failed: `read journal ${rel(file)}:${i + 1}`,
-          reason: `not valid JSON (${(e as Error).message})`,
-          fix: 'The journal is damaged before its last line: discard the run by deleting its directory.',
-        })
-      }
+    const { lines, tornTail } = readJsonl<JournalEntry>(file, {
+      schema: entrySchema,
+      noun: 'journal',
+      fix: 'The journal is damaged before its last line: discard the run by deleting its directory.',
+      scan: { disable: opts.disable, fix: 'Remove the secret from the journal, or discard the run by deleting its directory.' },
+      tornTail: true,
     })
-    return new Journal(dir, meta, entries, tail.trim() !== '')
+    return new Journal(dir, meta, lines.map((l) => l.value), tornTail, { disable: opts.disable })
   }
 
   /** True when a previous run started and never marked the journal complete. */
@@ -122,23 +125,19 @@ export class Journal {
     if (!resume) writeFileAtomic(join(this.dir, JOURNAL_FILE), '')
     else if (this.tornTail) this.dropTornTail()
     writeFileAtomic(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
-    this.fd = openSync(join(this.dir, JOURNAL_FILE), 'a')
+    this.out = new AppendFile(join(this.dir, JOURNAL_FILE), { durable: true })
   }
 
   /** Append one entry and flush it to disk before returning. A secret in it writes nothing. */
   append(entry: JournalEntry): void {
-    if (this.fd === undefined) throw new Error('journal not begun')
+    if (this.out === undefined) throw new Error('journal not begun')
     const line = `${stableStringify(entry)}\n`
-    const findings = scanText(line, JOURNAL_FILE)
-    if (findings.length)
-      throw new FluxError('FLUX_CREDENTIAL_FOUND', {
-        failed: `journal ${'step' in entry ? entry.step : entry.cell.step}`,
-        reason: 'the entry holds a secret-looking value the redactor did not catch (credential_found); nothing was written',
-        fix: 'Add a redaction rule (`redact: { replace: [...] }`).',
-        details: findings.map(describeFinding),
-      })
-    writeSync(this.fd, line)
-    fsyncSync(this.fd)
+    refuseSecrets(scanText(line, JOURNAL_FILE, this.scan), {
+      failed: `journal ${'step' in entry ? entry.step : entry.cell.step}`,
+      reason: 'the entry holds a secret-looking value the redactor did not catch (credential_found); nothing was written',
+      fix: 'Add a redaction rule (`redact: { replace: [...] }`).',
+    })
+    this.out.append(line)
     this.entries.push(entry)
   }
 
@@ -151,8 +150,8 @@ export class Journal {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd)
-    this.fd = undefined
+    this.out?.close()
+    this.out = undefined
   }
 
   private dropTornTail(): void {
@@ -165,15 +164,15 @@ export class Journal {
  * The journals under a store directory (each a folder holding `journal.yaml`), for `fluxlab sessions`.
  * Listing reads only; it never resumes anything.
  * @example
- * listJournals('./state') // [{ dir: 'state/run-42', status: 'running', cells: 3, … }]
+ * listJournals('./state', { disable: config.redact?.disable }) // [{ dir: 'state/run-42', status: 'running', cells: 3, … }]
  */
-export function listJournals(store: string): Array<{ dir: string; meta: JournalMeta; cells: number; intents: number; tornTail: boolean }> {
+export function listJournals(store: string, opts: ScanOptions = {}): Array<{ dir: string; meta: JournalMeta; cells: number; intents: number; tornTail: boolean }> {
   if (!existsSync(store)) return []
   const out = []
   const dirs = existsSync(join(store, JOURNAL_META)) ? [store] : readdirSync(store, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(store, d.name))
   for (const dir of dirs.sort()) {
     if (!existsSync(join(dir, JOURNAL_META))) continue
-    const j = Journal.open(dir)
+    const j = Journal.open(dir, opts)
     if (!j.meta) continue
     out.push({
       dir,
