@@ -6,11 +6,11 @@
  * and removed when the run completes.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pc from 'picocolors'
-import { FACTS_ENV, type TestFacts } from './facts.js'
+import { FACTS_ENV, readFacts, type TestFacts } from './facts.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface AssertionLike {
@@ -56,16 +56,7 @@ export default class FluxlabJestReporter {
 
   onRunComplete(_contexts: unknown, results: AggregatedLike): void {
     const facts = new Map<string, TestFacts>()
-    if (existsSync(this.file))
-      for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-        if (!line.trim()) continue
-        try {
-          const f = JSON.parse(line) as TestFacts
-          facts.set(`${f.file}\0${f.test}`, f)
-        } catch {
-          // a torn line from a worker that was killed mid-write: leave it out
-        }
-      }
+    for (const f of readFacts(this.file)) facts.set(`${f.file}\0${f.test}`, f)
     const tests: RanTest[] = []
     const files: string[] = []
     for (const file of results.testResults) {

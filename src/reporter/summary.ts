@@ -2,10 +2,9 @@
  * The run summary both reporters print: scenarios replayed / recorded / failed, hermetic count,
  * live model calls, recorded cost, drift warnings, and fixture directories no test opened.
  */
-import { readFileSync } from 'node:fs'
-import { join, relative, resolve, sep } from 'node:path'
+import { relative, resolve, sep } from 'node:path'
 import type pc from 'picocolors'
-import YAML from 'yaml'
+import { readSource } from '../cassette/fixture.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
 import type { TestFacts } from './facts.js'
 
@@ -102,17 +101,6 @@ function obsoleteFixtures(bases: string[], opened: Set<string>, input: SummaryIn
 }
 
 const testKey = (file: string, name: string, project?: string) => `${file}\0${name}\0${project ?? ''}`
-
-function readSource(dir: string): { file: string; name: string; project?: string } | undefined {
-  try {
-    const m = YAML.parse(readFileSync(join(dir, 'scenario.yaml'), 'utf8')) as { source?: { file?: unknown; name?: unknown; project?: unknown } }
-    const src = m?.source
-    if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
-    return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}) }
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * The summary as printed at the end of a run.
