@@ -1,11 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { diffLinesUnified } from 'jest-diff'
+import * as z from 'zod/mini'
 import { requestKey, toolKey } from '../cassette/canonical.js'
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
-import { FILES, readFixture, writeTrace } from '../cassette/fixture.js'
+import { FILES, readFixtureLines, readSource, rerecordCommand, writeTrace } from '../cassette/fixture.js'
+import { problemOf, readJsonl, type FixtureProblem } from '../cassette/jsonl.js'
 import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
 import { scanText } from '../cassette/scan.js'
+import { testCommand } from '../commands.js'
 import { isFluxError } from '../errors.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
 import { redactMessage, SECRET_RULES } from '../secrets.js'
@@ -60,7 +63,6 @@ export interface VerifyOptions {
 }
 
 const ALL_RULES = SECRET_RULES.map((r) => r.id)
-const RERECORD = 're-record it with FLUX_GOLDEN=update (npx vitest run <its test>, or npx fluxlab record <name> -- <cmd>)'
 
 /**
  * Verify one fixture offline: parse every file (errors name file:line), check `formatVersion`,
@@ -89,8 +91,7 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
   for (const file of [FILES.manifest, FILES.model, FILES.tools, FILES.judge, FILES.trace]) {
     const path = join(dir, file)
     if (!existsSync(path)) continue
-    for (const f of scanText(readFileSync(path, 'utf8'))) {
-      if (disable.includes(f.rule)) continue
+    for (const f of scanText(readFileSync(path, 'utf8'), undefined, { disable })) {
       problems.push({
         code: 'credential_found',
         file: display(path),
@@ -100,25 +101,30 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
     }
   }
 
-  let fx: Fixture
+  let read: ReturnType<typeof readFixtureLines>
   try {
     // @note the scan above already reported every finding with its line; here only parsing counts.
-    fx = readFixture(dir, { disable: ALL_RULES })
+    read = readFixtureLines(dir, { disable: ALL_RULES, rerun: false })
   } catch (e) {
     if (!isFluxError(e)) throw e
-    problems.push(parseProblem(e, dir))
+    const p = problemOf(e)
+    problems.push(
+      p
+        ? { code: e.code === 'FLUX_FORMAT_VERSION' ? 'format_version' : 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), message: problemText(p) }
+        : { code: 'fixture_invalid', file: display(dir), message: e.message.replace(/^\[fluxlab\] \w+: /, '') },
+    )
     redactProblems(problems)
     return report
   }
-  checkJudgeLines(join(dir, FILES.judge), problems)
+  const { fixture: fx, lines } = read
+  checkJudgeLines(dir, problems)
   report.name = fx.manifest.name ?? report.name
   report.modelCalls = fx.model.length
   report.toolCalls = fx.tools.length
 
-  const modelLines = cellLines(join(dir, FILES.model))
-  const toolLines = cellLines(join(dir, FILES.tools))
-  fx.model.forEach((cell, i) => checkModelCell(cell, display(join(dir, FILES.model)), modelLines[i], problems))
-  fx.tools.forEach((cell, i) => checkToolCell(cell, display(join(dir, FILES.tools)), toolLines[i], problems))
+  const rerecord = rerecordText(fx)
+  fx.model.forEach((cell, i) => checkModelCell(cell, display(join(dir, FILES.model)), lines.model[i], rerecord, problems))
+  fx.tools.forEach((cell, i) => checkToolCell(cell, display(join(dir, FILES.tools)), lines.tools[i], rerecord, problems))
 
   const marker = createRedactor(opts.redact).marker
   if (fx.manifest.redaction !== marker)
@@ -198,7 +204,16 @@ function unifiedDiff(expected: string, actual: string, labels: [string, string] 
   })
 }
 
-function checkModelCell(cell: ModelCell, file: string, line: number | undefined, problems: Problem[]): void {
+/** How a message says to re-record this fixture: the exact command when scenario.yaml names what recorded it. */
+function rerecordText(fx: Fixture): string {
+  const command = rerecordCommand(fx.manifest, fx.dir)
+  return command ? `re-record it: \`${command}\`` : 're-record it with FLUX_GOLDEN=update and the test or command that recorded it (scenario.yaml names neither)'
+}
+
+/** A problem's message: its reason and its fix, as the error's text has them after "Failed to read …: ". */
+const problemText = (p: FixtureProblem) => `${p.reason}${/[.!?)`]$/.test(p.reason) ? '' : '.'} ${p.fix}`
+
+function checkModelCell(cell: ModelCell, file: string, line: number | undefined, rerecord: string, problems: Problem[]): void {
   const step = cell.step ?? `seq ${cell.seq}`
   const key = requestKey(cell.request)
   if (key !== cell.key)
@@ -207,12 +222,12 @@ function checkModelCell(cell: ModelCell, file: string, line: number | undefined,
       file,
       line,
       step,
-      message: `its key ${short(cell.key)} is not the hash of its stored canonical request (${short(key)}): the request was edited by hand or written by another fluxlab. Restore the line from version control, or ${RERECORD}.`,
+      message: `its key ${short(cell.key)} is not the hash of its stored canonical request (${short(key)}): the request was edited by hand or written by another fluxlab. Restore the line from version control, or ${rerecord}.`,
     })
   if (cell.truncated) problems.push(truncated(cell, file, line, step))
 }
 
-function checkToolCell(cell: ToolCell, file: string, line: number | undefined, problems: Problem[]): void {
+function checkToolCell(cell: ToolCell, file: string, line: number | undefined, rerecord: string, problems: Problem[]): void {
   const step = cell.step ?? `seq ${cell.seq}`
   const key = toolKey(cell.name, cell.args)
   if (key !== cell.key)
@@ -221,7 +236,7 @@ function checkToolCell(cell: ToolCell, file: string, line: number | undefined, p
       file,
       line,
       step: `${step} ${cell.name}`,
-      message: `its key ${short(cell.key)} is not the hash of its name and args (${short(key)}): the args were edited by hand. Restore the line from version control, or ${RERECORD}.`,
+      message: `its key ${short(cell.key)} is not the hash of its name and args (${short(key)}): the args were edited by hand. Restore the line from version control, or ${rerecord}.`,
     })
   if (cell.truncated) problems.push(truncated(cell, file, line, `${step} ${cell.name}`))
 }
@@ -237,48 +252,22 @@ function truncated(cell: ModelCell | ToolCell, file: string, line: number | unde
   }
 }
 
-/** judge.jsonl is read by the judge layer; here each line only has to be a JSON object. */
-function checkJudgeLines(file: string, problems: Problem[]): void {
-  if (!existsSync(file)) return
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((l, i) => {
-      if (l.trim() === '') return
-      let v: unknown
-      try {
-        v = JSON.parse(l)
-      } catch (e) {
-        problems.push({ code: 'fixture_invalid', file: display(file), line: i + 1, message: `not valid JSON (${(e as Error).message}). Fix the line by hand or re-grade with FLUX_GOLDEN=judge.` })
-        return
-      }
-      if (v === null || typeof v !== 'object' || Array.isArray(v))
-        problems.push({ code: 'fixture_invalid', file: display(file), line: i + 1, message: 'expected a JSON object (one verdict). Fix the line by hand or re-grade with FLUX_GOLDEN=judge.' })
-    })
+/** judge.jsonl is read by the judge layer; here each line only has to be a JSON object. Every bad line is listed. */
+function checkJudgeLines(dir: string, problems: Problem[]): void {
+  const source = readSource(dir)
+  const regrade = source ? `\`${testCommand(source, 'FLUX_GOLDEN=judge')}\`` : 'FLUX_GOLDEN=judge'
+  const { problems: bad } = readJsonl(join(dir, FILES.judge), {
+    schema: anyObject,
+    noun: '',
+    fix: `Fix the line by hand or re-grade with ${regrade}.`,
+    // @note verifyFixture scanned every file above, naming each finding.
+    scan: false,
+    collect: true,
+  })
+  for (const p of bad) problems.push({ code: 'fixture_invalid', file: display(p.file), line: p.line, message: problemText(p) })
 }
 
-/** A read error from `readFixture` as a problem; its message names file:line. */
-function parseProblem(e: { code: string; message: string }, dir: string): Problem {
-  const text = e.message.replace(/^\[fluxlab\] \w+: /, '')
-  const where = /^Failed to read fixture (.+?)(?::(\d+))?: /.exec(text)
-  return {
-    code: e.code === 'FLUX_FORMAT_VERSION' ? 'format_version' : 'fixture_invalid',
-    file: where ? where[1] : display(dir),
-    ...(where?.[2] ? { line: Number(where[2]) } : {}),
-    message: where ? text.slice(where[0].length) : text,
-  }
-}
-
-/** The 1-based line of each non-blank line of a JSONL file, in order (cells are read the same way). */
-function cellLines(file: string): number[] {
-  if (!existsSync(file)) return []
-  const out: number[] = []
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((l, i) => {
-      if (l.trim() !== '') out.push(i + 1)
-    })
-  return out
-}
+const anyObject = z.looseObject({}, 'expected a JSON object (one verdict)')
 
 function lineOf(file: string, re: RegExp): number | undefined {
   const text = readFileSync(file, 'utf8')
