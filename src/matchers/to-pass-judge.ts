@@ -1,6 +1,6 @@
 import { dirname } from 'node:path'
 import { judgeOnTape, regradeCommand, type Verdict } from '../judge/judge-on-tape.js'
-import { isRubric, type Rubric } from '../judge/rubric.js'
+import { isRubric } from '../judge/rubric.js'
 import { EXPECTED_COLOR, RECEIVED_COLOR } from 'jest-matcher-utils'
 import { assertOutcome, hint, printReceived, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
 import { excerpt, inlineExpected, labels, traceBlock, usageError } from './utils/format.js'

@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import { scenario, type CrashReport } from 'fluxlab'
 import { matchers } from 'fluxlab/matchers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { loadExchanges } from '../support/index.js'
 import { assertBuilt, REPO } from '../e2e/support/project.js'
 import { serve, tempDir, useEngineSandbox } from '../engine/helpers.js'
 

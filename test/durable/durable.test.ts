@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { durable, isFluxError, listJournals, type Lab } from 'fluxlab'
 import OpenAI from 'openai'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { loadExchanges, startProviderServer, type ProviderServer } from '../support/index.js'
 import { tempDir, track, useEngineSandbox } from '../engine/helpers.js'
 
