@@ -20,6 +20,8 @@ export type FluxErrorCode =
   | 'FLUX_JUDGE_FAILED'
   | 'FLUX_JUDGE_ERROR'
   | 'FLUX_INTERNAL'
+  | 'FLUX_NOT_IN_TEST'
+  | 'FLUX_NO_KEY'
 
 export interface MessageParts {
   /** What failed, as "<verb> <thing>": `record scenario "weather"`. */

@@ -13,6 +13,9 @@ import { matchers } from './matchers/index.js'
 import { state } from './context/state.js'
 import { finishTest, type TestContext } from './context/test-context.js'
 import { appendFacts, collectFacts } from './reporter/facts.js'
+import { configure } from './context/configure.js'
+import type { FluxOptions } from './context/options.js'
+import { coversTest, interceptFromSetup, openTestScenario, perTestMode, type TestScenario } from './scenario/per-test.js'
 
 interface JestExpect {
   extend(m: object): void
@@ -31,6 +34,11 @@ const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; aft
 
 if (g.expect && g.beforeEach && g.afterEach) {
   const expect = g.expect
+  let perTest: TestScenario | undefined
+  // jest config `globals: { fluxlab: { scenarios: 'per-test' } }` (or `withFluxlab`) reaches the worker as a global.
+  const fromConfig = (globalThis as { fluxlab?: FluxOptions }).fluxlab
+  if (fromConfig && typeof fromConfig === 'object') configure(fromConfig)
+  if (perTestMode(state.options)) interceptFromSetup(process.cwd())
   expect.extend(matchers)
   // @note jest-circus starts `test.concurrent` bodies outside beforeEach/afterEach (30: never runs them; 29:
   // runs them later), so such a test has no context of its own: scenario() asks this and refuses.
@@ -53,10 +61,22 @@ if (g.expect && g.beforeEach && g.afterEach) {
       opened: new Set(),
     }
     state.currentTest = ctx
+    // Whole-suite mode: jest has no per-test async context, so the test's scenario takes every request of the
+    // worker until the test ends (jest runs one test at a time per worker; `test.concurrent` is refused).
+    if (coversTest(ctx, state.options)) {
+      perTest = openTestScenario(ctx, state.options)
+      perTest.attach()
+    }
   })
   g.afterEach(async () => {
     const ctx = state.currentTest
     state.currentTest = undefined
+    const mine = perTest
+    perTest = undefined
+    if (mine) {
+      await mine.detach()
+      await mine.finish(!currentTestFailed())
+    }
     if (!ctx) return
     // The run summary (fluxlab's jest reporter) reads these lines in the main process.
     if (ctx.runs.length || ctx.opened.size) appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
@@ -66,6 +86,16 @@ if (g.expect && g.beforeEach && g.afterEach) {
   g.afterAll?.(() => {
     for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))
   })
+}
+
+/**
+ * Whether the running test has failed so far (an assertion or a throw).
+ * @note jest-circus keeps its state under a local `Symbol('JEST_STATE_SYMBOL')` on the global; unknown means passed.
+ */
+function currentTestFailed(): boolean {
+  const sym = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === 'JEST_STATE_SYMBOL')
+  const st = sym ? ((globalThis as Record<symbol, unknown>)[sym] as { currentlyRunningTest?: { errors?: unknown[] } } | undefined) : undefined
+  return (st?.currentlyRunningTest?.errors?.length ?? 0) > 0
 }
 
 export { matchers } from './matchers/index.js'

@@ -25,6 +25,15 @@ export interface FluxOptions {
   pricing?: PricingTable
   /** Redaction rules added to the built-in ones. */
   redact?: RedactorConfig
+  /**
+   * Whole-suite mode: `'per-test'` makes every test its own scenario (named from its file and full
+   * name) with no change to test bodies; `'explicit'` (default) records only what `scenario()` runs.
+   * @example
+   * fluxlab({ scenarios: 'per-test' })
+   */
+  scenarios?: 'explicit' | 'per-test'
+  /** With `scenarios: 'per-test'`, only test files matching these globs (relative to the project root, `**` and `*`). */
+  include?: string[]
 }
 
 export const DEFAULT_DIR = 'tests/scenarios'

@@ -4,8 +4,8 @@ import type { TestContext } from './types.js'
 
 /** What an intercepted request is handed to: the run it was made inside. */
 export interface RequestRoute {
-  /** Answer one request: from the tape, live (recorded), or off-tape. Never throws. */
-  handle(request: Request): Promise<Response>
+  /** Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws. */
+  handle(request: Request): Promise<Response | undefined>
 }
 
 interface GlobalState {
@@ -22,6 +22,13 @@ interface GlobalState {
   jestConcurrentTest?: () => string | undefined
   /** Options from the runner plugin (`fluxlab({...})`) or `configure()`. */
   options: FluxOptions
+  /**
+   * Whole-suite mode under a runner without per-test async context (jest, vitest < 4.1): the
+   * running test's route, for requests made outside every `Scenario.run`.
+   */
+  attached?: RequestRoute
+  /** Whole-suite mode: what a request made outside every test and run meets (module top level, `beforeAll`). */
+  outside?: RequestRoute
 }
 
 const KEY = Symbol.for('fluxlab.state.v2')
@@ -46,8 +53,15 @@ export const state: GlobalState = ((globalThis as Record<symbol, unknown>)[KEY] 
  * and `node:http` (checked on Node 20), so there is no guessing fallback that
  * could route another test's request into this run.
  * @example
- * const route = currentRoute(); if (route) return route.handle(request)
+ * currentRoute()?.handle(request)
  */
-export function currentRoute(): RequestRoute | undefined {
-  return state.runs.getStore()
+function currentRoute(): RequestRoute | undefined {
+  return state.runs.getStore() ?? state.attached ?? state.outside
 }
+
+/**
+ * The interception router: the request goes to the run it belongs to, or passes untouched.
+ * @example
+ * acquireInterception(routeRequest)
+ */
+export const routeRequest = async (request: Request): Promise<Response | undefined> => currentRoute()?.handle(request)

@@ -7,15 +7,17 @@ import { configure } from '../context/configure.js'
 import { state } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { collectFacts } from '../reporter/facts.js'
+import { coversTest, interceptFromSetup, openTestScenario, perTestMode } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
 
 expect.extend(matchers)
 
 const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
 if (provided?.options) configure(provided.options)
+if (perTestMode(state.options)) interceptFromSetup((globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd())
 
 aroundEach(async (runTest, context) => {
-  const task = context.task as typeof context.task & { fullTestName?: string; file: { filepath: string; projectName?: string } }
+  const task = context.task as typeof context.task & { fullTestName?: string; file: { filepath: string; projectName?: string }; result?: { state?: string } }
   const ctx: TestContext = {
     runner: 'vitest',
     testName: task.fullTestName ?? task.name,
@@ -27,7 +29,13 @@ aroundEach(async (runTest, context) => {
     opened: new Set(),
   }
   try {
-    await state.tests.run(ctx, runTest)
+    await state.tests.run(ctx, async () => {
+      if (!coversTest(ctx, state.options)) return runTest()
+      // Whole-suite mode: the test body (with its beforeEach/afterEach hooks) is the scenario's run.
+      const perTest = openTestScenario(ctx, state.options)
+      await perTest.drive(() => runTest())
+      await perTest.finish(task.result?.state !== 'fail')
+    })
   } finally {
     // The run summary (fluxlab's vitest reporter) reads this in the main process.
     if (ctx.runs.length || ctx.opened.size)

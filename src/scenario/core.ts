@@ -1,13 +1,17 @@
-import type { Fixture } from '../cassette/cell.js'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { fixtureExists, readFixture } from '../cassette/fixture.js'
 import { rerunCommand } from '../commands.js'
+import { DEFAULT_DIR } from '../context/options.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
-import type { ModeDecision, UpdateState } from '../golden/update-mode.js'
+import { FluxError } from '../errors.js'
+import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision, type UpdateState } from '../golden/update-mode.js'
 import type { Intervention } from './intervention.js'
 import type { ScenarioOptions } from './options.js'
-import type { OutcomeCommands } from './outcome.js'
-import { Run, type RunSettings } from './run.js'
+import type { OutcomeCommands, TraceSnapshot } from './outcome.js'
+import { manifestFor, saveRecording, sourceOf } from './persist.js'
+import { Run, runSettings, type RunSettings } from './run.js'
 
 /**
  * What one opened scenario is: its name, directory, mode and options, decided once by
@@ -23,6 +27,56 @@ export interface ScenarioCore {
   test?: TestContext
   /** The fixture (replay). */
   fixture?: Fixture
+}
+
+/**
+ * Open the scenario `name` for `test` (SPEC §2): its directory, its mode from the fixture, the
+ * update state and `FLUX_GOLDEN`, and the fixture it replays. `refused` when it can neither replay
+ * nor record here (no fixture under CI; FLUX_OFFLINE with nothing to replay): `scenario()` throws
+ * it at once, whole-suite mode only when the test makes a call.
+ * @example
+ * const opened = openCore('weather', options, currentTest())
+ */
+export function openCore(name: string, options: ScenarioOptions, test: TestContext | undefined): { core: ScenarioCore } | { refused: FluxError; dir: string } {
+  checkName(name)
+  const base = resolve(test?.rootDir ?? process.cwd(), options.dir ?? DEFAULT_DIR)
+  const dir = join(base, ...(test?.project ? [test.project] : []), name)
+  const golden = readGolden()
+  const offline = readFlag('FLUX_OFFLINE')
+  const updateState = test?.updateState ?? updateStateFromEnv()
+  const decision = decideMode({ exists: fixtureExists(dir), updateState, golden })
+  if (!decision) return { refused: noRecording(name, dir, test), dir }
+  if (decision.mode === 'record' && offline)
+    return {
+      refused: new FluxError('FLUX_OFFLINE', {
+        failed: `record scenario "${name}"`,
+        reason: `FLUX_OFFLINE=1 forbids live requests and there is no fixture to replay at ${rel(dir)}${golden === 'update' ? ' (FLUX_GOLDEN=update asks to re-record)' : ''}`,
+        fix: 'Unset FLUX_OFFLINE to record, or commit the recorded fixture.',
+      }),
+      dir,
+    }
+  const fixture = decision.mode === 'replay' ? readFixture(dir, { disable: options.redact?.disable, rerun: test ? testRef(test) : runningTestRef() }) : undefined
+  test?.opened.add(dir)
+  return { core: { name, dir, decision, options, settings: runSettings(options, offline), fixture, test, updateState } }
+}
+
+/**
+ * Write what a recording run captured as the scenario's fixture (refusing to clobber one that
+ * appeared meanwhile, unless `FLUX_GOLDEN=update`).
+ * @example
+ * const traceSnapshot = saveCore(core, run.recordedCells(), trace)
+ */
+export function saveCore(core: ScenarioCore, cells: { model: ModelCell[]; tools: ToolCell[] }, trace: string): TraceSnapshot {
+  if (fixtureExists(core.dir) && readGolden() !== 'update')
+    throw new FluxError('FLUX_FIXTURE_EXISTS', {
+      failed: `record scenario "${core.name}"`,
+      reason: `a fixture appeared at ${rel(core.dir)} while this run was recording (two tests use the same scenario name?)`,
+      fix: `Give each test its own scenario name, or re-baseline on purpose: ${outcomeCommands(core).rerecord}`,
+    })
+  const { redactor, maxBytes } = core.settings
+  const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
+  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, maxBytes, redaction: redactor.marker })
+  return saveRecording({ dir: core.dir, manifest, ...cells, trace, disable: core.options.redact?.disable, updateState: core.updateState })
 }
 
 /**
@@ -65,5 +119,28 @@ export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fix
     test: core.test,
     input: o.input ?? core.fixture?.manifest.input ?? core.options.input,
     command: (env) => scenarioCommand(core, env),
+  })
+}
+
+function checkName(name: string): void {
+  const bad = name === '' || isAbsolute(name) || name.split(/[\\/]/).some((p) => p === '..' || p === '.' || p === '')
+  if (bad)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: `open scenario "${name}"`,
+      reason: 'a scenario name must be a relative path without "." or ".." segments',
+      fix: 'Use a name like "weather" or "billing/refund".',
+    })
+}
+
+const rel = (p: string) => relative(process.cwd(), p) || p
+
+function noRecording(name: string, dir: string, test: TestContext | undefined): FluxError {
+  const ref = test ? testRef(test) : runningTestRef()
+  const record = rerunCommand(undefined, ref)
+  const here = rerunCommand('FLUX_GOLDEN=update', ref)
+  return new FluxError('FLUX_NO_RECORDING', {
+    failed: `open scenario "${name}"`,
+    reason: `there is no fixture at ${rel(dir)} and recording is off here (snapshot update state "none": CI or --ci)`,
+    fix: `Record it where provider keys are available with \`${record}\` and commit ${rel(dir)}/, or record here on purpose with \`${here}\`.`,
   })
 }

@@ -4,7 +4,7 @@ import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { maxBytesFromEnv, type FluxOptions } from '../context/options.js'
-import { currentRoute, state, type RequestRoute } from '../context/state.js'
+import { routeRequest, state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
 import { FluxError, isFluxError } from '../errors.js'
@@ -82,6 +82,7 @@ export class Run implements TrackedRun, RequestRoute {
   private readonly counters: Counters = { seq: 0, model: 0, tool: 0 }
   private readonly pipeline: Pipeline
   private closed = false
+  private registered = false
 
   constructor(private readonly init: RunInit) {
     const { settings } = init
@@ -221,8 +222,8 @@ export class Run implements TrackedRun, RequestRoute {
    * over; then wait for recordings and close the replay. Never throws the agent's error: it is returned.
    */
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
-    this.init.test?.runs.push(this)
-    const release = acquireInterception(routeToCurrentRun)
+    this.register()
+    const release = acquireInterception(routeRequest)
     const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
@@ -244,6 +245,13 @@ export class Run implements TrackedRun, RequestRoute {
     return this.log.settled()
   }
 
+  /** Tell the test that started this run about it, once: it checks the run's divergences when it ends. */
+  register(): void {
+    if (this.registered) return
+    this.registered = true
+    this.init.test?.runs.push(this)
+  }
+
   /** The run is over: wait for recordings, then (replay) report recorded calls never made. */
   async close(): Promise<void> {
     await this.log.settled()
@@ -258,7 +266,6 @@ export class Run implements TrackedRun, RequestRoute {
   }
 }
 
-const routeToCurrentRun = async (request: Request): Promise<Response | undefined> => currentRoute()?.handle(request)
 
 /**
  * STYLE "Failure modes": an unexpected exception inside interception is a bug of ours. It fails

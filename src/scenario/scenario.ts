@@ -1,28 +1,24 @@
 // @note about 300 lines, on purpose: this is the public `Scenario` API, one method per door (run, whatIf,
 // injectAt, check, crashAt, judge, replay), each with its JSDoc example. The work is done in core.ts,
 // run.ts, persist.ts, what-if.ts and check.ts.
-import { isAbsolute, join, relative, resolve } from 'node:path'
-import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
-import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
-import { DEFAULT_DIR } from '../context/options.js'
+import { join, relative } from 'node:path'
+import type { Fixture } from '../cassette/cell.js'
+import { FILES } from '../cassette/fixture.js'
 import { state } from '../context/state.js'
-import { currentTest, rejectConcurrentJest, runningTestRef, testRef, type TestContext } from '../context/test-context.js'
-import { rerunCommand } from '../commands.js'
+import { currentTest, rejectConcurrentJest } from '../context/test-context.js'
 import { FluxError, isFluxError } from '../errors.js'
-import { decideMode, readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
 import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-tape.js'
 import type { Rubric } from '../judge/rubric.js'
 import { crashAt, crashMatrix, type AgentModule, type CrashReport, type CrashRow, type CrashWhen } from '../durable/crash.js'
 import { CheckReport, runCheck } from './check.js'
-import { outcomeCommands, startRun, type ScenarioCore } from './core.js'
+import { openCore, outcomeCommands, saveCore, startRun, type ScenarioCore } from './core.js'
 import type { Fault } from './faults.js'
 import type { WhatIfSpec } from './intervention.js'
 import type { Agent } from './lab.js'
 import type { ScenarioOptions } from './options.js'
-import { Outcome, type TraceSnapshot } from './outcome.js'
-import { manifestFor, saveRecording, settleTrace, sourceOf, traceRule } from './persist.js'
-import { runSettings } from './run.js'
+import { Outcome } from './outcome.js'
+import { settleTrace, traceRule } from './persist.js'
 import type { StepRef } from './steps.js'
 import { asStored } from './stored.js'
 import { defaultName } from './names.js'
@@ -42,27 +38,9 @@ export type { ScenarioOptions } from './options.js'
 export async function scenario(name?: string, options: ScenarioOptions = {}): Promise<Scenario> {
   rejectConcurrentJest(state.jestConcurrentTest?.())
   const test = currentTest()
-  const opts: ScenarioOptions = { ...state.options, ...options }
-  const scenarioName = name ?? defaultName(test)
-  checkName(scenarioName)
-  const root = test?.rootDir ?? process.cwd()
-  const base = resolve(root, opts.dir ?? DEFAULT_DIR)
-  const dir = join(base, ...(test?.project ? [test.project] : []), scenarioName)
-  const golden = readGolden()
-  const offline = readFlag('FLUX_OFFLINE')
-  const updateState = test?.updateState ?? updateStateFromEnv()
-  const exists = fixtureExists(dir)
-  const decision = decideMode({ exists, updateState, golden })
-  if (!decision) throw noRecording(scenarioName, dir, test)
-  if (decision.mode === 'record' && offline)
-    throw new FluxError('FLUX_OFFLINE', {
-      failed: `record scenario "${scenarioName}"`,
-      reason: `FLUX_OFFLINE=1 forbids live requests and there is no fixture to replay at ${rel(dir)}${golden === 'update' ? ' (FLUX_GOLDEN=update asks to re-record)' : ''}`,
-      fix: 'Unset FLUX_OFFLINE to record, or commit the recorded fixture.',
-    })
-  const fixture = decision.mode === 'replay' ? readFixture(dir, { disable: opts.redact?.disable }) : undefined
-  test?.opened.add(dir)
-  return new Scenario({ name: scenarioName, dir, decision, options: opts, settings: runSettings(opts, offline), fixture, test, updateState })
+  const opened = openCore(name ?? defaultName(test), { ...state.options, ...options }, test)
+  if ('refused' in opened) throw opened.refused
+  return new Scenario(opened.core)
 }
 
 /**
@@ -133,7 +111,7 @@ export class Scenario {
     const disable = core.options.redact?.disable
     const traceSnapshot =
       this.mode === 'record'
-        ? this.save(run.recordedCells(), trace)
+        ? saveCore(core, run.recordedCells(), trace)
         : settleTrace({ dir: this.dir, expected: this.fixture?.trace, trace, faithful: failures.length === 0, rule: traceRule(core.updateState), updateState: core.updateState, disable })
     return new Outcome({
       scenario: this.name,
@@ -255,40 +233,6 @@ export class Scenario {
     return new Outcome({ scenario: this.name, mode: 'replay', result: undefined, steps, traceSnapshot, pricing: this.#core.options.pricing, commands: outcomeCommands(this.#core) })
   }
 
-  private save(cells: { model: ModelCell[]; tools: ToolCell[] }, trace: string): TraceSnapshot {
-    const core = this.#core
-    if (fixtureExists(this.dir) && readGolden() !== 'update')
-      throw new FluxError('FLUX_FIXTURE_EXISTS', {
-        failed: `record scenario "${this.name}"`,
-        reason: `a fixture appeared at ${rel(this.dir)} while this run was recording (two tests use the same scenario name?)`,
-        fix: `Give each test its own scenario name, or re-baseline on purpose: ${outcomeCommands(core).rerecord}`,
-      })
-    const { redactor, maxBytes } = core.settings
-    const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
-    const manifest = manifestFor({ name: this.name, model: cells.model, source: sourceOf(core.test), input, maxBytes, redaction: redactor.marker })
-    return saveRecording({ dir: this.dir, manifest, ...cells, trace, disable: core.options.redact?.disable, updateState: core.updateState })
-  }
-}
-
-function checkName(name: string): void {
-  const bad = name === '' || isAbsolute(name) || name.split(/[\\/]/).some((p) => p === '..' || p === '.' || p === '')
-  if (bad)
-    throw new FluxError('FLUX_BAD_CONFIG', {
-      failed: `open scenario "${name}"`,
-      reason: 'a scenario name must be a relative path without "." or ".." segments',
-      fix: 'Use a name like "weather" or "billing/refund".',
-    })
 }
 
 const rel = (p: string) => relative(process.cwd(), p) || p
-
-function noRecording(name: string, dir: string, test: TestContext | undefined): FluxError {
-  const ref = test ? testRef(test) : runningTestRef()
-  const record = rerunCommand(undefined, ref)
-  const here = rerunCommand('FLUX_GOLDEN=update', ref)
-  return new FluxError('FLUX_NO_RECORDING', {
-    failed: `open scenario "${name}"`,
-    reason: `there is no fixture at ${rel(dir)} and recording is off here (snapshot update state "none": CI or --ci)`,
-    fix: `Record it where provider keys are available with \`${record}\` and commit ${rel(dir)}/, or record here on purpose with \`${here}\`.`,
-  })
-}

@@ -4,6 +4,7 @@ import { FluxError, isFluxError } from '../../errors.js'
 import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
+import { REPLAY_KEY } from '../../context/replay-keys.js'
 import type { RunLog } from './log.js'
 
 /**
@@ -129,6 +130,13 @@ function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | T
 }
 
 async function send(log: RunLog, request: Request, step: string): Promise<Response> {
+  const placeholder = [...request.headers.values(), request.url].some((v) => v.includes(REPLAY_KEY))
+  if (placeholder)
+    throw new FluxError('FLUX_NO_KEY', {
+      failed: `record ${step} of scenario "${log.name}"`,
+      reason: `the request carries fluxlab's placeholder key (${REPLAY_KEY}), which replays get when the real key is unset; there is no fixture to replay, so it would reach ${new URL(request.url).host} without a key`,
+      fix: `Set the provider's key variable (e.g. OPENAI_API_KEY) and record it: ${log.config.command('FLUX_GOLDEN=update')}`,
+    })
   if (log.config.offline)
     throw new FluxError('FLUX_OFFLINE', {
       failed: `record ${step} of scenario "${log.name}"`,

@@ -1,0 +1,102 @@
+/**
+ * Issue 11: a suite written without fluxlab (key skip-gate, a client built at import that throws
+ * without a key, a client built per call, `retry: 3`, a date in a prompt, a test with no model
+ * call) adopted by two config lines. Recorded against the local provider, then replayed with the
+ * provider down, the key unset and CI=1: every test has the same result as in the record run,
+ * and none is skipped.
+ */
+import { readdirSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startCapitalServer, type CapitalServer } from './support/capital-server.js'
+import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project, type RunResult } from './support/project.js'
+
+const TIMEOUT = 150_000
+const KEY = 'sk-e2e-recording-key-not-real'
+
+interface JsonReport {
+  numPassedTests: number
+  numFailedTests: number
+  numPendingTests: number
+  testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }>
+}
+
+const results = (p: Project, file: string): Record<string, string> =>
+  Object.fromEntries((JSON.parse(p.read(file)) as JsonReport).testResults.flatMap((f) => f.assertionResults.map((a) => [a.fullName, a.status])))
+
+interface Kit {
+  name: 'vitest' | 'jest'
+  template: 'vitest-suite' | 'jest-suite'
+  file: string
+  run(p: Project, json: string | undefined, env: Record<string, string>): Promise<RunResult>
+  summary: RegExp
+}
+
+const KITS: Kit[] = [
+  {
+    name: 'vitest',
+    template: 'vitest-suite',
+    file: 'test/agent.test.ts',
+    run: (p, json, env) => runVitest(p, json ? ['--reporter=default', '--reporter=json', `--outputFile.json=${json}`] : [], env),
+    summary: /Tests\s+1 failed \| 3 passed/,
+  },
+  {
+    name: 'jest',
+    template: 'jest-suite',
+    file: 'test/agent.test.cjs',
+    run: (p, json, env) => runJest(p, json ? ['--json', `--outputFile=${json}`] : [], env),
+    summary: /Tests:\s+1 failed, 3 passed/,
+  },
+]
+
+describe.each(KITS)('adopting fluxlab on an existing $name suite by config alone', (kit) => {
+  let server: CapitalServer
+  let project: Project
+  let recorded: Record<string, string>
+
+  beforeAll(async () => {
+    assertBuilt()
+    linkSelf()
+    server = await startCapitalServer()
+    project = createProject(kit.template)
+    const r = await kit.run(project, 'record.json', { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY })
+    expect(r.code, r.output).toBe(0)
+    recorded = results(project, 'record.json')
+    await server.close()
+  }, TIMEOUT)
+  afterAll(() => project?.remove())
+
+  test('recording writes one fixture per test that called a model, none for the others, and no key', () => {
+    expect(Object.values(recorded)).toEqual(['passed', 'passed', 'passed'])
+    const dirs = readdirSync(project.path('tests/scenarios')).sort()
+    expect(dirs).toHaveLength(2)
+    expect(dirs.every((d) => /^test-agent-test--capital-agent-answers-.*-[0-9a-f]{6}$/.test(d)), dirs.join(', ')).toBe(true)
+    for (const d of dirs) {
+      expect(project.exists(`tests/scenarios/${d}/trace.snap`)).toBe(true)
+      expect(project.read(`tests/scenarios/${d}/model.jsonl`)).not.toContain(KEY)
+    }
+  })
+
+  test('replay with the key unset, the provider down and CI=1 gives every test its recorded result, none skipped', async () => {
+    const r = await kit.run(project, 'replay.json', { PROVIDER_URL: server.url, CI: '1' })
+    expect(r.code, r.output).toBe(0)
+    expect(results(project, 'replay.json')).toEqual(recorded)
+    expect((JSON.parse(project.read('replay.json')) as JsonReport).numPendingTests).toBe(0)
+    expect(server.hits).toBe(server.requests.length)
+  }, TIMEOUT)
+
+  test('under CI a new key-gated test with no fixture fails naming the command that records it, instead of passing on nothing', async () => {
+    const p = createProject(kit.template)
+    try {
+      p.copyScenariosFrom(project)
+      p.edit(kit.file, "it('answers France", "it('answers Japan first', async () => {\n    expect(await ask('What is the capital of Japan? Use the tool, then answer.')).toContain('Tokyo')\n  })\n\n  it('answers France")
+      const r = await kit.run(p, undefined, { PROVIDER_URL: server.url, CI: '1' })
+      expect(r.code, r.output).not.toBe(0)
+      expect(r.output).toContain('FLUX_NO_RECORDING')
+      const cmd = kit.name === 'vitest' ? `npx vitest run ${kit.file}` : `npx jest ${kit.file}`
+      expect(r.output).toContain(`${cmd} -t '^capital agent answers Japan first$'`)
+      expect(r.output).toMatch(kit.summary)
+    } finally {
+      p.remove()
+    }
+  }, TIMEOUT)
+})

@@ -1,0 +1,8 @@
+// The suite's jest config, as it was, plus the lines marked fluxlab.
+module.exports = {
+  preset: 'fluxlab', // fluxlab
+  globals: { fluxlab: { scenarios: 'per-test' } }, // fluxlab
+  rootDir: __dirname,
+  testMatch: ['**/test/**/*.test.cjs'],
+  testTimeout: 20000,
+}
