@@ -1,3 +1,4 @@
+import stableStringify from 'fast-json-stable-stringify'
 import type { Divergence } from '../cassette/divergence.js'
 import type { Mode } from '../golden/update-mode.js'
 import { renderTrace, type TraceStep } from '../golden/trace.js'
@@ -201,9 +202,15 @@ function summarize(calls: ModelCall[]): UsageSummary {
   return total
 }
 
+/**
+ * One entry per call (SPEC §5): a tool-channel call joins the model's request for it by call id,
+ * else by name and canonical arguments, the first such request not yet executed (a wrapped tool
+ * that the SDK's tool loop calls without the id).
+ */
 function trajectory(steps: TraceStep[]): TrajectoryCall[] {
   const out: TrajectoryCall[] = []
   const byId = new Map<string, TrajectoryCall>()
+  const sameCall = (c: TrajectoryCall, name: string, args: unknown) => c.executedAt === undefined && c.requestedAt !== undefined && c.name === name && stableStringify(c.args ?? null) === stableStringify(args ?? null)
   let model = 0
   let tool = 0
   for (const s of steps) {
@@ -217,7 +224,8 @@ function trajectory(steps: TraceStep[]): TrajectoryCall[] {
     } else {
       tool++
       const at = `tool#${tool} ${s.cell.name}`
-      const requested = s.cell.callId ? byId.get(s.cell.callId) : undefined
+      const byCallId = s.cell.callId ? byId.get(s.cell.callId) : undefined
+      const requested = byCallId ?? out.find((c) => sameCall(c, s.cell.name, s.cell.args))
       if (requested) requested.executedAt = at
       else out.push({ name: s.cell.name, id: s.cell.callId, args: s.cell.args, executedAt: at })
     }

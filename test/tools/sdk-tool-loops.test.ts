@@ -1,16 +1,18 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { scenario, type Lab } from 'fluxlab'
+import { matchers } from 'fluxlab/matchers'
 import OpenAI from 'openai'
 import { describe, expect, it, vi } from 'vitest'
 import { anthropicBaseURL, openaiBaseURL } from '../support/index.js'
 import { serve, tempDir, useEngineSandbox } from '../engine/helpers.js'
 
 useEngineSandbox()
+expect.extend(matchers)
 
 type ToolFn = (args: Record<string, unknown>, ctx: { toolCallId: string }) => Promise<unknown>
 
 /** OpenAI SDK, manual tool loop (non-streaming), as many agents are written. */
-async function openaiLoop(lab: Lab, baseURL: string, impl: Record<string, ToolFn>): Promise<string> {
+async function openaiLoop(lab: Lab, baseURL: string, impl: Record<string, ToolFn>, passId = true): Promise<string> {
   const client = new OpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0 })
   const tools = lab.tools(impl)
   const messages: OpenAI.ChatCompletionMessageParam[] = [
@@ -23,7 +25,8 @@ async function openaiLoop(lab: Lab, baseURL: string, impl: Record<string, ToolFn
     messages.push(msg)
     for (const call of msg.tool_calls) {
       if (call.type !== 'function') continue
-      const out = await tools[call.function.name](JSON.parse(call.function.arguments), { toolCallId: call.id })
+      const args = JSON.parse(call.function.arguments) as Record<string, unknown>
+      const out = await (passId ? tools[call.function.name](args, { toolCallId: call.id }) : (tools[call.function.name] as (a: unknown) => Promise<unknown>)(args))
       messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(out) })
     }
   }
@@ -71,6 +74,20 @@ describe('tool loops on tape', () => {
       ['lookup_population', 'model#1', 'tool#1 lookup_population'],
       ['can_have_dragons', 'model#2', 'tool#2 can_have_dragons'],
     ])
+  })
+
+  it('joins a tool the loop calls without the call id to the model request that asked for it: one trajectory entry per call', async () => {
+    const dir = tempDir()
+    const server = await serve(['openai-chat/test_tool_use_chain_of_two_calls.yaml'])
+    const impl = { lookup_population: async () => 123124, can_have_dragons: async () => true }
+    const rec = await (await scenario('dragons-no-id', { dir })).run((lab) => openaiLoop(lab, openaiBaseURL(server), impl, false))
+    await server.close()
+    const out = await (await scenario('dragons-no-id', { dir })).run((lab) => openaiLoop(lab, openaiBaseURL(server), impl, false))
+    for (const o of [rec, out]) {
+      expect(o).toCall(['lookup_population', 'can_have_dragons'])
+      expect(o.calls.every((c) => c.requestedAt && c.executedAt)).toBe(true)
+    }
+    expect(out.hermetic).toBe(true)
   })
 
   it('replays parallel Anthropic tool calls whatever order they complete in', async () => {
