@@ -27,8 +27,8 @@ export interface FluxCallOptions {
   /**
    * - `strict` (default): exactly these names, in this order.
    * - `unordered`: exactly these names with the same counts, in any order.
-   * - `subset`: the list is a subset of what happened: each listed name was called at least as often as it is listed; other calls are fine.
-   * - `superset`: what happened is a subset of the list: no call outside it (an allow-list; counts ignored).
+   * - `superset` (agentevals' meaning): what happened is a superset of the list: each listed name was called at least as often as it is listed; other calls are fine.
+   * - `subset`: what happened is a subset of the list: no call outside it (an allow-list; counts ignored).
    */
   mode?: FluxCallMode
 }
@@ -53,8 +53,8 @@ export interface FluxMatchers<R = unknown> {
    * @example
    * expect(out).toCall(['search', 'answer'])                        // exactly, in order
    * expect(out).toCall(['answer', 'search'], { mode: 'unordered' })
-   * expect(out).toCall(['search'], { mode: 'subset' })               // at least one search
-   * expect(out).toCall(['search', 'answer'], { mode: 'superset' })   // nothing else was called
+   * expect(out).toCall(['search'], { mode: 'superset' })               // at least one search
+   * expect(out).toCall(['search', 'answer'], { mode: 'subset' })   // nothing else was called
    */
   toCall(names: readonly string[], options?: FluxCallOptions): R
   /**

@@ -13,18 +13,34 @@ describe('.toCall', () => {
     expect(out).toCall(['get_capital', 'get_capital', 'search'], { mode: 'strict' })
   })
 
+  it('passes on one entry per call when the tool ran without the id the model gave it (an SDK tool loop)', () => {
+    const run = testOutcome({
+      steps: [
+        model({ toolCalls: [{ name: 'get_weather', id: 'call_w0000001', args: { city: 'Paris' } }, { name: 'get_weather', id: 'call_w0000002', args: { city: 'Oslo' } }] }),
+        tool({ name: 'get_weather', args: { city: 'Oslo' } }),
+        tool({ name: 'get_weather', args: { city: 'Paris' } }),
+        model({ text: 'Mild in Paris, cold in Oslo.' }),
+      ],
+    })
+    expect(run).toCall(['get_weather', 'get_weather'])
+    expect(run.calls.map((c) => [c.id, c.executedAt])).toEqual([
+      ['call_w0000001', 'tool#2 get_weather'],
+      ['call_w0000002', 'tool#1 get_weather'],
+    ])
+  })
+
   it('passes when unordered and the names match with the same counts', () => {
     expect(out).toCall(['search', 'get_capital', 'get_capital'], { mode: 'unordered' })
   })
 
-  it('passes when subset and every expected name was called at least that often', () => {
-    expect(out).toCall(['search', 'get_capital'], { mode: 'subset' })
-    expect(out).toCall(['get_capital', 'get_capital'], { mode: 'subset' })
-    expect(out).toCall([], { mode: 'subset' })
+  it('passes when superset and every expected name was called at least that often', () => {
+    expect(out).toCall(['search', 'get_capital'], { mode: 'superset' })
+    expect(out).toCall(['get_capital', 'get_capital'], { mode: 'superset' })
+    expect(out).toCall([], { mode: 'superset' })
   })
 
-  it('passes when superset and no call falls outside the list, whatever the counts', () => {
-    expect(out).toCall(['search', 'get_capital', 'delete_file'], { mode: 'superset' })
+  it('passes when subset and no call falls outside the list, whatever the counts', () => {
+    expect(out).toCall(['search', 'get_capital', 'delete_file'], { mode: 'subset' })
   })
 
   it('counts calls the tool channel executed without a model request', () => {
@@ -114,11 +130,11 @@ describe('.toCall', () => {
     `)
   })
 
-  it('fails when subset and an expected name was called too few times', () => {
-    expect(messageOf(() => expect(out).toCall(['search', 'search'], { mode: 'subset' }))).toMatchInlineSnapshot(`
-      "expect(outcome).toCall(names, { mode: 'subset' })
+  it('fails when superset and an expected name was called too few times', () => {
+    expect(messageOf(() => expect(out).toCall(['search', 'search'], { mode: 'superset' }))).toMatchInlineSnapshot(`
+      "expect(outcome).toCall(names, { mode: 'superset' })
 
-      Expected: ["search", "search"] (subset: at least these calls, in any order)
+      Expected: ["search", "search"] (superset: at least these calls, in any order)
       Received: ["get_capital", "get_capital", "search"]
 
         • missing: search (expected 2 calls, received 1)
@@ -131,11 +147,11 @@ describe('.toCall', () => {
     `)
   })
 
-  it('fails when superset and a call falls outside the list', () => {
-    expect(messageOf(() => expect(out).toCall(['get_capital'], { mode: 'superset' }))).toMatchInlineSnapshot(`
-      "expect(outcome).toCall(names, { mode: 'superset' })
+  it('fails when subset and a call falls outside the list', () => {
+    expect(messageOf(() => expect(out).toCall(['get_capital'], { mode: 'subset' }))).toMatchInlineSnapshot(`
+      "expect(outcome).toCall(names, { mode: 'subset' })
 
-      Expected: ["get_capital"] (superset: no call outside this list)
+      Expected: ["get_capital"] (subset: no call outside this list)
       Received: ["get_capital", "get_capital", "search"]
 
         • not in the list: search (requested at model#2)
@@ -182,14 +198,14 @@ describe('.toCall', () => {
 describe('.not.toCall', () => {
   it('passes when the sequence differs', () => {
     expect(out).not.toCall(['search'])
-    expect(out).not.toCall(['delete_file'], { mode: 'subset' })
+    expect(out).not.toCall(['delete_file'], { mode: 'superset' })
   })
 
   it('fails when the sequence matches', () => {
-    expect(messageOf(() => expect(out).not.toCall(['search', 'get_capital'], { mode: 'subset' }))).toMatchInlineSnapshot(`
-      "expect(outcome).not.toCall(names, { mode: 'subset' })
+    expect(messageOf(() => expect(out).not.toCall(['search', 'get_capital'], { mode: 'superset' }))).toMatchInlineSnapshot(`
+      "expect(outcome).not.toCall(names, { mode: 'superset' })
 
-      Expected: not ["search", "get_capital"] (subset: at least these calls, in any order)
+      Expected: not ["search", "get_capital"] (superset: at least these calls, in any order)
       Received:     ["get_capital", "get_capital", "search"]
 
       Trace around model#1 (first call):

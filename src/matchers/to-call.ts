@@ -15,8 +15,8 @@ const MODES: readonly CallMode[] = ['strict', 'unordered', 'subset', 'superset']
 const RULE: Record<CallMode, string> = {
   strict: 'strict: exactly these calls, in this order',
   unordered: 'unordered: exactly these calls, in any order',
-  subset: 'subset: at least these calls, in any order',
-  superset: 'superset: no call outside this list',
+  subset: 'subset: no call outside this list',
+  superset: 'superset: at least these calls, in any order',
 }
 
 /**
@@ -25,22 +25,24 @@ const RULE: Record<CallMode, string> = {
  *
  * - `strict` (default): the same names in the same order, nothing else.
  * - `unordered`: the same names with the same counts, in any order.
- * - `subset`: `names` is a subset of what happened: each expected name was
- *   called at least as many times as it is listed; other calls are allowed.
- *   Order is ignored.
- * - `superset`: `names` is a superset of what happened: every call that
+ * - `superset`: the run's calls are a superset of `names` (agentevals' meaning):
+ *   each listed name was called at least as many times as it is listed; other
+ *   calls are allowed. Order is ignored.
+ * - `subset`: the run's calls are a subset of `names`: every call that
  *   happened has its name in the list (an allow-list). Counts are ignored, and
  *   a listed name that was never called is fine.
+ *
+ * @note before 0.2 the two names meant the reverse (docs/decisions/0005-toCall-modes.md).
  *
  * @example
  * // trajectory: search, search, answer
  * expect(out).toCall(['search', 'search', 'answer'])                          // strict: pass
  * expect(out).toCall(['answer', 'search', 'search'], { mode: 'unordered' })   // pass
  * expect(out).toCall(['search', 'answer'], { mode: 'unordered' })             // fail: one search too many
- * expect(out).toCall(['answer', 'search'], { mode: 'subset' })                // pass: both were called
- * expect(out).toCall(['search', 'search', 'search'], { mode: 'subset' })      // fail: only 2 searches
- * expect(out).toCall(['search', 'answer', 'delete'], { mode: 'superset' })    // pass: nothing outside the list
- * expect(out).toCall(['search'], { mode: 'superset' })                        // fail: answer is not allowed
+ * expect(out).toCall(['answer', 'search'], { mode: 'superset' })             // pass: both were called
+ * expect(out).toCall(['search', 'search', 'search'], { mode: 'superset' })   // fail: only 2 searches
+ * expect(out).toCall(['search', 'answer', 'delete'], { mode: 'subset' })     // pass: nothing outside the list
+ * expect(out).toCall(['search'], { mode: 'subset' })                         // fail: answer is not allowed
  */
 export function toCall(this: FluxMatcherContext, received: unknown, names: readonly string[], options: CallOptions = {}): MatcherResult {
   const name = 'toCall'
@@ -80,7 +82,7 @@ interface Check {
 
 function compare(mode: CallMode, names: readonly string[], calls: readonly TrajectoryCall[]): Check {
   if (mode === 'strict') return compareStrict(names, calls)
-  if (mode === 'superset') {
+  if (mode === 'subset') {
     const allowed = new Set(names)
     const outside = calls.filter((c) => !allowed.has(c.name))
     return { problems: outside.map((c) => `  • not in the list: ${c.name} (${at(c)})`), step: outside[0] && stepOf(outside[0]) }

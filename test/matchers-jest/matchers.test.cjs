@@ -47,8 +47,8 @@ describe('toCall under jest', () => {
   it('passes in every mode and supports .not', () => {
     expect(out).toCall(['get_capital', 'search'])
     expect(out).toCall(['search', 'get_capital'], { mode: 'unordered' })
-    expect(out).toCall(['search'], { mode: 'subset' })
-    expect(out).toCall(['search', 'get_capital', 'delete_file'], { mode: 'superset' })
+    expect(out).toCall(['search'], { mode: 'superset' })
+    expect(out).toCall(['search', 'get_capital', 'delete_file'], { mode: 'subset' })
     expect(out).not.toCall(['search', 'get_capital'])
   })
 
