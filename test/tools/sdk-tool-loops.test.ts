@@ -2,6 +2,8 @@ import Anthropic from '@anthropic-ai/sdk'
 import { scenario, type Lab } from 'fluxlab'
 import { matchers } from 'fluxlab/matchers'
 import OpenAI from 'openai'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it, vi } from 'vitest'
 import { anthropicBaseURL, openaiBaseURL } from '../support/index.js'
 import { serve, tempDir, useEngineSandbox } from '../engine/helpers.js'
@@ -88,6 +90,33 @@ describe('tool loops on tape', () => {
       expect(o.calls.every((c) => c.requestedAt && c.executedAt)).toBe(true)
     }
     expect(out.hermetic).toBe(true)
+  })
+
+  it('keeps HTTP made inside a wrapped tool in that tool\'s cell: recorded once, never required on replay', async () => {
+    const dir = tempDir()
+    const server = await serve(['openai-chat/test_tool_use_chain_of_two_calls.yaml'])
+    let hits = 0
+    const census = createServer((_req, res) => {
+      hits++
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"population":123124}')
+    })
+    await new Promise<void>((r) => census.listen(0, '127.0.0.1', () => r()))
+    const censusUrl = `http://127.0.0.1:${(census.address() as AddressInfo).port}/population`
+    const impl = {
+      lookup_population: async () => ((await (await fetch(censusUrl)).json()) as { population: number }).population,
+      can_have_dragons: async () => true,
+    }
+    const rec = await (await scenario('dragons-nested', { dir })).run((lab) => openaiLoop(lab, openaiBaseURL(server), impl))
+    expect(hits).toBe(1)
+    expect(rec.calls.map((c) => c.name)).toEqual(['lookup_population', 'can_have_dragons'])
+    await server.close()
+    await new Promise<void>((r) => census.close(() => r()))
+
+    const out = await (await scenario('dragons-nested', { dir })).run((lab) => openaiLoop(lab, openaiBaseURL(server), impl))
+    expect(hits).toBe(1)
+    expect(out.divergences).toEqual([])
+    expect(out.hermetic).toBe(true)
+    expect(out.result).toBe(rec.result)
   })
 
   it('replays parallel Anthropic tool calls whatever order they complete in', async () => {

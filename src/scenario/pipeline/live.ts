@@ -5,6 +5,7 @@ import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from '.
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
+import { state, type RequestRoute } from '../../context/state.js'
 import type { RunLog } from './log.js'
 
 /**
@@ -103,13 +104,18 @@ function httpCell(log: RunLog, call: HttpToolRequest, stored: Stored, transportE
   }
 }
 
+/** What a request made by a running tool body meets: it passes untouched (even past a whole-suite attachment). */
+const INSIDE_TOOL: RequestRoute = { handle: async () => undefined }
+
 /** Run an in-process tool for real and keep its output or thrown error. */
 async function runTool(log: RunLog, call: FnToolCall): Promise<Answer> {
   const t0 = performance.now()
   const cell: ToolCell = { seq: call.seq, step: call.id, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key: call.key, args: call.args, durationMs: 0, truncated: false }
   log.config.journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
   try {
-    const output = await call.run()
+    // @note SPEC §3: traffic made inside a wrapped tool belongs to that tool's cell: it goes out as it would
+    // without fluxlab and is not recorded, since a replay never runs the body that made it.
+    const output = await state.runs.run(INSIDE_TOOL, () => call.run())
     cell.output = log.config.redactor.json(toJsonValue(output))
     return { output }
   } catch (e) {
