@@ -1,6 +1,7 @@
 import type { Chunk, ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
 import { bodyText, capChunks } from '../../cassette/chunks.js'
 import { FluxError, isFluxError } from '../../errors.js'
+import { emptyUsage } from '../../providers/types.js'
 import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
@@ -47,7 +48,14 @@ async function captureLive(
     res = await send(log, call.request, call.step)
   } catch (e) {
     if (isFluxError(e)) throw e
-    // @note the real request failed (DNS, refused, reset, abort): the client sees a network error, as it would without us.
+    // @note SPEC §3: the real request failed before a response (DNS, refused, reset, TLS): a cell, replayed as the same
+    // network error the client sees now.
+    const transportError = transportErrorOf(e, log)
+    const none: Stored = { rec: { status: 0, headers: {}, chunks: [] }, truncated: false, originalBytes: 0 }
+    const cell = stripUndefined(call.channel === 'model' ? failedModelCell(log, call, none, transportError, Date.now() - t0) : httpCell(log, call, none, transportError, Date.now() - t0))
+    if (call.channel === 'tool') delete (cell as ToolCell).response
+    log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
+    journalCell(log, call.channel, cell)
     return { response: Response.error() }
   }
   if (call.channel === 'model') log.modelLive++
@@ -84,6 +92,38 @@ function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Store
     durationMs,
     truncated: stored.truncated,
     ...(stored.truncated ? { originalBytes: stored.originalBytes } : {}),
+  }
+}
+
+/** A model call that never got a response. */
+function failedModelCell(log: RunLog, call: ModelRequest, stored: Stored, transportError: TransportError, durationMs: number): ModelCell {
+  const { codec, url, canonical } = call
+  return {
+    seq: call.seq,
+    step: call.step,
+    key: call.key,
+    family: codec.family,
+    url: log.config.redactor.url(url.href),
+    request: canonical,
+    response: stored.rec,
+    model: codec.parseRequest(canonical.body, url).model,
+    usage: emptyUsage(),
+    text: '',
+    toolCalls: [],
+    transportError,
+    durationMs,
+    truncated: false,
+  }
+}
+
+/** What a failed fetch says: its class, message and system error code (`ENOTFOUND`, `ECONNREFUSED`), redacted. */
+function transportErrorOf(e: unknown, log: RunLog): TransportError {
+  const err = e as Error & { code?: string; cause?: { code?: string; message?: string; name?: string } }
+  const cause = err?.cause
+  return {
+    name: cause?.name && cause.name !== 'Error' ? cause.name : (err?.name ?? 'Error'),
+    message: log.config.redactor.text(cause?.message ?? err?.message ?? String(e)),
+    ...(cause?.code ?? err?.code ? { code: cause?.code ?? err?.code } : {}),
   }
 }
 
