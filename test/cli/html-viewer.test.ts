@@ -1,38 +1,77 @@
-// `fluxlab show --html`: the viewer opened in headless Chromium (Debian's `chromium`, installed by .ci/run)
-// through playwright-core: every step rendered, a body expands on click, and no network request at all.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+// `fluxlab show --html`: the viewer opened in headless Chromium through playwright-core: every step rendered,
+// a body expands on click, and no network request at all. The browser is the one the devDependency
+// `@sparticuz/chromium` ships inside its registry package (so `npm ci` provides it; no system browser, no apt),
+// unpacked into a fresh temp directory and removed afterwards. A browser that cannot be launched fails the file.
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { assertBuilt, cleanup, copyFixture, editJsonl, fluxlab, read, recordDragons, REPO, retrace, tempDir } from './support.js'
 
-const CHROMIUM = '/usr/bin/chromium'
+const BROWSER = '@sparticuz/chromium'
+/** What provides the browser, named in the failure when it cannot be launched. */
+const PROVIDES = `run \`npm ci\` (the devDependency ${BROWSER} ships the browser inside its npm package)`
+/** As the machine doc's probe starts Chromium: headless, as root, and quiet on a closed network. */
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const SHOTS = join(REPO, 'test-results')
+
+/**
+ * Unpack the browser shipped by {@link BROWSER} into `dir` and return its executable. The package unpacks into
+ * `os.tmpdir()` (and reuses a `chromium` it finds there), so TMPDIR points at a fresh directory for the call.
+ */
+async function unpackBrowser(dir: string): Promise<{ executablePath: string; args: string[] }> {
+  const { default: pack } = await import('@sparticuz/chromium')
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = dir
+  try {
+    const executablePath = await pack.executablePath()
+    if (!executablePath.startsWith(dir + sep)) throw new Error(`${BROWSER} unpacked to ${executablePath}, not into ${dir}`)
+    return { executablePath, args: pack.args }
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = saved
+  }
+}
 
 let cwd: string
 let html: string
 let forkHtml: string
-let context: BrowserContext
+let context: BrowserContext | undefined
 /** A fresh Chromium user-data-dir, removed afterwards. */
-let profile: string
+let profile: string | undefined
+/** Where the browser is unpacked (about 200 MB), removed afterwards. */
+let unpacked: string | undefined
 /** Every request the pages made (the file:// documents themselves included), and those the router refused. */
 const requests: string[] = []
 const routed: string[] = []
 
 async function open(file: string): Promise<Page> {
-  const page = await context.newPage()
+  const page = await context!.newPage()
   page.on('request', (r) => requests.push(r.url()))
   await page.goto(pathToFileURL(file).href)
   return page
 }
 
-// @note skipped only off CI without the browser; in CI (.ci/run installs it) a missing chromium fails the launch loudly.
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(`fluxlab show --html in headless Chromium (${CHROMIUM})`, () => {
+describe(`fluxlab show --html in headless Chromium (${BROWSER})`, () => {
   beforeAll(async () => {
     assertBuilt()
+    // The browser first: a missing one fails here, loudly, before the recording work.
+    try {
+      unpacked = mkdtempSync(join(tmpdir(), 'flux-chromium-bin-'))
+      const browser = await unpackBrowser(unpacked)
+      profile = mkdtempSync(join(tmpdir(), 'flux-chromium-'))
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: browser.executablePath,
+        headless: true,
+        args: [...browser.args, ...ARGS],
+        viewport: { width: 1100, height: 900 },
+        offline: true,
+      })
+    } catch (e) {
+      throw new Error(`headless Chromium could not be launched: ${e instanceof Error ? e.message : String(e)}\nTo provide it, ${PROVIDES}.`)
+    }
     cwd = tempDir()
     const root = join(cwd, 'tests/scenarios')
     const dragons = await recordDragons(root)
@@ -46,14 +85,6 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(`fluxlab show --html i
     expect(r.code, r.output).toBe(0)
     expect(r.stderr).toContain('[fluxlab] wrote dragons.html (5 steps, self-contained')
     expect((await fluxlab(['show', 'dragons/forks/alt', '--html', forkHtml], { cwd })).code).toBe(0)
-    profile = mkdtempSync(join(tmpdir(), 'flux-chromium-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1100, height: 900 },
-      offline: true,
-    })
     // Everything but the two viewer documents is counted and refused.
     const documents = new Set([pathToFileURL(html).href, pathToFileURL(forkHtml).href])
     await context.route('**/*', (route) => {
@@ -66,7 +97,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(`fluxlab show --html i
 
   afterAll(async () => {
     await context?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
+    for (const dir of [profile, unpacked]) if (dir) rmSync(dir, { recursive: true, force: true })
     cleanup()
   })
 
