@@ -56,8 +56,34 @@ export function renderDiff(rows: readonly JsonDiffRow[], width = 80): string[] {
   return rows.map((r) => {
     if (r.kind === 'added') return `${r.path} added: ${short(r.actual, width)}`
     if (r.kind === 'removed') return `${r.path} removed (was ${short(r.recorded, width)})`
+    if (typeof r.recorded === 'string' && typeof r.actual === 'string') {
+      const [a, b] = aroundDifference(r.recorded, r.actual, width)
+      return `${r.path} differs at character ${firstDifference(r.recorded, r.actual) + 1}: ${a} → ${b}`
+    }
     return `${r.path} differs: ${short(r.recorded, width)} → ${short(r.actual, width)}`
   })
+}
+
+function firstDifference(a: string, b: string): number {
+  let i = 0
+  while (i < a.length && i < b.length && a[i] === b[i]) i++
+  return i
+}
+
+/**
+ * Both strings shown around their first differing character, so two long prompts that share
+ * a prefix still show what changed: `"…Use the tool, then answer."` → `"…Use the tool twice."`.
+ */
+function aroundDifference(a: string, b: string, width: number): [string, string] {
+  const at = firstDifference(a, b)
+  const before = Math.max(8, Math.floor(width / 3))
+  const from = Math.max(0, at - before)
+  const cut = (s: string) => {
+    const body = JSON.stringify(s.slice(from)).slice(1, -1)
+    const head = from > 0 ? '…' : ''
+    return body.length > width ? `"${head}${body.slice(0, width - 1)}…"` : `"${head}${body}"`
+  }
+  return [cut(a), cut(b)]
 }
 
 function short(v: unknown, width: number): string {

@@ -63,7 +63,7 @@ describe('.toReplayFaithfully', () => {
       Received: "1 divergence in scenario "capitals""
 
         • model#4 model_index_overflow: the run made more model calls than the 3 recorded (closest recorded: model#3)
-            messages[5].content differs: "Paris" → "Lyon"
+            messages[5].content differs at character 1: "Paris" → "Lyon"
 
       Trace around model#4:
         5 tool#3 search call_<3> {"query":"population of Paris","limit":3} → ["2.1M"]
@@ -107,7 +107,7 @@ describe('.toReplayFaithfully', () => {
       Received: "1 divergence in scenario "capitals""
 
         • model#2 model_request_drift: request differs from the recording, served by position: messages[0].content differs: "hi" → "hello" (closest recorded: model#2)
-            messages[0].content differs: "hi" → "hello"
+            messages[0].content differs at character 2: "hi" → "hello"
 
       Trace around model#2:
         1 model#1 openai-chat gpt-4o-mini · in 50 · out 10 · tool_calls

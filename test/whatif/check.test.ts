@@ -75,7 +75,7 @@ test('under FLUX_OFFLINE=1 the first miss halts with a clear error', async () =>
   const offline = await scenario('refund', { dir: s.dir.replace(/[\\/]refund$/, '') })
   const hits = model.hits
   await expect(offline.check(refund(model, { system: `${SYSTEM_PROMPT} Be warm.` }))).rejects.toThrow(
-    '[fluxlab] FLUX_OFFLINE: Failed to check model#1 of scenario "refund": no recorded call matches this request exactly, and FLUX_OFFLINE=1 forbids sending it to the provider. Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: FLUX_GOLDEN=update npx vitest run test/whatif/check.test.ts -t \'^under FLUX_OFFLINE=1 the first miss halts with a clear error$\'.\n  • closest recorded model#1:\n  • messages[0].content differs:',
+    '[fluxlab] FLUX_OFFLINE: Failed to check model#1 of scenario "refund": no recorded call matches this request exactly, and FLUX_OFFLINE=1 forbids sending it to the provider. Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: FLUX_GOLDEN=update npx vitest run test/whatif/check.test.ts -t \'^under FLUX_OFFLINE=1 the first miss halts with a clear error$\'.\n  • closest recorded model#1:\n  • messages[0].content differs at character 135:',
   )
   expect(model.hits).toBe(hits)
 })
