@@ -34,6 +34,47 @@ export interface FluxOptions {
   scenarios?: 'explicit' | 'per-test'
   /** With `scenarios: 'per-test'`, only test files matching these globs (relative to the project root, `**` and `*`). */
   include?: string[]
+  /**
+   * While recording, send a host's live traffic to another base URL (a gateway, a proxy, a local
+   * emulator); the fixture keeps the host the client called. Merged over `FLUX_UPSTREAM`.
+   * @example
+   * fluxlab({ upstream: { 'api.openai.com': 'http://localhost:4000' } })
+   */
+  upstream?: Record<string, string>
+}
+
+/**
+ * The upstream map: `FLUX_UPSTREAM` (`host=url,host=url`) under the `upstream` option.
+ * @example
+ * upstreamFrom({}, { FLUX_UPSTREAM: 'api.openai.com=http://localhost:4000' }) // { 'api.openai.com': 'http://localhost:4000' }
+ */
+export function upstreamFrom(options: FluxOptions, env: NodeJS.ProcessEnv = process.env): Record<string, URL> {
+  const out: Record<string, URL> = {}
+  const add = (host: string, base: string, where: string) => {
+    let url: URL
+    try {
+      url = new URL(base)
+    } catch {
+      throw new FluxError('FLUX_BAD_CONFIG', {
+        failed: `read ${where}`,
+        reason: `"${base}" (for ${host}) is not an absolute URL`,
+        fix: 'Give each host a base URL, e.g. FLUX_UPSTREAM=api.openai.com=http://localhost:4000.',
+      })
+    }
+    out[host.trim().toLowerCase()] = url
+  }
+  for (const pair of (env.FLUX_UPSTREAM ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0)
+      throw new FluxError('FLUX_BAD_CONFIG', {
+        failed: 'read FLUX_UPSTREAM',
+        reason: `"${pair}" is not host=url`,
+        fix: 'Use e.g. FLUX_UPSTREAM=api.openai.com=http://localhost:4000,api.anthropic.com=http://localhost:4001.',
+      })
+    add(pair.slice(0, eq), pair.slice(eq + 1).trim(), 'FLUX_UPSTREAM')
+  }
+  for (const [host, base] of Object.entries(options.upstream ?? {})) add(host, base, 'the fluxlab option `upstream`')
+  return out
 }
 
 export const DEFAULT_DIR = 'tests/scenarios'

@@ -3,7 +3,7 @@ import type { Divergence } from '../cassette/divergence.js'
 import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
-import { maxBytesFromEnv, type FluxOptions } from '../context/options.js'
+import { maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
 import { routeRequest, state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
@@ -26,6 +26,8 @@ export interface RunSettings {
   maxBytes: number
   timing?: 'recorded' | number
   offline: boolean
+  /** While recording: host → the base URL its live traffic goes to. */
+  upstream: Record<string, URL>
 }
 
 /**
@@ -41,6 +43,7 @@ export function runSettings(options: FluxOptions, offline: boolean): RunSettings
     maxBytes: options.maxBytes ?? maxBytesFromEnv(),
     timing: options.timing,
     offline,
+    upstream: upstreamFrom(options),
   }
 }
 
@@ -97,6 +100,7 @@ export class Run implements TrackedRun, RequestRoute {
       maxBytes: settings.maxBytes,
       timing: settings.timing,
       offline: settings.offline,
+      upstream: settings.upstream,
       live: init.live ?? liveFetch,
       intervention: init.intervention,
       journal: init.journal,

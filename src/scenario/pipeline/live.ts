@@ -189,7 +189,21 @@ async function send(log: RunLog, request: Request, step: string): Promise<Respon
       reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${new URL(request.url).host})`,
       fix: 'Unset FLUX_OFFLINE to record, or commit a recorded fixture for this scenario.',
     })
-  return log.config.live(request)
+  return log.config.live(await upstreamRequest(request, log.config.upstream))
+}
+
+/** The request sent to its host's upstream instead (`upstream` / `FLUX_UPSTREAM`): the same method, headers and body. */
+async function upstreamRequest(request: Request, upstream: Record<string, URL>): Promise<Request> {
+  const url = new URL(request.url)
+  const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
+  if (!base) return request
+  const target = new URL(base.href)
+  target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
+  target.search = url.search
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+  const headers = new Headers(request.headers)
+  headers.delete('host')
+  return new Request(target, { method: request.method, headers, body, signal: request.signal })
 }
 
 function store(log: RunLog, res: Response, chunks: Chunk[]): Stored {

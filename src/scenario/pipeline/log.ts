@@ -21,6 +21,8 @@ export interface RunConfig {
   maxBytes: number
   timing?: 'recorded' | number
   offline: boolean
+  /** While recording: host → the base URL its live traffic goes to (the cell keeps the host the client called). */
+  upstream: Record<string, URL>
   /** Performs a live request outside interception (msw `bypass`). */
   live: (request: Request) => Promise<Response>
   /** A counterfactual's changes, or `check`'s rules; absent for a plain record or replay. */

@@ -1,0 +1,50 @@
+/**
+ * Issue 11: a client hard-wired to the vendor's base URL records through an upstream (a
+ * gateway, a proxy, a local emulator), and the fixture keeps the vendor host.
+ * @note the vendor host here is under `.invalid` (RFC 2606), so even a broken upstream map
+ * could never reach a public address.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { scenario } from 'fluxlab'
+import { afterEach, expect, test } from 'vitest'
+import { serve, tempDir, useEngineSandbox } from './helpers.js'
+
+useEngineSandbox()
+afterEach(() => {
+  delete process.env.FLUX_UPSTREAM
+})
+
+const VENDOR = 'https://api.vendor.invalid/v1'
+const agent = async () => {
+  const client = new OpenAI({ baseURL: VENDOR, apiKey: 'sk-test', maxRetries: 0 })
+  const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Tell me a joke' }] })
+  return r.choices[0].message.content
+}
+
+test.each([
+  ['the upstream option', (url: string) => ({ upstream: { 'api.vendor.invalid': url } })],
+  ['FLUX_UPSTREAM', (url: string) => ((process.env.FLUX_UPSTREAM = `api.vendor.invalid=${url}`), {})],
+])('%s sends recording traffic to the upstream; the fixture keeps the vendor host; replay needs neither', async (_, configure) => {
+  const dir = tempDir()
+  const server = await serve(['openai-chat/openai-text.json'])
+  const options = configure(server.url)
+  const rec = await (await scenario('joke', { dir, ...options })).run(agent)
+  expect(server.hits).toBe(1)
+  expect(server.requests[0].path).toBe('/v1/chat/completions')
+  const cell = JSON.parse(readFileSync(join(dir, 'joke/model.jsonl'), 'utf8').trim())
+  expect(cell.url).toBe(`${VENDOR}/chat/completions`)
+  expect(readFileSync(join(dir, 'joke/scenario.yaml'), 'utf8')).toContain('api.vendor.invalid')
+  await server.close()
+  delete process.env.FLUX_UPSTREAM
+
+  const out = await (await scenario('joke', { dir })).run(agent)
+  expect(out.result).toBe(rec.result)
+  expect(out.hermetic).toBe(true)
+})
+
+test('a malformed FLUX_UPSTREAM is FLUX_BAD_CONFIG naming the pair', async () => {
+  process.env.FLUX_UPSTREAM = 'api.vendor.invalid'
+  await expect(scenario('x', { dir: tempDir() })).rejects.toThrow('FLUX_BAD_CONFIG: Failed to read FLUX_UPSTREAM: "api.vendor.invalid" is not host=url')
+})
