@@ -18,7 +18,8 @@ describe('defaultName', () => {
     expect(a).toMatch(/[a-z0-9]-[0-9a-f]{6}$/)
   })
 
-  test('without a running test is a FLUX_BAD_CONFIG that says to pass a name', () => {
-    expect(() => defaultName(undefined)).toThrow('Pass a name: `scenario("weather")`')
+  test('inside a vitest test without fluxlab\'s setup, says the plugin is missing and how to add it', () => {
+    // This file runs under vitest without the fluxlab plugin: exactly that misconfiguration.
+    expect(() => defaultName(undefined)).toThrow(/fluxlab's setup is not installed in this test run.*Add the plugin to vitest.config: `plugins: \[fluxlab\(\)\]`/)
   })
 })

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { relative } from 'node:path'
+import { runningTestRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
 
@@ -14,12 +15,24 @@ const MAX = 120
  * defaultName(test) // 'test-agent--weather-answers-in-celsius-3f9a1c'
  */
 export function defaultName(test: TestContext | undefined): string {
-  if (!test)
+  if (!test) {
+    // @note inside a runner's test without fluxlab's setup (plugin missing, setup file not loaded): say that, not "no test".
+    const running = runningTestRef()
+    if (running)
+      throw new FluxError('FLUX_BAD_CONFIG', {
+        failed: `open a scenario without a name in ${running.runner} test "${running.name ?? running.file}"`,
+        reason: "fluxlab's setup is not installed in this test run, so fluxlab cannot see which test is running",
+        fix:
+          running.runner === 'vitest'
+            ? "Add the plugin to vitest.config: `plugins: [fluxlab()]` (import { fluxlab } from 'fluxlab/vitest'), or pass a name: `scenario(\"weather\")`."
+            : "Use the preset in jest.config (`preset: 'fluxlab'`) or add 'fluxlab/jest' to setupFilesAfterEnv, or pass a name: `scenario(\"weather\")`.",
+      })
     throw new FluxError('FLUX_BAD_CONFIG', {
       failed: 'open a scenario without a name',
       reason: 'there is no running test to name it after',
       fix: 'Pass a name: `scenario("weather")`, or call it inside a vitest/jest test with the fluxlab setup installed.',
     })
+  }
   const file = relative(test.rootDir, test.testFile).replace(/\.[cm]?[jt]sx?$/, '')
   const hash = createHash('sha256').update(`${file}\0${test.testName}`).digest('hex').slice(0, 6)
   const head = `${slug(file)}--${slug(test.testName)}`
