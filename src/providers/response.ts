@@ -1,5 +1,6 @@
 import { emptyUsage, type ParsedModelResponse } from './types.js'
 import { isRecord, safeJsonParse, str } from './json.js'
+import { looksLikeSse } from './sse.js'
 
 type ResponseError = NonNullable<ParsedModelResponse['error']>
 
@@ -67,6 +68,16 @@ export function guardParse(parse: () => ParsedModelResponse): ParsedModelRespons
   } catch (e) {
     return failedResponse({ type: 'parse_error', message: e instanceof Error ? e.message : String(e) })
   }
+}
+
+/**
+ * A codec's `parseResponse` for a family that answers SSE when streaming and JSON otherwise:
+ * an error status reports its body, SSE and JSON go to their parsers, and it never throws.
+ * @example
+ * parseResponse: sseOrJson(parseStream, parseJson)
+ */
+export function sseOrJson(parseStream: (body: string) => ParsedModelResponse, parseJson: (body: string) => ParsedModelResponse): (body: string, contentType: string | undefined, status: number) => ParsedModelResponse {
+  return (body, contentType, status) => guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body)))
 }
 
 /**

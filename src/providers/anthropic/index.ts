@@ -1,8 +1,8 @@
 import type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelResponse, RequestedToolCall } from '../types.js'
 import { contentText, isRecord, num, parseToolArgs, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
-import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { errorFromPayload, failedResponse, sseOrJson } from '../response.js'
 import { jsonRewrite, setBodyModel } from '../rewrite.js'
-import { looksLikeSse, parseSse, ssePayloads } from '../sse.js'
+import { parseSse, ssePayloads } from '../sse.js'
 import { decodedPath } from '../url.js'
 import { anthropicErrorBody, anthropicErrorType } from './errors.js'
 import { anthropicJudge } from './judge.js'
@@ -25,8 +25,7 @@ export const anthropicCodec: ModelCallCodec = {
   hosts: ['api.anthropic.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && (PATH.test(url.pathname) || VERTEX.test(decodedPath(url))),
   parseRequest,
-  parseResponse: (body, contentType, status) =>
-    guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body))),
+  parseResponse: sseOrJson(parseStream, parseJson),
   // @note the instructions replace `system` whole (a string, even where it was a list of blocks).
   rewriteRequest: jsonRewrite((body, rw) => {
     setBodyModel(body, rw)

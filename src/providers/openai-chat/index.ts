@@ -1,9 +1,9 @@
 import type { ModelCallCodec, ParsedModelRequest, ParsedModelResponse, RequestedToolCall } from '../types.js'
 import { emptyUsage } from '../types.js'
 import { contentText, isRecord, num, parseToolArgs, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
-import { errorFromPayload, failedResponse, guardParse, httpErrorResponse, stableCallId } from '../response.js'
+import { errorFromPayload, failedResponse, sseOrJson, stableCallId } from '../response.js'
 import { jsonRewrite, setBodyModel } from '../rewrite.js'
-import { looksLikeSse, parseSse, ssePayloads } from '../sse.js'
+import { parseSse, ssePayloads } from '../sse.js'
 import { openaiErrorBody, openaiErrorType } from './errors.js'
 import { openaiChatJudge } from './judge.js'
 import { openaiUsage } from './usage.js'
@@ -27,8 +27,7 @@ export const openaiChatCodec: ModelCallCodec = {
   hosts: ['api.openai.com', 'api.groq.com', 'openrouter.ai', 'api.mistral.ai', 'api.deepseek.com', 'api.together.xyz', 'api.fireworks.ai', 'api.x.ai'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),
   parseRequest,
-  parseResponse: (body, contentType, status) =>
-    guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body))),
+  parseResponse: sseOrJson(parseStream, parseJson),
   rewriteRequest: jsonRewrite((body, rw) => {
     setBodyModel(body, rw)
     if (rw.instructions !== undefined) setInstructions(body, rw.instructions)

@@ -2,9 +2,9 @@ import type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelRe
 import { emptyUsage } from '../types.js'
 import { contentText, isRecord, num, parseToolArgs, rec, records, safeJsonParse, str, type JsonRecord } from '../json.js'
 import { openaiErrorBody, openaiErrorType } from '../openai-chat/errors.js'
-import { errorFromPayload, failedResponse, guardParse, httpErrorResponse } from '../response.js'
+import { errorFromPayload, failedResponse, sseOrJson } from '../response.js'
 import { jsonRewrite, setBodyModel } from '../rewrite.js'
-import { looksLikeSse, parseSse, ssePayloads } from '../sse.js'
+import { parseSse, ssePayloads } from '../sse.js'
 
 /** `…/responses` (`/v1/responses`, Azure `/openai/v1/responses`, proxies). */
 const PATH = /\/responses\/?$/
@@ -22,8 +22,7 @@ export const openaiResponsesCodec: ModelCallCodec = {
   hosts: ['api.openai.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),
   parseRequest,
-  parseResponse: (body, contentType, status) =>
-    guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body))),
+  parseResponse: sseOrJson(parseStream, parseJson),
   // @note the instructions are the `instructions` field; `system`/`developer` input items are left as sent.
   rewriteRequest: jsonRewrite((body, rw) => {
     setBodyModel(body, rw)

@@ -71,18 +71,19 @@ async function captureLive(
   return { response: new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
 }
 
-function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
+/** What every model cell of `call` says about the request. */
+function modelCellBase(log: RunLog, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
   const { codec, url, canonical } = call
-  const parsed = codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, url)
+  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: log.config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model }
+}
+
+function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
+  const base = modelCellBase(log, call)
+  const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url)
   return {
-    seq: call.seq,
-    step: call.step,
-    key: call.key,
-    family: codec.family,
-    url: log.config.redactor.url(url.href),
-    request: canonical,
+    ...base,
     response: stored.rec,
-    model: parsed.model ?? codec.parseRequest(canonical.body, url).model,
+    model: parsed.model ?? base.model,
     usage: parsed.usage,
     finishReason: parsed.finishReason,
     text: parsed.text,
@@ -97,23 +98,7 @@ function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Store
 
 /** A model call that never got a response. */
 function failedModelCell(log: RunLog, call: ModelRequest, stored: Stored, transportError: TransportError, durationMs: number): ModelCell {
-  const { codec, url, canonical } = call
-  return {
-    seq: call.seq,
-    step: call.step,
-    key: call.key,
-    family: codec.family,
-    url: log.config.redactor.url(url.href),
-    request: canonical,
-    response: stored.rec,
-    model: codec.parseRequest(canonical.body, url).model,
-    usage: emptyUsage(),
-    text: '',
-    toolCalls: [],
-    transportError,
-    durationMs,
-    truncated: false,
-  }
+  return { ...modelCellBase(log, call), response: stored.rec, usage: emptyUsage(), text: '', toolCalls: [], transportError, durationMs, truncated: false }
 }
 
 /** What a failed fetch says: its class, message and system error code (`ENOTFOUND`, `ECONNREFUSED`), redacted. */
