@@ -104,7 +104,7 @@ describe.concurrent('fluxlab diff', () => {
     retrace(other)
     const r = await fluxlab(['diff', 'capital-agent', other], { cwd })
     expect(r.code).toBe(1)
-    expect(r.stdout).toContain('first divergence at step 1:\n  • request messages[0].content differs: "What is the capital of the UK? Use the tool, then answer." → "What is the capital of France?"')
+    expect(r.stdout).toContain('first divergence at step 1:\n  • request messages[0].content differs at character 24: "What is the capital of the UK? Use the tool, then answer." → "What is the capital of France?"')
   })
 
   test('needs two scenarios (64) that exist (3)', async () => {
