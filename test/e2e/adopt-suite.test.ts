@@ -29,7 +29,21 @@ interface Kit {
   file: string
   run(p: Project, json: string | undefined, env: Record<string, string>): Promise<RunResult>
   summary: RegExp
+  /** Turn the template into this variant (another config file). */
+  prepare?: (p: Project) => void
 }
+
+/** A jest config with its own reporters and setup file, adopted with `withFluxlab` instead of the preset. */
+const WITH_FLUXLAB = `// The suite's own jest config, wrapped by the lines marked fluxlab.
+const { withFluxlab } = require('fluxlab/jest-config') // fluxlab
+module.exports = withFluxlab({ // fluxlab
+  rootDir: __dirname,
+  testMatch: ['**/test/**/*.test.cjs'],
+  testTimeout: 20000,
+  reporters: ['default'],
+  setupFilesAfterEnv: ['<rootDir>/own-setup.cjs'],
+}, { scenarios: 'per-test' }) // fluxlab
+`
 
 const KITS: Kit[] = [
   {
@@ -46,9 +60,21 @@ const KITS: Kit[] = [
     run: (p, json, env) => runJest(p, json ? ['--json', `--outputFile=${json}`] : [], env),
     summary: /Tests:\s+1 failed, 3 passed/,
   },
+  {
+    name: 'jest',
+    template: 'jest-suite',
+    file: 'test/agent.test.cjs',
+    run: (p, json, env) => runJest(p, json ? ['--json', `--outputFile=${json}`] : [], env),
+    summary: /Tests:\s+1 failed, 3 passed/,
+    prepare: (p) => {
+      p.write('jest.config.cjs', WITH_FLUXLAB)
+      p.write('own-setup.cjs', "globalThis.ownSetupRan = true\n")
+      p.edit('test/agent.test.cjs', "test('adds numbers without any model call', () => {\n", "test('adds numbers without any model call', () => {\n  expect(globalThis.ownSetupRan).toBe(true)\n")
+    },
+  },
 ]
 
-describe.each(KITS)('adopting fluxlab on an existing $name suite by config alone', (kit) => {
+describe.each(KITS.map((k) => ({ ...k, label: k.prepare ? `${k.name} (withFluxlab over its own config)` : k.name })))('adopting fluxlab on an existing $label suite by config alone', (kit) => {
   let server: CapitalServer
   let project: Project
   let recorded: Record<string, string>
@@ -58,6 +84,7 @@ describe.each(KITS)('adopting fluxlab on an existing $name suite by config alone
     linkSelf()
     server = await startCapitalServer()
     project = createProject(kit.template)
+    kit.prepare?.(project)
     const r = await kit.run(project, 'record.json', { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY })
     expect(r.code, r.output).toBe(0)
     recorded = results(project, 'record.json')
@@ -81,11 +108,14 @@ describe.each(KITS)('adopting fluxlab on an existing $name suite by config alone
     expect(r.code, r.output).toBe(0)
     expect(results(project, 'replay.json')).toEqual(recorded)
     expect((JSON.parse(project.read('replay.json')) as JsonReport).numPendingTests).toBe(0)
+    // The run summary reporter is kept next to the project's own reporters.
+    expect(r.output).toMatch(/ fluxlab {2}2 scenarios: 2 replayed, 0 recorded, 0 failed · hermetic 2\/2/)
     expect(server.hits).toBe(server.requests.length)
   }, TIMEOUT)
 
   test('under CI a new key-gated test with no fixture fails naming the command that records it, instead of passing on nothing', async () => {
     const p = createProject(kit.template)
+    kit.prepare?.(p)
     try {
       p.copyScenariosFrom(project)
       p.edit(kit.file, "it('answers France", "it('answers Japan first', async () => {\n    expect(await ask('What is the capital of Japan? Use the tool, then answer.')).toContain('Tokyo')\n  })\n\n  it('answers France")
