@@ -63,6 +63,24 @@ describe('summarize', () => {
     expect(summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: false }).obsolete).toEqual([])
   })
 
+  it('counts skipped tests and warns about a skipped test that has a fixture (its recording ran it)', () => {
+    const root = project({ gated: 'needs a key' })
+    const file = join(root, 'a.test.ts')
+    const tests: RanTest[] = [
+      { file, name: 'needs a key', state: 'skipped' },
+      { file, name: 'todo', state: 'pending' },
+      { file, name: 'kept', state: 'passed', facts: facts(root, [], [run()]) },
+    ]
+    const s = summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true })
+    expect(s.skipped).toBe(2)
+    expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1)])).toEqual([['a.test.ts > needs a key', 'tests/scenarios/gated']])
+    expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(
+      ' fluxlab  1 scenario: 1 replayed, 0 recorded, 0 failed · hermetic 1/1 · live model calls 0 · recorded cost $0.00100 · drift warnings 0 · tests skipped 2\n' +
+        "          ⚠ 1 skipped test has a fixture: it ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay:\n" +
+        '            a.test.ts > needs a key',
+    )
+  })
+
   it('says so in one line when no scenario ran', () => {
     const root = project({})
     expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(' fluxlab  no scenarios ran')

@@ -33,6 +33,10 @@ export interface SuiteSummary {
   drift: Array<{ scenario: string; step: string; code: string; message: string }>
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
   obsolete: string[]
+  /** Tests the runner skipped. */
+  skipped: number
+  /** Skipped tests that have a fixture (their recording ran them): a skip-gate that behaves differently on replay. */
+  skippedWithFixture: Array<{ test: string; dir: string }>
 }
 
 export interface SummaryInput {
@@ -53,11 +57,12 @@ export interface SummaryInput {
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, failed: 0, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, failed: 0, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skipped: 0, skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set(input.bases.map((b) => resolve(input.rootDir, b)))
   for (const t of input.tests) {
+    if (notRun(t)) s.skipped++
     if (!t.facts) continue
     bases.add(t.facts.base)
     for (const d of t.facts.opened) opened.add(resolve(d))
@@ -75,15 +80,19 @@ export function summarize(input: SummaryInput): SuiteSummary {
     }
   }
   s.unpriced = [...unpriced].sort()
-  if (input.checkObsolete) s.obsolete = obsoleteFixtures([...bases], opened, input)
+  const unopened = unopenedFixtures([...bases], opened, input)
+  if (input.checkObsolete) s.obsolete = unopened.obsolete
+  s.skippedWithFixture = unopened.skipped
   return s
 }
 
-function obsoleteFixtures(bases: string[], opened: Set<string>, input: SummaryInput): string[] {
+/** Fixtures no test opened: obsolete ones (their test passed without them), and those of tests that were skipped. */
+function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryInput): { obsolete: string[]; skipped: Array<{ test: string; dir: string }> } {
   const files = new Set(input.files.map((f) => resolve(f)))
   const byTest = new Map<string, RanTest>()
   for (const t of input.tests) byTest.set(testKey(resolve(t.file), t.name, t.project), t)
   const out = new Set<string>()
+  const skipped: Array<{ test: string; dir: string }> = []
   for (const base of bases)
     for (const dir of findFixtures(base)) {
       // @note forks belong to their parent: they go (or stay) with it.
@@ -93,12 +102,16 @@ function obsoleteFixtures(bases: string[], opened: Set<string>, input: SummaryIn
       const file = resolve(input.rootDir, source.file)
       if (!files.has(file)) continue
       const test = byTest.get(testKey(file, source.name, source.project))
+      if (test && notRun(test)) skipped.push({ test: `${source.file} > ${source.name}`, dir })
       // A test that was skipped, or failed before opening its scenario, says nothing about the fixture.
       if (test && test.state !== 'passed') continue
       out.add(dir)
     }
-  return [...out].sort()
+  return { obsolete: [...out].sort(), skipped: skipped.sort((a, b) => (a.dir < b.dir ? -1 : 1)) }
 }
+
+/** Skipped (vitest `skip`, jest's `pending`), or never run (`todo`). */
+const notRun = (t: RanTest) => t.state === 'skipped' || t.state === 'pending'
 
 const testKey = (file: string, name: string, project?: string) => `${file}\0${name}\0${project ?? ''}`
 
@@ -115,17 +128,24 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   }
   const tag = c.inverse(c.bold(' fluxlab '))
   const pad = '          '
-  if (s.scenarios === 0 && s.obsolete.length === 0) return `${tag} no scenarios ran`
+  if (s.scenarios === 0 && s.obsolete.length === 0 && s.skippedWithFixture.length === 0) return `${tag} no scenarios ran`
   const head = [
     `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded, ${s.failed ? c.red(`${s.failed} failed`) : '0 failed'}`,
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + no price for ${s.unpriced.join(', ')}`) : ''}`,
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
+    ...(s.skipped ? [`tests skipped ${s.skippedWithFixture.length ? c.yellow(String(s.skipped)) : s.skipped}`] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   for (const d of s.drift.slice(0, 5)) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, 110)}`)
   if (s.drift.length > 5) lines.push(`${pad}  … ${s.drift.length - 5} more`)
+  if (s.skippedWithFixture.length) {
+    const n = s.skippedWithFixture.length
+    lines.push(`${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay:`)
+    for (const t of s.skippedWithFixture.slice(0, 10)) lines.push(`${pad}  ${t.test}`)
+    if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
+  }
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
     for (const d of s.obsolete.slice(0, 10)) lines.push(`${pad}  ${rel(d)}`)
