@@ -19,6 +19,8 @@ export interface RecordedResponse {
   /** Kept headers only: lowercased, volatile ones dropped, content-encoding/length never kept (bodies are stored decoded). */
   headers: Record<string, string>
   chunks: Chunk[]
+  /** The stream was still open when the run ended (an SSE stream a client keeps, like MCP's GET): replay keeps it open after the chunks. */
+  open?: true
 }
 
 /** What a request is keyed by: method, path with query (secret params removed), canonical body. Host is not part (see docs/decisions/0002-key-without-host.md). */

@@ -258,7 +258,7 @@ export class Run implements TrackedRun, RequestRoute {
 
   /** The run is over: wait for recordings, then (replay) report recorded calls never made. */
   async close(): Promise<void> {
-    await this.log.settled()
+    await this.log.closeStreams()
     if (this.closed) return
     this.closed = true
     if (this.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.init.intervention)

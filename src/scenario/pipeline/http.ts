@@ -41,20 +41,35 @@ export function decodedHeaders(headers: Headers): Headers {
  * Read a body branch to the end, timestamping each chunk (ms since `start`).
  * A failure mid-stream is kept as the transport error, with the chunks before it.
  */
-export async function captureChunks(body: ReadableStream<Uint8Array> | null, start: number): Promise<{ chunks: Chunk[]; transportError?: TransportError }> {
+export async function captureChunks(
+  body: ReadableStream<Uint8Array> | null,
+  start: number,
+  stop?: AbortSignal,
+): Promise<{ chunks: Chunk[]; transportError?: TransportError; open?: true }> {
   const chunks: Chunk[] = []
   if (!body) return { chunks }
   const reader = body.getReader()
+  // @note SPEC §3: the run ended with this stream still open: stop reading our branch (the client keeps its own).
+  let stopped = false
+  const onStop = () => {
+    stopped = true
+    void reader.cancel().catch(() => {})
+  }
+  if (stop?.aborted) onStop()
+  else stop?.addEventListener('abort', onStop, { once: true })
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       if (value && value.byteLength) chunks.push(encodeChunk(value, Math.round(performance.now() - start)))
     }
-    return { chunks }
+    return stopped ? { chunks, open: true } : { chunks }
   } catch (e) {
+    if (stopped) return { chunks, open: true }
     const err = e as Error & { code?: string; cause?: { code?: string } }
     return { chunks, transportError: { name: err.name, message: err.message, code: err.code ?? err.cause?.code } }
+  } finally {
+    stop?.removeEventListener('abort', onStop)
   }
 }
 
@@ -77,6 +92,8 @@ export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (i >= rec.chunks.length) {
+        // @note a stream open at the end of the recording stays open until the client closes it.
+        if (rec.open) return new Promise<void>(() => {})
         if (opts.transportError) controller.error(Object.assign(new TypeError('terminated'), { cause: opts.transportError }))
         else controller.close()
         return

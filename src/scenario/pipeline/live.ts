@@ -60,12 +60,15 @@ async function captureLive(
   }
   if (call.channel === 'model') log.modelLive++
   const [mine, theirs] = res.body ? res.body.tee() : [null, null]
-  const done = captureChunks(mine, start).then(({ chunks, transportError }) => {
-    const cell = stripUndefined(toCell(res, store(log, res, chunks), transportError, Date.now() - t0))
+  const stop = new AbortController()
+  const done = captureChunks(mine, start, stop.signal).then(({ chunks, transportError, open }) => {
+    const stored = store(log, res, chunks)
+    if (open) stored.rec.open = true
+    const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
     log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
     journalCell(log, call.channel, cell)
   })
-  log.track(done)
+  log.track(done, () => stop.abort())
   // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in the tee meanwhile).
   if (journal) await done
   return { response: new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }

@@ -71,6 +71,7 @@ export class RunLog {
   /** The first fluxlab error raised while serving a request (`FLUX_OFFLINE`, a bug of ours); the run throws it. */
   fatal?: Error
   private readonly pending = new Set<Promise<void>>()
+  private readonly stops = new Map<Promise<void>, () => void>()
 
   constructor(readonly config: RunConfig) {}
 
@@ -87,10 +88,27 @@ export class RunLog {
     this.divergences.push({ code, severity: severityOf(code), step, message, ...extra })
   }
 
-  /** Keep a recording that is still reading its body, so the run can wait for it. */
-  track(p: Promise<void>): void {
-    const q = p.finally(() => this.pending.delete(q))
+  /** Keep a recording that is still reading its body, so the run can wait for it (or, with `stop`, stop it). */
+  track(p: Promise<void>, stop?: () => void): void {
+    const q = p.finally(() => {
+      this.pending.delete(q)
+      this.stops.delete(q)
+    })
     this.pending.add(q)
+    if (stop) this.stops.set(q, stop)
+  }
+
+  /**
+   * The run ended: wait a moment for recordings to finish, then store the streams still open as
+   * open (SPEC §3: an SSE stream a client keeps between calls never ends by itself).
+   */
+  async closeStreams(graceMs = 250): Promise<void> {
+    if (this.pending.size === 0) return
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.settled(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))])
+    clearTimeout(timer)
+    for (const stop of this.stops.values()) stop()
+    await this.settled()
   }
 
   /** Wait for recordings still reading their bodies. */
