@@ -21,6 +21,11 @@ export interface RecordedResponse {
   chunks: Chunk[]
   /** The stream was still open when the run ended (an SSE stream a client keeps, like MCP's GET): replay keeps it open after the chunks. */
   open?: true
+  /**
+   * The client aborted the request after receiving `afterChunks` chunks (0: before the response).
+   * Replay serves those chunks, then waits for the client's own abort; it is not a transport error.
+   */
+  clientAbort?: { afterChunks: number; t: number }
 }
 
 /** What a request is keyed by: method, path with query (secret params removed), canonical body. Host is not part (see docs/decisions/0002-key-without-host.md). */

@@ -81,7 +81,7 @@ const NULL_BODY = new Set([101, 204, 205, 304])
  * @example
  * replayResponse(cell.response, { timing: 'recorded' })
  */
-export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded' | number; transportError?: TransportError } = {}): Response {
+export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded' | number; transportError?: TransportError; signal?: AbortSignal } = {}): Response {
   // @note status 0 is a call that never got a response (a fault a what-if injected: reset, timeout).
   if (rec.status === 0) return Response.error()
   const headers = new Headers(rec.headers)
@@ -92,8 +92,18 @@ export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (i >= rec.chunks.length) {
-        // @note a stream open at the end of the recording stays open until the client closes it.
-        if (rec.open) return new Promise<void>(() => {})
+        // @note a stream open at the end of the recording, or one the client aborted, stays open until the client
+        // closes (or aborts) it: the client sees its own abort, never a network error it did not get.
+        // (the abort is wired here: a mocked body does not see the request's signal by itself)
+        if (rec.open || rec.clientAbort)
+          return new Promise<void>((resolve) => {
+            const abort = () => {
+              controller.error(new DOMException('This operation was aborted', 'AbortError'))
+              resolve()
+            }
+            if (opts.signal?.aborted) abort()
+            else opts.signal?.addEventListener('abort', abort, { once: true })
+          })
         if (opts.transportError) controller.error(Object.assign(new TypeError('terminated'), { cause: opts.transportError }))
         else controller.close()
         return

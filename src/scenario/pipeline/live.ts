@@ -50,10 +50,11 @@ async function captureLive(
     if (isFluxError(e)) throw e
     // @note SPEC §3: the real request failed before a response (DNS, refused, reset, TLS): a cell, replayed as the same
     // network error the client sees now.
-    const transportError = transportErrorOf(e, log)
-    const none: Stored = { rec: { status: 0, headers: {}, chunks: [] }, truncated: false, originalBytes: 0 }
+    const aborted = call.request.signal.aborted
+    const transportError = aborted ? undefined : transportErrorOf(e, log)
+    const none: Stored = { rec: { status: 0, headers: {}, chunks: [], ...(aborted ? { clientAbort: { afterChunks: 0, t: Math.round(performance.now() - start) } } : {}) }, truncated: false, originalBytes: 0 }
     const cell = stripUndefined(call.channel === 'model' ? failedModelCell(log, call, none, transportError, Date.now() - t0) : httpCell(log, call, none, transportError, Date.now() - t0))
-    if (call.channel === 'tool') delete (cell as ToolCell).response
+    if (call.channel === 'tool' && !aborted) delete (cell as ToolCell).response
     log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
     journalCell(log, call.channel, cell)
     return { response: Response.error() }
@@ -61,9 +62,13 @@ async function captureLive(
   if (call.channel === 'model') log.modelLive++
   const [mine, theirs] = res.body ? res.body.tee() : [null, null]
   const stop = new AbortController()
-  const done = captureChunks(mine, start, stop.signal).then(({ chunks, transportError, open }) => {
+  const done = captureChunks(mine, start, stop.signal).then(({ chunks, transportError: failed, open }) => {
     const stored = store(log, res, chunks)
     if (open) stored.rec.open = true
+    // @note SPEC §3: the client's own abort is an event on the tape, not a transport error.
+    const aborted = failed !== undefined && call.request.signal.aborted
+    if (aborted) stored.rec.clientAbort = { afterChunks: chunks.length, t: Math.round(performance.now() - start) }
+    const transportError = aborted ? undefined : failed
     const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
     log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
     journalCell(log, call.channel, cell)
@@ -100,7 +105,7 @@ function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Store
 }
 
 /** A model call that never got a response. */
-function failedModelCell(log: RunLog, call: ModelRequest, stored: Stored, transportError: TransportError, durationMs: number): ModelCell {
+function failedModelCell(log: RunLog, call: ModelRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
   return { ...modelCellBase(log, call), response: stored.rec, usage: emptyUsage(), text: '', toolCalls: [], transportError, durationMs, truncated: false }
 }
 

@@ -20,6 +20,14 @@ export interface TapeStage extends Stage {
  * @example
  * const tape = tapeStage(log, fixture, iv)
  */
+/** A request the client aborted before any response: the replay answers nothing until the client aborts again. */
+function untilAbort(signal: AbortSignal): Promise<Response> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(Response.error())
+    signal.addEventListener('abort', () => resolve(Response.error()), { once: true })
+  })
+}
+
 export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | undefined): TapeStage {
   // @note a fork stores the faults it injected as cells (so its trace shows them); they are the change, not the
   // world, so a counterfactual never serves them from the tape (it injects them again).
@@ -42,7 +50,8 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
         log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}`, { diff: take.diff, closest: cell.step })
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.push({ seq: call.seq, channel: 'model', cell })
-      return { response: replayResponse(cell.response, { timing, transportError: cell.transportError }) }
+      if (cell.response.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
+      return { response: replayResponse(cell.response, { timing, transportError: cell.transportError, signal: call.request.signal }) }
     }
     const take = tools.take(call)
     if (take.kind === 'miss') {
@@ -61,7 +70,8 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
     log.push({ seq: call.seq, channel: 'tool', cell })
     // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
     if (!cell.response && cell.transportError) return { response: Response.error() }
-    return { response: replayResponse(cell.response ?? { status: 200, headers: {}, chunks: [] }, { timing, transportError: cell.transportError }) }
+    if (cell.response?.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
+    return { response: replayResponse(cell.response ?? { status: 200, headers: {}, chunks: [] }, { timing, transportError: cell.transportError, signal: call.request.signal }) }
   }
   return Object.assign(stage, { unused: () => ({ model: model.unused(), tools: tools.unused() }) })
 }
