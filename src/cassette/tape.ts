@@ -4,7 +4,7 @@ import { diffJson, type JsonDiffRow } from './json-diff.js'
 export type ModelTake =
   | { kind: 'hit'; cell: ModelCell }
   | { kind: 'drift'; cell: ModelCell; diff: JsonDiffRow[] }
-  | { kind: 'miss'; closest?: ModelCell; diff?: JsonDiffRow[]; reason: 'overflow' | 'exact-only' }
+  | { kind: 'miss'; closest?: ModelCell; diff?: JsonDiffRow[]; reason: 'overflow' | 'exact-only' | 'endpoint' }
 
 /**
  * The model channel of a fixture during replay: each recorded cell is served at most once.
@@ -29,6 +29,9 @@ export class ModelTape {
       this.used.add(next.seq)
       return { kind: 'drift', cell: next, diff: diffJson(next.request.body, req.body) }
     }
+    // @note calls remain, at other endpoints (an embeddings request where a chat call was recorded): say that.
+    const other = next ? undefined : this.unused()[0]
+    if (other) return { kind: 'miss', closest: other, reason: 'endpoint' }
     const closest = next ?? this.closest(req)
     return {
       kind: 'miss',
@@ -82,7 +85,12 @@ export class ToolTape {
     }
     const byKey = free.find((c) => c.name === call.name && c.key === call.key)
     if (byKey) return this.hit(byKey)
-    const sameName = free.find((c) => c.name === call.name) ?? this.cells.find((c) => c.name === call.name)
+    // @note the closest call for the message: the same tool, else (HTTP) the same method and path on another host:port.
+    const endpoint = (name: string) => name.replace(/^(\S+) [^/]*/, '$1 ')
+    const sameName =
+      free.find((c) => c.name === call.name) ??
+      this.cells.find((c) => c.name === call.name) ??
+      (call.kind === 'http' ? free.find((c) => c.kind === 'http' && endpoint(c.name) === endpoint(call.name)) : undefined)
     return { kind: 'miss', closest: sameName, diff: sameName ? diffJson(sameName.args, call.args) : undefined, idMismatch: false }
   }
 

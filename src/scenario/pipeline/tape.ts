@@ -41,7 +41,12 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
     if (call.channel === 'model') {
       const take = model.take(call.canonical, call.key, { exactOnly: iv?.exactOnly() })
       if (take.kind === 'miss') {
-        const why = take.reason === 'overflow' ? `the run made more model calls than the ${model.cells.length} recorded` : 'no recorded call matches this request exactly'
+        const why =
+          take.reason === 'overflow'
+            ? `the run made more model calls than the ${model.cells.length} recorded`
+            : take.reason === 'endpoint'
+              ? `no recorded call is left at ${call.canonical.method} ${call.canonical.path.split('?')[0]} (${call.codec.family}); the next unused recorded call is ${take.closest?.step} at ${take.closest?.request.method} ${take.closest?.request.path.split('?')[0]} (${take.closest?.family})`
+              : 'no recorded call matches this request exactly'
         call.miss = { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff }
         return next()
       }
