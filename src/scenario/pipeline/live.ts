@@ -182,20 +182,28 @@ async function send(log: RunLog, request: Request, step: string): Promise<Respon
       reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${new URL(request.url).host})`,
       fix: 'Unset FLUX_OFFLINE to record, or commit a recorded fixture for this scenario.',
     })
-  return log.config.live(await upstreamRequest(request, log.config.upstream))
+  return log.config.live(await liveRequest(request, log.config.upstream))
 }
 
-/** The request sent to its host's upstream instead (`upstream` / `FLUX_UPSTREAM`): the same method, headers and body. */
-async function upstreamRequest(request: Request, upstream: Record<string, URL>): Promise<Request> {
+/**
+ * The request as it goes out: its body buffered (a `node:http` request written in chunks has no
+ * length, and a streamed body cannot be sent again through fetch), to its host's upstream when one
+ * is set (`upstream` / `FLUX_UPSTREAM`): the same method, headers and body.
+ */
+async function liveRequest(request: Request, upstream: Record<string, URL>): Promise<Request> {
   const url = new URL(request.url)
   const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
-  if (!base) return request
-  const target = new URL(base.href)
-  target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
-  target.search = url.search
-  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+  const bodyless = request.method === 'GET' || request.method === 'HEAD' || request.body === null
+  if (!base && bodyless) return request
+  const target = new URL(url.href)
+  if (base) {
+    target.protocol = base.protocol
+    target.host = base.host
+    target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
+  }
   const headers = new Headers(request.headers)
-  headers.delete('host')
+  for (const h of ['host', 'content-length', 'transfer-encoding']) headers.delete(h)
+  const body = bodyless ? undefined : await request.arrayBuffer()
   return new Request(target, { method: request.method, headers, body, signal: request.signal })
 }
 
