@@ -11,6 +11,7 @@ import type { Fixture } from '../cassette/cell.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { maxBytesFromEnv, type FluxOptions } from '../context/options.js'
 import { renderTrace, type TraceStep } from '../golden/trace.js'
+import { refuseProviderWithoutModelCall } from '../scenario/core.js'
 import { manifestFor, saveRecording, settleTrace } from '../scenario/persist.js'
 import { Run, runSettings } from '../scenario/run.js'
 
@@ -104,6 +105,12 @@ export function attachScenario(o: AttachOptions): Attached {
       if (o.mode === 'record') {
         if (programFailed || steps.length === 0) return result
         const { model, tools } = run.recordedCells()
+        try {
+          refuseProviderWithoutModelCall(o.name, { model, tools }, o.options.hosts)
+        } catch (e) {
+          result.fatal = e as Error
+          return result
+        }
         const { redactor, maxBytes } = settings
         const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, maxBytes, redaction: redactor.marker })
         saveRecording({ dir: o.dir, manifest, model, tools, trace, disable: o.options.redact?.disable })

@@ -41,6 +41,17 @@ export function codecFor(family: ProviderFamily): ModelCallCodec {
  * detectModelCall('GET', new URL('https://api.openai.com/v1/models')) // undefined
  * detectModelCall('POST', new URL('http://llm.internal:8080/v1/messages'), { 'llm.internal:8080': 'anthropic' })?.family // 'anthropic'
  */
+/**
+ * The family whose provider serves `host` (the codecs' `hosts`), for a request that was not
+ * recognised as a model call there.
+ * @example
+ * providerOfHost('api.anthropic.com') // 'anthropic'
+ */
+export function providerOfHost(host: string, hosts: Record<string, ProviderFamily> = {}): ProviderFamily | undefined {
+  const h = host.toLowerCase().replace(/:443$/, '')
+  return hosts[h] ?? hosts[h.split(':')[0]] ?? codecs.find((c) => c.hosts.includes(h))?.family
+}
+
 export function detectModelCall(method: string, url: URL, hosts?: Record<string, ProviderFamily>): ModelCallCodec | undefined {
   if (method.toUpperCase() !== 'POST') return undefined
   const family = hosts?.[url.host] ?? hosts?.[url.hostname]

@@ -6,6 +6,8 @@ import { DEFAULT_DIR } from '../context/options.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
+import { providerOfHost } from '../providers/registry.js'
+import type { ProviderFamily } from '../providers/types.js'
 import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision, type UpdateState } from '../golden/update-mode.js'
 import type { Intervention } from './intervention.js'
 import type { ScenarioOptions } from './options.js'
@@ -67,6 +69,7 @@ export function openCore(name: string, options: ScenarioOptions, test: TestConte
  * const traceSnapshot = saveCore(core, run.recordedCells(), trace)
  */
 export function saveCore(core: ScenarioCore, cells: { model: ModelCell[]; tools: ToolCell[] }, trace: string): TraceSnapshot {
+  refuseProviderWithoutModelCall(core.name, cells, core.options.hosts)
   if (fixtureExists(core.dir) && readGolden() !== 'update')
     throw new FluxError('FLUX_FIXTURE_EXISTS', {
       failed: `record scenario "${core.name}"`,
@@ -119,6 +122,24 @@ export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fix
     test: core.test,
     input: o.input ?? core.fixture?.manifest.input ?? core.options.input,
     command: (env) => scenarioCommand(core, env),
+  })
+}
+
+/**
+ * SPEC §2: a recording that reached a provider's host but saw no model call recorded the wrong
+ * thing (an endpoint fluxlab does not know as a model call): an error, not an empty fixture.
+ * @example
+ * refuseProviderWithoutModelCall('weather', run.recordedCells())
+ */
+export function refuseProviderWithoutModelCall(name: string, cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] }, hosts: Record<string, ProviderFamily> = {}): void {
+  if (cells.model.length > 0) return
+  const hit = cells.tools.find((c) => c.kind === 'http' && c.url && providerOfHost(new URL(c.url).host, hosts))
+  if (!hit?.url) return
+  const url = new URL(hit.url)
+  throw new FluxError('FLUX_RECORD_FAILED', {
+    failed: `record scenario "${name}"`,
+    reason: `the run reached ${url.host} (${providerOfHost(url.host, hosts)}) at ${hit.name.split(' ')[0]} ${url.pathname}, which fluxlab does not know as a model call, and made no model call it knows: the fixture would replay that provider as a plain tool`,
+    fix: 'If it is a model endpoint fluxlab should know, report it; until then map its host to the family with the `hosts` option when its path is one the family serves. Nothing was written.',
   })
 }
 

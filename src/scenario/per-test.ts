@@ -15,7 +15,7 @@ import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
 import { detectModelCall } from '../providers/registry.js'
-import { openCore, saveCore, startRun } from './core.js'
+import { openCore, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { defaultName } from './names.js'
 import { settleTrace, traceRule } from './persist.js'
 import { offTapeResponse } from './pipeline/http.js'
@@ -121,7 +121,9 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       const failures = run.divergences.filter((d) => d.severity === 'failure')
       if (core.decision.mode === 'record') {
         // @note SPEC §2: a test that failed while recording writes nothing; one that made no model call has no scenario.
-        if (!passed || !run.steps.some((s) => s.channel === 'model')) return
+        if (!passed) return
+        refuseProviderWithoutModelCall(name, run.recordedCells(), options.hosts)
+        if (!run.steps.some((s) => s.channel === 'model')) return
         const steps = asStored(run.orderedSteps())
         saveCore(core, run.recordedCells(), renderTrace(name, steps))
         return

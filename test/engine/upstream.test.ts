@@ -4,7 +4,7 @@
  * @note the vendor host here is under `.invalid` (RFC 2606), so even a broken upstream map
  * could never reach a public address.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { scenario } from 'fluxlab'
@@ -47,4 +47,16 @@ test.each([
 test('a malformed FLUX_UPSTREAM is FLUX_BAD_CONFIG naming the pair', async () => {
   process.env.FLUX_UPSTREAM = 'api.vendor.invalid'
   await expect(scenario('x', { dir: tempDir() })).rejects.toThrow('FLUX_BAD_CONFIG: Failed to read FLUX_UPSTREAM: "api.vendor.invalid" is not host=url')
+})
+
+test('a recording that reached a provider host but made no model call it knows is FLUX_RECORD_FAILED, and writes nothing', async () => {
+  const dir = tempDir()
+  const server = await serve(['openai-chat/openai-text.json'])
+  // A path the openai-chat family does not serve (text-to-speech), on a host mapped to it.
+  const options = { upstream: { 'api.vendor.invalid': server.url }, hosts: { 'api.vendor.invalid': 'openai-chat' as const } }
+  const s = await scenario('speech', { dir, ...options })
+  await expect(s.run(() => fetch('https://api.vendor.invalid/v1/audio/speech', { method: 'POST', body: '{"input":"hi"}' }))).rejects.toThrow(
+    'FLUX_RECORD_FAILED: Failed to record scenario "speech": the run reached api.vendor.invalid (openai-chat) at POST /v1/audio/speech, which fluxlab does not know as a model call',
+  )
+  expect(existsSync(join(dir, 'speech'))).toBe(false)
 })
