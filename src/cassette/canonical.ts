@@ -79,14 +79,56 @@ export function toolKey(name: string, args: unknown): string {
  * httpToolCall('GET', new URL('http://127.0.0.1:9/weather?city=Paris'), '', { redactor })
  * // { name: 'GET 127.0.0.1:9/weather', args: { query: { city: 'Paris' } }, key: 'sha256:…' }
  */
-export function httpToolCall(method: string, url: URL, bodyText: string, opts: CanonicalOptions): { name: string; args: Record<string, unknown>; key: string } {
-  const name = `${method} ${url.host}${url.pathname}`
+export function httpToolCall(
+  method: string,
+  url: URL,
+  bodyText: string,
+  opts: CanonicalOptions & { mcp?: boolean },
+): { name: string; args: Record<string, unknown>; key: string; rpcId?: string | number } {
   const query = [...new URL(opts.redactor.url(url.href)).searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
   const args: Record<string, unknown> = {}
   if (query.length) args.query = Object.fromEntries(query)
   const body = canonicalBody(bodyText, opts)
+  // @note SPEC §3: a JSON-RPC message's id is positional, like a provider-minted id: a client shared
+  // across tests carries its ids from test to test. The id the recording answered is kept apart (`rpcId`).
+  const rpc = jsonRpc(body)
+  if (rpc && 'id' in rpc) rpc.id = '<jsonrpc-id>'
   if (body !== null) args.body = body
-  return { name, args, key: toolKey(name, args) }
+  const name = mcpName(method, rpc, opts.mcp) ?? `${method} ${url.host}${url.pathname}`
+  return { name, args, key: toolKey(name, args), ...(rpcIdOf(bodyText) !== undefined ? { rpcId: rpcIdOf(bodyText) } : {}) }
+}
+
+/** The JSON-RPC 2.0 request in a canonical body, if it is one. */
+function jsonRpc(body: unknown): Record<string, unknown> | undefined {
+  return body && typeof body === 'object' && !Array.isArray(body) && (body as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (body as Record<string, unknown>) : undefined
+}
+
+/** The id the client sent (for answering with it on replay). */
+function rpcIdOf(bodyText: string): string | number | undefined {
+  if (!bodyText.includes('"jsonrpc"')) return undefined
+  try {
+    const id = (JSON.parse(bodyText) as { id?: unknown }).id
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * MCP over streamable HTTP (a JSON-RPC body with an MCP method, or the MCP session headers): named by
+ * what it does, not by host and port: `mcp get_weather` (a tools/call), `mcp initialize`, `mcp stream` (the GET
+ * SSE stream), `mcp close` (DELETE). A server on another port replays the same.
+ */
+function mcpName(method: string, rpc: Record<string, unknown> | undefined, mcpHeaders = false): string | undefined {
+  const m = typeof rpc?.method === 'string' ? rpc.method : undefined
+  const isMcp = mcpHeaders || (m !== undefined && /^(initialize|ping|tools\/|resources\/|prompts\/|notifications\/|completion\/|logging\/|sampling\/|roots\/)/.test(m))
+  if (!isMcp) return undefined
+  if (m === 'tools/call') {
+    const tool = (rpc?.params as { name?: unknown } | undefined)?.name
+    return typeof tool === 'string' ? `mcp ${tool}` : 'mcp tools/call'
+  }
+  if (m) return `mcp ${m}`
+  return method === 'GET' ? 'mcp stream' : method === 'DELETE' ? 'mcp close' : undefined
 }
 
 function sortedQuery(url: URL): string {

@@ -80,6 +80,8 @@ export interface ToolCell {
   error?: { name: string; message: string; data?: unknown }
   /** http tools: the recorded response. */
   response?: RecordedResponse
+  /** http tools: the JSON-RPC id the recorded request carried (its answer is re-addressed to today's id on replay). */
+  rpcId?: string | number
   url?: string
   transportError?: TransportError
   durationMs: number

@@ -207,6 +207,14 @@ function summarize(calls: ModelCall[]): UsageSummary {
  * else by name and canonical arguments, the first such request not yet executed (a wrapped tool
  * that the SDK's tool loop calls without the id).
  */
+/** An MCP tool-channel cell: the tool call it is (`tools/call`), `null` for protocol traffic, `undefined` when not MCP. */
+function mcpCall(cell: Extract<TraceStep, { channel: 'tool' }>['cell']): { name: string; args: unknown } | null | undefined {
+  if (cell.kind !== 'http' || !cell.name.startsWith('mcp ')) return undefined
+  const body = (cell.args as { body?: { method?: unknown; params?: { name?: unknown; arguments?: unknown } } } | undefined)?.body
+  if (body?.method !== 'tools/call' || typeof body.params?.name !== 'string') return null
+  return { name: body.params.name, args: body.params.arguments ?? {} }
+}
+
 function trajectory(steps: TraceStep[]): TrajectoryCall[] {
   const out: TrajectoryCall[] = []
   const byId = new Map<string, TrajectoryCall>()
@@ -224,6 +232,15 @@ function trajectory(steps: TraceStep[]): TrajectoryCall[] {
     } else {
       tool++
       const at = `tool#${tool} ${s.cell.name}`
+      // @note MCP: a tools/call is a call of its tool, with its arguments; the protocol around it (initialize, lists, the stream) is not a call.
+      const mcp = mcpCall(s.cell)
+      if (mcp === null) continue
+      if (mcp) {
+        const requested = out.find((c) => sameCall(c, mcp.name, mcp.args))
+        if (requested) requested.executedAt = at
+        else out.push({ name: mcp.name, args: mcp.args, executedAt: at })
+        continue
+      }
       const byCallId = s.cell.callId ? byId.get(s.cell.callId) : undefined
       const requested = byCallId ?? out.find((c) => sameCall(c, s.cell.name, s.cell.args))
       if (requested) requested.executedAt = at

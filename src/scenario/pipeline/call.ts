@@ -48,6 +48,8 @@ export interface HttpToolRequest extends CallBase {
   name: string
   args: Record<string, unknown>
   callId?: undefined
+  /** The JSON-RPC id the client sent (the key holds a placeholder instead). */
+  rpcId?: string | number
 }
 
 /** A call of an in-process tool wrapped with `lab.tools` / `lab.tool`. */
@@ -99,9 +101,10 @@ export async function classifyRequest(request: Request, counters: Counters, conf
     const canonical = canonicalRequest(request.method, url, text, config)
     return { channel: 'model', seq, n, step: `model#${n}`, key: requestKey(canonical), request, url, text, codec, canonical }
   }
-  const { name, args, key } = httpToolCall(request.method, url, text, config)
+  const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
+  const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
   const n = ++counters.tool
-  return { channel: 'tool', kind: 'http', seq, n, id: `tool#${n}`, step: `tool#${n} ${name}`, key, request, url, name, args }
+  return { channel: 'tool', kind: 'http', seq, n, id: `tool#${n}`, step: `tool#${n} ${name}`, key, request, url, name, args, ...(rpcId !== undefined ? { rpcId } : {}) }
 }
 
 /**

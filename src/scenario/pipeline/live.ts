@@ -128,6 +128,7 @@ function httpCell(log: RunLog, call: HttpToolRequest, stored: Stored, transportE
     name: call.name,
     key: call.key,
     args: call.args,
+    ...(call.rpcId !== undefined ? { rpcId: call.rpcId } : {}),
     response: stored.rec,
     url: log.config.redactor.url(call.url.href),
     transportError,

@@ -1,4 +1,4 @@
-import type { Fixture } from '../../cassette/cell.js'
+import type { Fixture, RecordedResponse } from '../../cassette/cell.js'
 import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
 import { ModelTape, ToolTape } from '../../cassette/tape.js'
 import type { Intervention } from '../intervention.js'
@@ -20,6 +20,17 @@ export interface TapeStage extends Stage {
  * @example
  * const tape = tapeStage(log, fixture, iv)
  */
+/**
+ * A JSON-RPC answer re-addressed to the id the client sent today (a client shared across tests
+ * numbers its requests on from the last test's).
+ */
+function readdressed(rec: RecordedResponse, recorded: string | number | undefined, now: string | number | undefined): RecordedResponse {
+  if (recorded === undefined || now === undefined || recorded === now) return rec
+  const from = `"id":${JSON.stringify(recorded)}`
+  const to = `"id":${JSON.stringify(now)}`
+  return { ...rec, chunks: rec.chunks.map((c) => (c.text !== undefined && c.text.includes(from) ? { ...c, text: c.text.split(from).join(to) } : c)) }
+}
+
 /** A request the client aborted before any response: the replay answers nothing until the client aborts again. */
 function untilAbort(signal: AbortSignal): Promise<Response> {
   return new Promise((resolve) => {
@@ -76,7 +87,8 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
     // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
     if (!cell.response && cell.transportError) return { response: Response.error() }
     if (cell.response?.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
-    return { response: replayResponse(cell.response ?? { status: 200, headers: {}, chunks: [] }, { timing, transportError: cell.transportError, signal: call.request.signal }) }
+    const rec = cell.response ?? { status: 200, headers: {}, chunks: [] }
+    return { response: replayResponse(readdressed(rec, cell.rpcId, call.rpcId), { timing, transportError: cell.transportError, signal: call.request.signal }) }
   }
   return Object.assign(stage, { unused: () => ({ model: model.unused(), tools: tools.unused() }) })
 }
