@@ -25,6 +25,8 @@ export function closeReplay(log: RunLog, tape: TapeStage | undefined, iv: Interv
 function warnUnwrappedTools(log: RunLog): void {
   const steps = log.orderedSteps()
   const taped = new Set(steps.flatMap((s) => (s.channel === 'tool' && s.cell.callId ? [s.cell.callId] : [])))
+  // @note once per tool: a loop that asks for the same unwrapped tool every turn says one thing, not ten.
+  const warned = new Set<string>()
   steps.forEach((s, i) => {
     if (s.channel !== 'model' || s.cell.toolCalls.length === 0) return
     const next = steps.slice(i + 1)
@@ -32,7 +34,7 @@ function warnUnwrappedTools(log: RunLog): void {
     const between = nextModel < 0 ? next : next.slice(0, nextModel)
     if (between.some((x) => x.channel === 'tool')) return
     for (const call of s.cell.toolCalls)
-      if (!taped.has(call.id))
+      if (!taped.has(call.id) && !warned.has(call.name) && warned.add(call.name))
         log.diverge(
           'unwrapped_tool',
           s.cell.step,
