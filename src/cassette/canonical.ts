@@ -95,7 +95,8 @@ export function httpToolCall(
   if (rpc && 'id' in rpc) rpc.id = '<jsonrpc-id>'
   if (body !== null) args.body = body
   const name = mcpName(method, rpc, opts.mcp) ?? `${method} ${url.host}${url.pathname}`
-  return { name, args, key: toolKey(name, args), ...(rpcIdOf(bodyText) !== undefined ? { rpcId: rpcIdOf(bodyText) } : {}) }
+  const rpcId = rpc ? rpcIdOf(bodyText) : undefined
+  return { name, args, key: toolKey(name, args), ...(rpcId !== undefined ? { rpcId } : {}) }
 }
 
 /** The JSON-RPC 2.0 request in a canonical body, if it is one. */
