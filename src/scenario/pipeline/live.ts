@@ -62,11 +62,14 @@ async function captureLive(
   if (call.channel === 'model') log.modelLive++
   const [mine, theirs] = res.body ? res.body.tee() : [null, null]
   const stop = new AbortController()
+  // The client aborting stops our branch too: whether the live request sees the abort depends on the client.
+  call.request.signal.addEventListener('abort', () => stop.abort(), { once: true })
   const done = captureChunks(mine, start, stop.signal).then(({ chunks, transportError: failed, open }) => {
     const stored = store(log, res, chunks)
     if (open) stored.rec.open = true
-    // @note SPEC §3: the client's own abort is an event on the tape, not a transport error.
-    const aborted = failed !== undefined && call.request.signal.aborted
+    // @note SPEC §3: the client's own abort is an event on the tape, not a transport error (however our branch saw it end).
+    const aborted = (failed !== undefined || open === true) && call.request.signal.aborted
+    if (aborted) delete stored.rec.open
     if (aborted) stored.rec.clientAbort = { afterChunks: chunks.length, t: Math.round(performance.now() - start) }
     const transportError = aborted ? undefined : failed
     const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
