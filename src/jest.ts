@@ -61,6 +61,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
       opened: new Set(),
     }
     state.currentTest = ctx
+    state.lastTest = undefined
     // Whole-suite mode: jest has no per-test async context, so the test's scenario takes every request of the
     // worker until the test ends (jest runs one test at a time per worker; `test.concurrent` is refused).
     if (coversTest(ctx, state.options)) {
@@ -71,6 +72,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
   g.afterEach(async () => {
     const ctx = state.currentTest
     state.currentTest = undefined
+    state.lastTest = ctx
     const mine = perTest
     perTest = undefined
     if (mine) {

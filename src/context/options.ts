@@ -41,6 +41,33 @@ export interface FluxOptions {
    * fluxlab({ upstream: { 'api.openai.com': 'http://localhost:4000' } })
    */
   upstream?: Record<string, string>
+  /**
+   * What the end-of-test check does with divergences the test did not assert on (every run in the
+   * test, explicit or whole-suite): `'failures'` (default) fails the test on a failure-level
+   * divergence; `'strict'` fails on drift warnings too; `'off'` prints them as a warning and lets
+   * the test's own result stand. `FLUX_END_CHECK` sets it when the option does not.
+   * @example
+   * fluxlab({ scenarios: 'per-test', endCheck: 'strict' })
+   */
+  endCheck?: EndCheck
+}
+
+/** See `FluxOptions.endCheck`. */
+export type EndCheck = 'failures' | 'strict' | 'off'
+
+/**
+ * The end-of-test check in force: the `endCheck` option, else `FLUX_END_CHECK`, else `'failures'`.
+ * @example
+ * endCheckFrom({}, { FLUX_END_CHECK: 'strict' }) // 'strict'
+ */
+export function endCheckFrom(options: FluxOptions, env: NodeJS.ProcessEnv = process.env): EndCheck {
+  const v = options.endCheck ?? (env.FLUX_END_CHECK?.trim() || 'failures')
+  if (v === 'failures' || v === 'strict' || v === 'off') return v
+  throw new FluxError('FLUX_BAD_CONFIG', {
+    failed: `read ${options.endCheck !== undefined ? 'the fluxlab option `endCheck`' : 'FLUX_END_CHECK'}`,
+    reason: `${JSON.stringify(v)} is not a valid value`,
+    fix: "Use one of: 'failures' (the default: fail on a failure-level divergence), 'strict' (drift warnings fail too), 'off' (print, never fail).",
+  })
 }
 
 /**

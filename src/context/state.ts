@@ -15,6 +15,8 @@ interface GlobalState {
   tests: AsyncLocalStorage<TestContext>
   /** jest has no `aroundEach`: the current test is a module variable there. */
   currentTest?: TestContext
+  /** The test that ended last, until the next starts: `testOutcome()` in a jest `afterEach` that runs after fluxlab's. */
+  lastTest?: TestContext
   /**
    * jest: the name of the running test when it is a `test.concurrent` one (set by the jest setup).
    * @note jest-circus runs concurrent tests without beforeEach/afterEach, so they never get a `currentTest`.

@@ -2,6 +2,7 @@ import { relative } from 'node:path'
 import { testCommand, type TestRef } from '../commands.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
+import { endCheckFrom, type EndCheck } from './options.js'
 import { state } from './state.js'
 import type { TestContext, TrackedRun } from './types.js'
 
@@ -52,21 +53,28 @@ export function testRef(test: TestContext): TestRef {
  * @example
  * afterEach(() => finishTest(ctx))
  */
-export async function finishTest(ctx: TestContext): Promise<void> {
+export async function finishTest(ctx: TestContext, check: EndCheck = endCheckFrom(state.options)): Promise<void> {
   const failures: Array<{ run: TrackedRun; d: Divergence }> = []
   for (const run of ctx.runs) {
     await run.settled()
     if (run.acknowledged) continue
-    for (const d of run.divergences) if (d.severity === 'failure') failures.push({ run, d })
+    for (const d of run.divergences.slice(run.acknowledgedUpTo ?? 0))
+      if (d.severity === 'failure' || check === 'strict') failures.push({ run, d })
   }
   if (failures.length === 0) return
   const name = failures[0].run.name
-  throw new FluxError('FLUX_DIVERGED', {
+  const onlyWarnings = failures.every(({ d }) => d.severity !== 'failure')
+  const error = new FluxError('FLUX_DIVERGED', {
     failed: `replay scenario "${name}"`,
-    reason: `the run left the tape (${failures.length} failure${failures.length > 1 ? 's' : ''}) and the test did not assert on it`,
+    reason: onlyWarnings
+      ? `the run drifted from the tape (${failures.length} warning${failures.length > 1 ? 's' : ''}), the end check is 'strict', and the test did not assert on it`
+      : `the run left the tape (${failures.length} failure${failures.length > 1 ? 's' : ''}) and the test did not assert on it`,
     fix: `If the change is intended, re-record: ${testCommand(testRef(ctx), 'FLUX_GOLDEN=update')}; assert with \`expect(out).toReplayFaithfully()\` to see the full report.`,
     details: failures.map(({ d }) => `${d.step}: ${d.code}: ${d.message}`),
   })
+  // @note nothing is silent: with the check off, the report still reaches the test's output.
+  if (check === 'off') console.warn(`${error.message}\n(not failing the test: the fluxlab end check is 'off')`)
+  else throw error
 }
 
 /**

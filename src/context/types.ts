@@ -17,6 +17,8 @@ export interface TrackedRun {
   readonly fatal?: Error
   /** Set when a matcher or a thrown error has shown the divergences to the user. */
   acknowledged: boolean
+  /** How many of `divergences` a matcher has shown so far (a whole-suite run asserted on mid-test). */
+  acknowledgedUpTo?: number
   /** Wait for recordings still reading their bodies. */
   settled(): Promise<void>
 }
@@ -34,4 +36,6 @@ export interface TestContext {
   runs: TrackedRun[]
   /** Scenario directories opened in this test (for the reporter). */
   opened: Set<string>
+  /** Whole-suite mode: the test's own scenario, so `testOutcome()` can reach its run. */
+  perTest?: { outcome(): unknown }
 }

@@ -10,14 +10,16 @@ import { readGolden } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
 import { routeRequest, state, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
+import { currentTest } from '../context/test-context.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
 import { detectModelCall } from '../providers/registry.js'
-import { openCore, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
+import { openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { defaultName } from './names.js'
 import { settleTrace, traceRule } from './persist.js'
+import { Outcome } from './outcome.js'
 import { offTapeResponse } from './pipeline/http.js'
 import type { Run } from './run.js'
 import { asStored } from './stored.js'
@@ -102,10 +104,26 @@ export function coversTest(test: TestContext, options: FluxOptions): boolean {
 export function openTestScenario(test: TestContext, options: FluxOptions): TestScenario {
   const name = defaultName(test)
   const opened = openCore(name, options, test)
-  if ('refused' in opened) return refusingScenario(opened.refused, options)
+  if ('refused' in opened) return refusingScenario(opened.refused, options, test, name)
   const core = opened.core
   const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture })
   run.checkRedaction()
+  test.perTest = {
+    outcome: () =>
+      new Outcome({
+        scenario: name,
+        mode: core.decision.mode,
+        result: undefined,
+        steps: run.orderedSteps(),
+        divergences: [...run.divergences],
+        modelLive: run.modelLive,
+        acknowledge: ((seen) => () => {
+          run.acknowledgedUpTo = Math.max(run.acknowledgedUpTo ?? 0, seen)
+        })(run.divergences.length),
+        pricing: options.pricing,
+        commands: outcomeCommands(core),
+      }),
+  }
   return {
     drive: async (body) => {
       const { failure } = await run.drive(body)
@@ -141,6 +159,31 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
   }
 }
 
+/**
+ * Whole-suite mode: the running test's own run so far, as an `Outcome` for the usual matchers
+ * (in the test body, or in an `afterEach` of the same test). Its `result` is `undefined`: the
+ * test body, not an agent function, is the run. Asserting on it marks the divergences seen so
+ * far as shown, so the end-of-test check does not repeat them.
+ * @example
+ * expect(testOutcome()).toCall(['get_weather'])
+ */
+export function testOutcome(): Outcome<undefined> {
+  const test = currentTest() ?? state.lastTest
+  const perTest = test?.perTest as { outcome(): Outcome<undefined> } | undefined
+  if (perTest) return perTest.outcome()
+  throw new FluxError('FLUX_BAD_CONFIG', {
+    failed: 'read testOutcome()',
+    reason: !test
+      ? 'it was called outside every test'
+      : perTestMode(state.options)
+        ? `the test "${test.testName}" is not covered by whole-suite mode (the \`include\` globs leave its file out)`
+        : "whole-suite mode is off, so the test has no scenario of its own",
+    fix: !test
+      ? 'Call testOutcome() inside a test body or its afterEach.'
+      : "Turn whole-suite mode on (`fluxlab({ scenarios: 'per-test' })`, jest `globals: { fluxlab: { scenarios: 'per-test' } }` or FLUX_SCENARIOS=per-test), or use the Outcome that `await scenario(name).run(agent)` returns.",
+  })
+}
+
 /** Route a whole worker's traffic to `run` (jest, or a vitest without `aroundEach`). */
 function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'detach'> {
   let release: (() => void) | undefined
@@ -167,8 +210,9 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
  * The scenario of a test that can neither replay nor record here: model calls are refused with
  * `refused`; other HTTP passes through as it would without fluxlab.
  */
-function refusingScenario(refused: FluxError, options: FluxOptions): TestScenario {
+function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string): TestScenario {
   let fatal: FluxError | undefined
+  test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const route: RequestRoute = {
     async handle(request) {
       if (!detectModelCall(request.method, new URL(request.url), options.hosts ?? {})) return undefined

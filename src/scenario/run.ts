@@ -82,6 +82,7 @@ export interface RunInit {
 export class Run implements TrackedRun, RequestRoute {
   readonly log: RunLog
   acknowledged = false
+  acknowledgedUpTo?: number
   private readonly counters: Counters = { seq: 0, model: 0, tool: 0 }
   private readonly pipeline: Pipeline
   private closed = false
