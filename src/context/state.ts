@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { registerCopy, STATE_KEY } from './copies.js'
 import type { FluxOptions } from './options.js'
 import type { TestContext } from './types.js'
 
@@ -33,7 +34,7 @@ interface GlobalState {
   outside?: RequestRoute
 }
 
-const KEY = Symbol.for('fluxlab.state.v2')
+const KEY = Symbol.for(STATE_KEY)
 
 /**
  * Process-wide state, on `globalThis` so that two copies of the library (ESM
@@ -47,6 +48,7 @@ export const state: GlobalState = ((globalThis as Record<symbol, unknown>)[KEY] 
     tests: new AsyncLocalStorage<TestContext>(),
     options: {},
   } satisfies GlobalState) as GlobalState
+registerCopy(import.meta.url)
 
 /**
  * The run a request made now belongs to: the one whose agent made it. A request

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { relative } from 'node:path'
+import { copiesProblem } from '../context/copies.js'
 import { runningTestRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
@@ -21,9 +22,10 @@ export function defaultName(test: TestContext | undefined): string {
     if (running)
       throw new FluxError('FLUX_BAD_CONFIG', {
         failed: `open a scenario without a name in ${running.runner} test "${running.name ?? running.file}"`,
-        reason: "fluxlab's setup is not installed in this test run, so fluxlab cannot see which test is running",
-        fix:
-          running.runner === 'vitest'
+        reason: copiesProblem() ?? "fluxlab's setup is not installed in this test run, so fluxlab cannot see which test is running",
+        fix: copiesProblem()
+          ? 'Install one version of fluxlab (`npm ls fluxlab`, then `npm dedupe` or align the versions), or pass a name: `scenario("weather")`.'
+          : running.runner === 'vitest'
             ? "Add the plugin to vitest.config: `plugins: [fluxlab()]` (import { fluxlab } from 'fluxlab/vitest'), or pass a name: `scenario(\"weather\")`."
             : "Use the preset in jest.config (`preset: 'fluxlab'`) or add 'fluxlab/jest' to setupFilesAfterEnv, or pass a name: `scenario(\"weather\")`.",
       })
