@@ -7,7 +7,8 @@ const preset = require('./jest-preset.cjs')
 
 const REPORTER = preset.reporters[1]
 const SETUP = preset.setupFilesAfterEnv[0]
-const [ESM_KEY, ESM_TRANSFORM] = Object.entries(preset.transform)[0]
+// The transform that turns msw's ESM-only dependencies into CommonJS (absent under native ESM jest, see the preset).
+const esmOnly = Object.entries(preset.transform).find(([pattern]) => pattern.includes('node_modules'))
 const DEFAULT_IGNORE = new Set(['/node_modules/', '[/\\\\]node_modules[/\\\\]', '/node_modules/.+\\.(js|jsx)$'])
 
 /**
@@ -21,7 +22,7 @@ function withFluxlab(config = {}, options) {
   const reporters = config.reporters ?? ['default']
   out.reporters = reporters.some((r) => (Array.isArray(r) ? r[0] : r) === REPORTER) ? reporters : [...reporters, REPORTER]
   // jest applies its own babel-jest only while `transform` is unset: keep that default when adding ours.
-  out.transform = { [ESM_KEY]: ESM_TRANSFORM, ...(config.transform ?? { '\\.[cm]?[jt]sx?$': 'babel-jest' }) }
+  if (esmOnly) out.transform = { [esmOnly[0]]: esmOnly[1], ...(config.transform ?? { '\\.[cm]?[jt]sx?$': 'babel-jest' }) }
   // @note a file is left untransformed when ANY pattern matches it, so msw's ESM-only dependencies must be carved
   // out of the project's own node_modules patterns too; other patterns are kept as they are.
   const ignore = config.transformIgnorePatterns

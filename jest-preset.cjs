@@ -6,21 +6,28 @@ const path = require('node:path')
 // @note FACTS: msw 2.15 on Node 20 pulls these ESM-only packages (mind the nested msw/node_modules copy).
 const esmOnly = '(msw/node_modules/)?(rettime|until-async|@open-draft/deferred-promise)/'
 const sep = '[/\\\\]'
+// @note native ESM jest (`node --experimental-vm-modules`, usually through NODE_OPTIONS): jest links those packages
+// as the ES modules they are, and turning them into CommonJS would break the link ("does not provide an export
+// named 'DeferredPromise'"). The workers inherit the flag from this process, so it decides here.
+const nativeEsm = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--experimental-vm-modules')
 
 module.exports = {
   testEnvironment: 'node',
-  setupFilesAfterEnv: [path.join(__dirname, 'dist', 'jest.cjs')],
+  // Under native ESM the setup is the ESM build, which the tests' `import 'fluxlab'` shares its modules with.
+  setupFilesAfterEnv: [path.join(__dirname, 'dist', nativeEsm ? 'jest.js' : 'jest.cjs')],
   // The fluxlab run summary after jest's own. A config with its own `reporters` replaces this list:
   // add 'fluxlab/jest-reporter' to it to keep the summary.
   reporters: ['default', path.join(__dirname, 'dist', 'jest-reporter.cjs')],
-  transform: {
-    [`${sep}node_modules${sep}${esmOnly.replace(/\//g, sep)}.+\\.m?js$`]: [
-      'babel-jest',
-      { babelrc: false, configFile: false, plugins: [require.resolve('@babel/plugin-transform-modules-commonjs')] },
-    ],
-    '\\.[cm]?[jt]sx?$': 'babel-jest',
-  },
-  transformIgnorePatterns: [`/node_modules/(?!${esmOnly})`],
+  transform: nativeEsm
+    ? { '\\.[cm]?[jt]sx?$': 'babel-jest' }
+    : {
+        [`${sep}node_modules${sep}${esmOnly.replace(/\//g, sep)}.+\\.m?js$`]: [
+          'babel-jest',
+          { babelrc: false, configFile: false, plugins: [require.resolve('@babel/plugin-transform-modules-commonjs')] },
+        ],
+        '\\.[cm]?[jt]sx?$': 'babel-jest',
+      },
+  transformIgnorePatterns: nativeEsm ? ['/node_modules/'] : [`/node_modules/(?!${esmOnly})`],
   // @note jest takes every `*.snap` file for one of its snapshot files: a fixture's `trace.snap` has no test file
   // next to it, so jest reports it obsolete (failing the run) and `jest -u` deletes it. Hide them from jest's file map.
   modulePathIgnorePatterns: [`${sep}trace\\.snap$`],

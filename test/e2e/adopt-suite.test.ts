@@ -25,8 +25,9 @@ const results = (p: Project, file: string): Record<string, string> =>
 
 interface Kit {
   name: 'vitest' | 'jest'
-  template: 'vitest-suite' | 'jest-suite'
+  template: 'vitest-suite' | 'jest-suite' | 'jest-esm-suite'
   file: string
+  label?: string
   run(p: Project, json: string | undefined, env: Record<string, string>): Promise<RunResult>
   summary: RegExp
   /** Turn the template into this variant (another config file). */
@@ -72,9 +73,22 @@ const KITS: Kit[] = [
       p.edit('test/agent.test.cjs', "test('adds numbers without any model call', () => {\n", "test('adds numbers without any model call', () => {\n  expect(globalThis.ownSetupRan).toBe(true)\n")
     },
   },
+  {
+    name: 'jest',
+    label: 'native ESM jest',
+    template: 'jest-esm-suite',
+    file: 'test/agent.test.js',
+    run: (p, json, env) => runJest(p, json ? ['--json', `--outputFile=${json}`] : [], { NODE_OPTIONS: '--experimental-vm-modules --no-warnings', ...env }),
+    summary: /Tests:\s+1 failed, 3 passed/,
+    // A test that also imports fluxlab's API (ESM, next to the preset's setup).
+    prepare: (p) => {
+      p.edit('test/agent.test.js', "import OpenAI from 'openai'\n", "import OpenAI from 'openai'\nimport { testOutcome } from 'fluxlab'\n")
+      p.edit('test/agent.test.js', "toBe('The capital of the UK is London.')\n", "toBe('The capital of the UK is London.')\n    expect(testOutcome().modelCalls).toHaveLength(2)\n")
+    },
+  },
 ]
 
-describe.each(KITS.map((k) => ({ ...k, label: k.prepare ? `${k.name} (withFluxlab over its own config)` : k.name })))('adopting fluxlab on an existing $label suite by config alone', (kit) => {
+describe.each(KITS.map((k) => ({ ...k, label: k.label ?? (k.prepare ? `${k.name} (withFluxlab over its own config)` : k.name) })))('adopting fluxlab on an existing $label suite by config alone', (kit) => {
   let server: CapitalServer
   let project: Project
   let recorded: Record<string, string>
