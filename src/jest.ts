@@ -15,7 +15,7 @@ import { finishTest, type TestContext } from './context/test-context.js'
 import { appendFacts, collectFacts } from './reporter/facts.js'
 import { configure } from './context/configure.js'
 import type { FluxOptions } from './context/options.js'
-import { coversTest, interceptFromSetup, openTestScenario, perTestMode, type TestScenario } from './scenario/per-test.js'
+import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode, type TestScenario } from './scenario/per-test.js'
 
 interface JestExpect {
   extend(m: object): void
@@ -38,7 +38,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // jest config `globals: { fluxlab: { scenarios: 'per-test' } }` (or `withFluxlab`) reaches the worker as a global.
   const fromConfig = (globalThis as { fluxlab?: FluxOptions }).fluxlab
   if (fromConfig && typeof fromConfig === 'object') configure(fromConfig)
-  if (perTestMode(state.options)) interceptFromSetup(process.cwd())
+  if (perTestMode(state.options)) interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
   expect.extend(matchers)
   // @note jest-circus starts `test.concurrent` bodies outside beforeEach/afterEach (30: never runs them; 29:
   // runs them later), so such a test has no context of its own: scenario() asks this and refuses.
@@ -85,8 +85,11 @@ if (g.expect && g.beforeEach && g.afterEach) {
     await finishTest(ctx)
   })
   // Judge verdicts no test of this file used: listed, never pruned (a setup file cannot tell whether the file passed).
-  g.afterAll?.(() => {
+  g.afterAll?.(async () => {
     for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))
+    // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll; jest runs this
+    // afterAll before the file's own, so a model call in those is refused).
+    await finishFileScenario()
   })
 }
 

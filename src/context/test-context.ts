@@ -44,7 +44,7 @@ export function runningTestRef(): TestRef | undefined {
  * testCommand(testRef(ctx), 'FLUX_GOLDEN=update')
  */
 export function testRef(test: TestContext): TestRef {
-  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.testName }
+  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName }
 }
 
 /**

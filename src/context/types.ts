@@ -36,6 +36,8 @@ export interface TestContext {
   runs: TrackedRun[]
   /** Scenario directories opened in this test (for the reporter). */
   opened: Set<string>
+  /** Whole-suite mode: the calls a test file makes outside every test (module top level, `beforeAll`), not one test. */
+  fileLevel?: boolean
   /** Whole-suite mode: the test's own scenario, so `testOutcome()` can reach its run. */
   perTest?: { outcome(): unknown }
 }

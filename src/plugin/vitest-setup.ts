@@ -7,14 +7,18 @@ import { configure } from '../context/configure.js'
 import { state } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { collectFacts } from '../reporter/facts.js'
-import { coversTest, interceptFromSetup, openTestScenario, perTestMode } from '../scenario/per-test.js'
+import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
 
 expect.extend(matchers)
 
 const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
 if (provided?.options) configure(provided.options)
-if (perTestMode(state.options)) interceptFromSetup((globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd())
+if (perTestMode(state.options))
+  interceptFromSetup(
+    (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd(),
+    () => toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
+  )
 
 aroundEach(async (runTest, context) => {
   const task = context.task as typeof context.task & { fullTestName?: string; file: { filepath: string; projectName?: string }; result?: { state?: string } }
@@ -49,6 +53,8 @@ aroundEach(async (runTest, context) => {
 type SuiteLike = { result?: { state?: string }; tasks?: SuiteLike[] }
 const failed = (t: SuiteLike): boolean => t.result?.state === 'fail' || (t.tasks ?? []).some(failed)
 // @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use.
-afterAll(({}, suite?: SuiteLike) => {
+afterAll(async ({}, suite?: SuiteLike) => {
   for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
+  // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
+  await finishFileScenario()
 })

@@ -6,11 +6,11 @@
 import { relative, resolve } from 'node:path'
 import { findFixtures } from '../cassette/find.js'
 import { DEFAULT_DIR } from '../context/options.js'
-import { readGolden } from '../golden/update-mode.js'
+import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
 import { routeRequest, state, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
-import { currentTest } from '../context/test-context.js'
+import { currentTest, finishTest, runningTestRef } from '../context/test-context.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
@@ -26,6 +26,8 @@ import { asStored } from './stored.js'
 
 /** One test as a scenario, from the moment its hooks start to the moment it ends. */
 export interface TestScenario {
+  /** Where a request of this scenario goes when it is routed here by hand (a file scenario). */
+  route: RequestRoute
   /** Route the test's traffic here while `body` runs (async context: vitest's `aroundEach`). */
   drive(body: () => Promise<unknown>): Promise<void>
   /** Route every request of this worker here until `detach` (runners without per-test async context). */
@@ -61,25 +63,65 @@ export function perTestMode(options: FluxOptions, env: NodeJS.ProcessEnv = proce
  * @example
  * if (perTestMode(state.options)) interceptFromSetup(rootDir)
  */
-export function interceptFromSetup(root: string): void {
+export function interceptFromSetup(root: string, updateState: () => UpdateState = updateStateFromEnv): void {
   if (state.outside) return
   // SPEC §2: placeholders for the provider keys before test files are collected, so key skip-gates
   // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
   if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys()
   state.outside = {
     async handle(request) {
+      // Like a test's, the file scenario takes every request (a tool's HTTP too); one that makes no model call writes nothing.
+      const file = fileScenario(root, updateState)
+      if (file) return file.route.handle(request)
       const url = new URL(request.url)
       if (!detectModelCall(request.method, url, state.options.hosts ?? {})) return undefined
       const error = new FluxError('FLUX_NOT_IN_TEST', {
         failed: `send ${request.method} ${url.host}${url.pathname}`,
-        reason: 'it is a model call made outside every test (module top level, beforeAll or afterAll), which whole-suite mode neither records nor sends live',
-        fix: 'Make the call inside a test (or inside `scenario(name).run(agent)` in a beforeAll).',
+        reason: 'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
+        fix: 'Make the call inside a test, or inside `scenario(name).run(agent)` in a beforeAll.',
       })
       console.warn(error.message)
       return offTapeResponse(error.message)
     },
   }
   acquireInterception(routeRequest)
+}
+
+/** The file scenarios of this worker by test file: open from the first call outside a test until the file ends. */
+const fileScenarios = new Map<string, { scenario: TestScenario; test: TestContext } | 'finished'>()
+
+/**
+ * The scenario of the running test file's calls made outside every test (module top level,
+ * `beforeAll`, `afterAll`): named from the file, opened at its first model call, recorded or
+ * replayed like a test's, refused where it can do neither. `undefined` outside every test file.
+ */
+function fileScenario(root: string, updateState: () => UpdateState): { route: RequestRoute } | undefined {
+  const running = runningTestRef()
+  if (!running?.file) return undefined
+  const testFile = resolve(root, running.file)
+  const open = fileScenarios.get(testFile)
+  if (open === 'finished') return undefined
+  if (open) return open.scenario
+  const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
+  const scenario = openTestScenario(test, state.options)
+  fileScenarios.set(testFile, { scenario, test })
+  return scenario
+}
+
+/**
+ * The test file ended (the setups' `afterAll`): write or check its file scenario, if it has one,
+ * and throw what the file must fail with (a recorded call never made, a refused call).
+ * @example
+ * afterAll(() => finishFileScenario())
+ */
+export async function finishFileScenario(): Promise<void> {
+  const running = runningTestRef()
+  for (const [file, open] of fileScenarios) {
+    if (open === 'finished' || (running?.file && !file.endsWith(running.file))) continue
+    fileScenarios.set(file, 'finished')
+    await open.scenario.finish(true)
+    await finishTest(open.test)
+  }
 }
 
 /**
@@ -125,6 +167,8 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       }),
   }
   return {
+    // A file scenario's requests are routed here by hand: the run belongs to its (file-level) test from the first.
+    route: { handle: (request) => (run.register(), run.handle(request)) },
     drive: async (body) => {
       const { failure } = await run.drive(body)
       if (failure) throw failure.error
@@ -222,6 +266,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
   }
   let release: (() => void) | undefined
   return {
+    route,
     async drive(body) {
       const stop = acquireInterception(routeRequest)
       try {
