@@ -80,3 +80,45 @@ test('MCP tool calls record and replay against another port, with a client share
   expect(out.second.calls.map((c) => c.name)).toEqual(['get_weather'])
   expect(out.first.trace()).toContain('mcp get_weather')
 }, 30_000)
+
+test('the MCP handshake need not repeat exactly: another client version, no tools/list, a second connect', async () => {
+  const dir = tempDir()
+  const server = await startWeatherMcp()
+  const rec = await (await scenario('mcp-handshake', { dir })).run(async () => {
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['get_weather'])
+    const answer = text(await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }))
+    await client.close()
+    return answer
+  })
+  expect(rec.result).toBe('Paris: 18°C')
+  const url = server.url
+  await server.close()
+
+  const out = await (await scenario('mcp-handshake', { dir })).run(async () => {
+    // A newer client that connects, drops the connection, connects again, and never lists the tools.
+    const first = new Client({ name: 'agent', version: '2.0.0' }, { capabilities: { roots: { listChanged: true } } })
+    await first.connect(new StreamableHTTPClientTransport(new URL(url)))
+    await first.close()
+    const client = new Client({ name: 'agent', version: '2.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+    const answer = text(await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }))
+    await client.close()
+    return answer
+  })
+  expect(out.result).toBe('Paris: 18°C')
+  expect(out).toReplayFaithfully()
+  expect(out.hermetic).toBe(true)
+  expect(out.calls.map((c) => c.name)).toEqual(['get_weather'])
+
+  // The agent's own calls are still strict: another city is a miss.
+  const other = await (await scenario('mcp-handshake', { dir })).run(async () => {
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+    const answer = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } }).then(text, (e: Error) => `error: ${e.message}`)
+    await client.close().catch(() => undefined)
+    return answer
+  })
+  expect(other).not.toReplayFaithfully()
+}, 30_000)
