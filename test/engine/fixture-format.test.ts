@@ -12,10 +12,12 @@ import { describe, expect, test } from 'vitest'
 import YAML from 'yaml'
 import { z } from 'zod'
 import { scenario, VERSION, type Lab } from 'fluxlab'
+import { matchers } from 'fluxlab/matchers'
 import { googleBaseURL, loadExchanges, openaiBaseURL, type ProviderServer } from '../support/index.js'
 import { listFiles, readJsonl, recordThenReplay, serve, startWeatherServer, tempDir, useEngineSandbox, type TinyServer } from './helpers.js'
 
 useEngineSandbox()
+expect.extend(matchers)
 
 /** A streaming OpenAI chat agent that calls a "weather API" (plain HTTP) between its two model calls. */
 const weatherAgent = (server: ProviderServer, weather: TinyServer) => async () => {
@@ -179,5 +181,35 @@ describe('the cassette size cap', () => {
     expect(d.message).toContain(`${Buffer.byteLength(ex.body)} bytes`)
     expect(d.message).toMatch(/re-record with a larger cap/i)
     expect(d.message).toContain('FLUX_CASSETTE_MAX_BYTES')
+  })
+  test('an in-process tool output over the cap is not stored, and its replay is refused with truncated_cell', async () => {
+    const dir = tempDir()
+    const big = 'x'.repeat(5_000)
+    let runs = 0
+    const agent = async (lab: Lab) => {
+      const [read] = lab.tools([async function readFile(_path: string) {
+        runs++
+        return big
+      }])
+      try {
+        return (await read('/tmp/big.txt')).length
+      } catch (e) {
+        return `error: ${(e as Error).message.split('\n')[0]}`
+      }
+    }
+    const rec = await (await scenario('big-tool', { dir, maxBytes: 1_000 })).run(agent)
+    expect(rec.result).toBe(5_000)
+    const [cell] = readJsonl(join(dir, 'big-tool/tools.jsonl'))
+    expect(cell).toMatchObject({ kind: 'fn', name: 'readFile', truncated: true, originalBytes: 5_002 })
+    expect(cell.output).toBeUndefined()
+    expect(readFileSync(join(dir, 'big-tool/tools.jsonl'), 'utf8')).not.toContain('xxxxxxxxxx')
+
+    const out = await (await scenario('big-tool', { dir, maxBytes: 1_000 })).run(agent)
+    expect(runs).toBe(1)
+    expect(out.result).toMatch(/^error: .*FLUX_DIVERGED/)
+    const [d] = out.divergences
+    expect(d).toMatchObject({ code: 'truncated_cell', severity: 'failure', step: 'tool#1' })
+    expect(d.message).toContain('FLUX_CASSETTE_MAX_BYTES=10004')
+    expect(out).not.toReplayFaithfully()
   })
 })

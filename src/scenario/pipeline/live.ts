@@ -153,7 +153,11 @@ async function runTool(log: RunLog, call: FnToolCall): Promise<Answer> {
     // @note SPEC §3: traffic made inside a wrapped tool belongs to that tool's cell: it goes out as it would
     // without fluxlab and is not recorded, since a replay never runs the body that made it.
     const output = await state.runs.run(INSIDE_TOOL, () => call.run())
-    cell.output = log.config.redactor.json(toJsonValue(output))
+    const stored = log.config.redactor.json(toJsonValue(output))
+    // SPEC §3: the cap applies to every cell. An output over it is not stored, and its replay is refused.
+    const bytes = Buffer.byteLength(JSON.stringify(stored) ?? '')
+    if (bytes > log.config.maxBytes) Object.assign(cell, { truncated: true, originalBytes: bytes })
+    else cell.output = stored
     return { output }
   } catch (e) {
     cell.error = serializeError(e, log.config.redactor)

@@ -1,3 +1,4 @@
+import { FluxError } from '../../errors.js'
 import type { Fixture, ModelCell, ToolCell } from '../../cassette/cell.js'
 import { severityOf, type Divergence, type DivergenceCode } from '../../cassette/divergence.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
@@ -142,8 +143,23 @@ export class RunLog {
 
   /** SPEC §3 `truncated_cell`: a cell stored cut over the cap is never served as whole. */
   refuseTruncated(cell: { step: string; originalBytes?: number }): Response {
-    const rerecord = this.config.command(`FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
+    const rerecord = this.truncatedCommand(cell)
     this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: ${rerecord}`)
     return this.offTape(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: ${rerecord}`)
+  }
+
+  /** `truncated_cell` for an in-process tool: its output was over the cap and not stored, so it cannot be served. */
+  truncatedError(cell: { step: string; name: string; originalBytes?: number }): FluxError {
+    const rerecord = this.truncatedCommand(cell)
+    this.diverge('truncated_cell', cell.step, `the recorded output of ${cell.name} was ${cell.originalBytes} bytes, over the cap, and was not stored; re-record with a larger cap: ${rerecord}`)
+    return new FluxError('FLUX_DIVERGED', {
+      failed: `replay ${cell.step} ${cell.name} of scenario "${this.name}"`,
+      reason: `its recorded output was ${cell.originalBytes} bytes, over the cap (truncated_cell), so it was not stored; the tool was not run`,
+      fix: `Re-record with a larger cap: ${rerecord}`,
+    })
+  }
+
+  private truncatedCommand(cell: { originalBytes?: number }): string {
+    return this.config.command(`FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
   }
 }

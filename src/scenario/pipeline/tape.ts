@@ -79,6 +79,7 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
     }
     const cell = take.cell
     if (call.kind === 'fn') {
+      if (cell.truncated) return { error: log.truncatedError(cell) }
       log.push({ seq: call.seq, channel: 'tool', cell })
       return cell.error ? { error: restoreError(cell.error) } : { output: cell.output }
     }
