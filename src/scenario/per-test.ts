@@ -65,6 +65,7 @@ export function interceptFromSetup(root: string): void {
   // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
   if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys()
   state.outside = {
+    claims: (method, url) => detectModelCall(method, url, state.options.hosts ?? {}) !== undefined,
     async handle(request) {
       const url = new URL(request.url)
       if (!detectModelCall(request.method, url, state.options.hosts ?? {})) return undefined
@@ -170,6 +171,7 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
 function refusingScenario(refused: FluxError, options: FluxOptions): TestScenario {
   let fatal: FluxError | undefined
   const route: RequestRoute = {
+    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined,
     async handle(request) {
       if (!detectModelCall(request.method, new URL(request.url), options.hosts ?? {})) return undefined
       fatal ??= refused
