@@ -6,6 +6,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { FluxError } from '../errors.js'
 import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
 
@@ -20,13 +22,22 @@ export interface UndiciRouter {
   report?(error: Error): void
 }
 
+type Dispatch = (opts: DispatchOptions, handler: UndiciHandler) => boolean
+
 interface Dispatcher {
-  dispatch(opts: DispatchOptions, handler: UndiciHandler): boolean
+  dispatch: Dispatch
 }
 
 interface Slot {
   original: Dispatcher
   wrapper: Dispatcher
+}
+
+/** A patched `DispatcherBase.prototype` of one loaded copy of the npm package. */
+interface Patch {
+  proto: { dispatch: Dispatch }
+  original: Dispatch
+  patched: Dispatch
 }
 
 interface UndiciState {
@@ -39,6 +50,7 @@ interface UndiciState {
   /** Handlers given to an original dispatcher untouched: their requests are not taken over. */
   delegated: WeakSet<object>
   slots: Map<symbol, Slot>
+  patches: Map<string, Patch>
   warned: Set<string>
   listener?: (message: unknown) => void
 }
@@ -50,7 +62,7 @@ const KEY = Symbol.for('fluxlab.undici.v1')
 const g = globalThis as Record<symbol, unknown>
 const u: UndiciState =
   (g[KEY] as UndiciState | undefined) ??
-  (g[KEY] = { unrouted: new AsyncLocalStorage<true>(), depth: 0, delegated: new WeakSet(), slots: new Map(), warned: new Set() } satisfies UndiciState) as UndiciState
+  (g[KEY] = { unrouted: new AsyncLocalStorage<true>(), depth: 0, delegated: new WeakSet(), slots: new Map(), patches: new Map(), warned: new Set() } satisfies UndiciState) as UndiciState
 
 /**
  * Start routing undici traffic to `router()` (the interception's current router); `live` performs a
@@ -63,6 +75,7 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
   u.router = router
   u.live = live
   wrapGlobalDispatchers()
+  patchLoadedDispatchers()
   if (!u.listener) {
     u.listener = (message) => onRequestCreated((message as { request: CoreRequest }).request)
     subscribe(CREATE, u.listener)
@@ -70,6 +83,8 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
   return () => {
     for (const [symbol, slot] of u.slots) if (g[symbol] === slot.wrapper) g[symbol] = slot.original
     u.slots.clear()
+    for (const patch of u.patches.values()) if (patch.proto.dispatch === patch.patched) patch.proto.dispatch = patch.original
+    u.patches.clear()
     if (u.listener) unsubscribe(CREATE, u.listener)
     u.listener = undefined
     u.router = undefined
@@ -91,7 +106,7 @@ function wrapGlobalDispatchers(): void {
     const current = g[symbol] as Dispatcher | undefined
     if (!current || typeof current.dispatch !== 'function' || u.slots.get(symbol)?.wrapper === current) continue
     const original = current
-    const dispatch = (opts: DispatchOptions, handler: UndiciHandler): boolean => dispatchRouted(original, opts, handler)
+    const dispatch = (opts: DispatchOptions, handler: UndiciHandler): boolean => dispatchRouted((o, h) => original.dispatch(o, h), opts, handler)
     const wrapper = new Proxy(original, {
       get(target, key) {
         if (key === 'dispatch') return dispatch
@@ -105,20 +120,43 @@ function wrapGlobalDispatchers(): void {
   }
 }
 
-function delegate(original: Dispatcher, opts: DispatchOptions, handler: UndiciHandler): boolean {
+/**
+ * Route every dispatcher of each copy of the npm package already loaded through Node's module
+ * cache (`new Agent()`, `Pool`, `Client`, and a `ProxyAgent`'s inner agent all inherit
+ * `DispatcherBase.prototype.dispatch`), so their requests are answered before any connection opens.
+ * @note A copy loaded outside Node's module cache (jest's module registry) is not found here; its
+ * requests are still taken over on `undici:request:create`.
+ */
+function patchLoadedDispatchers(): void {
+  const cache = createRequire(join(process.cwd(), 'noop.js')).cache
+  for (const file of Object.keys(cache)) {
+    if (u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
+    const base = cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined
+    const proto = base?.prototype
+    if (!proto || typeof proto.dispatch !== 'function') continue
+    const original = proto.dispatch as Dispatch
+    const patched: Dispatch = function (this: unknown, opts, handler) {
+      return dispatchRouted((o, h) => original.call(this, o, h), opts, handler)
+    }
+    proto.dispatch = patched
+    u.patches.set(file, { proto: proto as Patch['proto'], original, patched })
+  }
+}
+
+function delegate(send: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
   u.delegated.add(handler)
   u.depth++
   try {
-    return original.dispatch(opts, handler)
+    return send(opts, handler)
   } finally {
     u.depth--
   }
 }
 
 /** The global dispatcher's `dispatch`: route what the current route claims, hand the rest on untouched. */
-function dispatchRouted(original: Dispatcher, opts: DispatchOptions, handler: UndiciHandler): boolean {
+function dispatchRouted(original: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
   const router = u.router?.()
-  if (!router || u.depth > 0 || u.unrouted.getStore()) return delegate(original, opts, handler)
+  if (!router || u.depth > 0 || u.unrouted.getStore() || u.delegated.has(handler)) return delegate(original, opts, handler)
   const url = dispatchUrl(opts.origin, opts.path)
   const method = (opts.method ?? 'GET').toUpperCase()
   if (!url || !(router.claims?.(method, url) ?? true)) return delegate(original, opts, handler)
@@ -173,6 +211,7 @@ function onRequestCreated(request: CoreRequest): void {
   const method = (request.method ?? 'GET').toUpperCase()
   if (!url || !(router.claims?.(method, url) ?? true)) return
   wrapGlobalDispatchers()
+  patchLoadedDispatchers()
   if (!handler || request.upgrade || method === 'CONNECT') {
     const refused = refuseUnroutable(router, method, url, request.upgrade, !handler)
     if (refused) request.onError?.(refused)

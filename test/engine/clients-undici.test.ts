@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { connect, type AddressInfo } from 'node:net'
 import { Writable, type Duplex } from 'node:stream'
 import { scenario, type Lab, type Outcome, type ScenarioOptions } from 'fluxlab'
 import { matchers } from 'fluxlab/matchers'
-import { Agent, fetch as undiciFetch, request, stream, WebSocket } from 'undici'
+import { Agent, fetch as undiciFetch, ProxyAgent, request, stream, WebSocket } from 'undici'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { loadExchanges, type ProviderServer } from '../support/index.js'
 import { readJsonl, serve, tempDir, track, useEngineSandbox } from './helpers.js'
@@ -48,7 +48,7 @@ const got = (status: number, type: string | undefined, chunks: Buffer[]): Got =>
 const headers = () => ({ 'content-type': 'application/json', authorization: `Bearer ${process.env.OPENAI_API_KEY}` })
 const body = (stream: boolean) => JSON.stringify({ model: 'gpt-4.1-nano', stream, messages: [{ role: 'user', content: 'Invent a holiday' }] })
 
-async function viaRequest(url: string, streaming: boolean, dispatcher?: Agent): Promise<Got> {
+async function viaRequest(url: string, streaming: boolean, dispatcher?: Agent | ProxyAgent): Promise<Got> {
   const res = await request(url, { method: 'POST', headers: headers(), body: body(streaming), ...(dispatcher ? { dispatcher } : {}) })
   // @note 'data' events, not async iteration: a Readable's iterator joins whatever is buffered.
   const chunks: Buffer[] = []
@@ -60,7 +60,7 @@ async function viaRequest(url: string, streaming: boolean, dispatcher?: Agent): 
   return got(res.statusCode, res.headers['content-type'] as string | undefined, chunks)
 }
 
-async function viaFetch(fetchFn: typeof undiciFetch | typeof fetch, url: string, streaming: boolean, dispatcher?: Agent): Promise<Got> {
+async function viaFetch(fetchFn: typeof undiciFetch | typeof fetch, url: string, streaming: boolean, dispatcher?: Agent | ProxyAgent): Promise<Got> {
   const init = { method: 'POST', headers: headers(), body: body(streaming), ...(dispatcher ? { dispatcher } : {}) }
   const res = await (fetchFn as typeof undiciFetch)(url, init)
   const chunks: Buffer[] = []
@@ -165,6 +165,62 @@ describe('undici with a dispatcher of its own', () => {
     })
     expectRecordedAndReplayed(rr, [json.body, sse.body])
     expect(agents).toHaveLength(2)
+  })
+})
+
+/** An HTTP proxy on 127.0.0.1 that tunnels CONNECT requests and counts every connection made to it. */
+async function startProxy(): Promise<{ url: string; connections: number; tunnels: string[] }> {
+  const state = { url: '', connections: 0, tunnels: [] as string[] }
+  const sockets: Duplex[] = []
+  const server: Server = createServer((_req, res) => res.writeHead(405).end())
+  server.on('connection', (socket) => {
+    state.connections++
+    sockets.push(socket)
+  })
+  server.on('connect', (req, client: Duplex) => {
+    state.tunnels.push(req.url ?? '')
+    const [host, port] = (req.url ?? '').split(':')
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      upstream.pipe(client).pipe(upstream)
+    })
+    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'))
+    sockets.push(upstream)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  track({
+    close: () =>
+      new Promise<void>((r) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => r())
+      }),
+  })
+  return state
+}
+
+describe('undici through a ProxyAgent', () => {
+  test('a call through a ProxyAgent is recorded and replayed, and neither run opens the proxy', async () => {
+    const server = await serve([sse])
+    const proxy = await startProxy()
+    const url = `${server.url}${sse.path}`
+    // the proxy works: without fluxlab the call goes through it
+    const direct = new ProxyAgent(proxy.url)
+    await viaFetch(undiciFetch, url, true, direct).catch(() => undefined)
+    await direct.close()
+    expect(proxy.tunnels).toEqual([server.url.replace('http://', '')])
+    server.queue(sse)
+    const before = proxy.connections
+    const rr = await recordThenReplay('undici-proxy-agent', server, async () => {
+      const dispatcher = new ProxyAgent(proxy.url)
+      try {
+        return [await viaRequest(url, true, dispatcher)]
+      } finally {
+        await dispatcher.close()
+      }
+    })
+    expectRecordedAndReplayed({ ...rr, recordHits: rr.recordHits - 1 }, [sse.body])
+    expect(proxy.connections).toBe(before)
   })
 })
 
