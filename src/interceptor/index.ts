@@ -1,7 +1,7 @@
 import { syncBuiltinESMExports } from 'node:module'
 import { bypass, http, passthrough } from 'msw'
 import { setupServer } from 'msw/node'
-import { attachUndici, unrouted, type UndiciRouter } from './undici.js'
+import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
 
 /**
  * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
@@ -52,7 +52,7 @@ export function acquireInterception(router: Router): () => void {
     syncBuiltinESMExports()
     st.server = server
     st.detachUndici = attachUndici(() => st.router, liveFetch)
-  }
+  } else refreshUndici()
   let released = false
   return () => {
     if (released) return

@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { getGlobalDispatcher, request } from 'undici'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { Client, getGlobalDispatcher, request } from 'undici'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { acquireInterception, liveFetch, type Router } from './index.js'
 
@@ -17,9 +19,11 @@ interface Seen {
 let server: Server
 let base: string
 let seen: Seen[]
+let connections: number
 
 beforeEach(async () => {
   seen = []
+  connections = 0
   server = createServer((req, res) => {
     const parts: Buffer[] = []
     req.on('data', (c: Buffer) => parts.push(c))
@@ -28,6 +32,7 @@ beforeEach(async () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'x-from': 'server' }).end('from the server')
     })
   })
+  server.on('connection', () => connections++)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
@@ -119,6 +124,35 @@ describe('the undici global dispatcher under interception', () => {
       )
     })
     expect(events).toEqual(['start', '200 text/event-stream', 'data: 1\n\n', 'resume', 'data: 2\n\n', 'data: 3\n\n', 'end'])
+  })
+
+  test('routes the dispatchers of an undici copy loaded after interception started, before they connect, once interception is acquired again', async () => {
+    const router: Router = async () => new Response('from the router')
+    intercept(router)
+    // a second copy of the package (undici 6, as Node 20 bundles), loaded after interception started
+    const late = createRequire(import.meta.url)(join(process.cwd(), 'node_modules/@ai-sdk/provider-utils/node_modules/undici/index.js')) as typeof import('undici')
+    intercept(router)
+    const agent = new late.Agent()
+    try {
+      expect(await (await late.request(`${base}/late`, { dispatcher: agent })).body.text()).toBe('from the router')
+      expect(await (await late.request(`${base}/late`)).body.text()).toBe('from the router')
+      expect([connections, seen]).toEqual([0, []])
+    } finally {
+      await agent.close()
+    }
+  })
+
+  test('answers a Client composed before interception started when undici creates its request (its connection still opens)', async () => {
+    const client = new Client(base)
+    const composed = client.compose((dispatch) => (opts, handler) => dispatch(opts, handler))
+    intercept(async () => new Response('from the router'))
+    try {
+      expect(await (await request(`${base}/composed`, { dispatcher: composed })).body.text()).toBe('from the router')
+      expect(seen).toEqual([])
+      expect(connections).toBe(1)
+    } finally {
+      await client.close()
+    }
   })
 
   test('puts the original global dispatcher back when interception ends', () => {

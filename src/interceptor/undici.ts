@@ -92,6 +92,18 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
 }
 
 /**
+ * Pick up what changed since `attachUndici` (a copy of undici imported since, a global dispatcher
+ * set since): called each time interception is acquired again, e.g. at every run or test.
+ * @example
+ * refreshUndici()
+ */
+export function refreshUndici(): void {
+  if (!u.router) return
+  wrapGlobalDispatchers()
+  patchLoadedDispatchers()
+}
+
+/**
  * Run `fn` with the requests it makes hidden from the undici routing (fluxlab's own live calls).
  * @example
  * unrouted(() => fetch(bypass(request)))
