@@ -22,6 +22,7 @@ export type FluxErrorCode =
   | 'FLUX_INTERNAL'
   | 'FLUX_NOT_IN_TEST'
   | 'FLUX_NO_KEY'
+  | 'FLUX_UNROUTABLE'
 
 export interface MessageParts {
   /** What failed, as "<verb> <thing>": `record scenario "weather"`. */

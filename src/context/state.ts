@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { detectModelCall, providerOfHost } from '../providers/registry.js'
+import type { ProviderFamily } from '../providers/types.js'
 import { registerCopy, STATE_KEY } from './copies.js'
 import type { FluxOptions } from './options.js'
 import type { TestContext } from './types.js'
@@ -7,6 +9,15 @@ import type { TestContext } from './types.js'
 export interface RequestRoute {
   /** Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws. */
   handle(request: Request): Promise<Response | undefined>
+  /**
+   * Whether `handle` takes a request to `url` (`undefined`: every request). Asked synchronously by
+   * the undici routing, which leaves a request no route claims untouched on its dispatcher.
+   */
+  claims?(method: string, url: URL): boolean
+  /** Whether a request is a model call: a model path, or a provider's host (the route's `hosts` option counted). */
+  isModelCall?(method: string, url: URL): boolean
+  /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
+  report?(error: Error): void
 }
 
 interface GlobalState {
@@ -68,4 +79,23 @@ function currentRoute(): RequestRoute | undefined {
  * @example
  * acquireInterception(routeRequest)
  */
-export const routeRequest = async (request: Request): Promise<Response | undefined> => currentRoute()?.handle(request)
+export const routeRequest = Object.assign(async (request: Request): Promise<Response | undefined> => currentRoute()?.handle(request), {
+  claims(method: string, url: URL): boolean {
+    const route = currentRoute()
+    return route !== undefined && (route.claims?.(method, url) ?? true)
+  },
+  isModelCall: (method: string, url: URL): boolean => currentRoute()?.isModelCall?.(method, url) ?? isModelCall(method, url, state.options.hosts),
+  report(error: Error): void {
+    currentRoute()?.report?.(error)
+  },
+})
+
+/**
+ * Whether a request is a model call, or at least goes to a provider's host (so one fluxlab cannot
+ * route, such as a WebSocket to `api.openai.com`, is refused rather than let through).
+ * @example
+ * isModelCall('GET', new URL('wss://api.openai.com/v1/realtime')) // true
+ */
+export function isModelCall(method: string, url: URL, hosts: Record<string, ProviderFamily> = {}): boolean {
+  return detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
+}

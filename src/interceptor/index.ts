@@ -1,14 +1,19 @@
 import { syncBuiltinESMExports } from 'node:module'
 import { bypass, http, passthrough } from 'msw'
 import { setupServer } from 'msw/node'
+import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
 
-/** Decides what to do with one request: a Response, or `undefined` to let it pass untouched. */
-export type Router = (request: Request) => Promise<Response | undefined>
+/**
+ * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
+ * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`).
+ */
+export type Router = UndiciRouter
 
 interface InterceptionState {
   server?: ReturnType<typeof setupServer>
   refs: number
   router?: Router
+  detachUndici?: () => void
 }
 
 const KEY = Symbol.for('fluxlab.interception.v1')
@@ -46,7 +51,8 @@ export function acquireInterception(router: Router): () => void {
     // (mswjs/interceptors#201, msw#2049). Without this such a request passes through, live, in replay.
     syncBuiltinESMExports()
     st.server = server
-  }
+    st.detachUndici = attachUndici(() => st.router, liveFetch)
+  } else refreshUndici()
   let released = false
   return () => {
     if (released) return
@@ -54,6 +60,8 @@ export function acquireInterception(router: Router): () => void {
     if (--st.refs === 0) {
       st.server?.close()
       st.server = undefined
+      st.detachUndici?.()
+      st.detachUndici = undefined
       syncBuiltinESMExports()
     }
   }
@@ -65,5 +73,5 @@ export function acquireInterception(router: Router): () => void {
  * const res = await liveFetch(request)
  */
 export function liveFetch(request: Request): Promise<Response> {
-  return fetch(bypass(request))
+  return unrouted(() => fetch(bypass(request)))
 }

@@ -69,6 +69,7 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
   // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
   if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys()
   state.outside = {
+    claims: (method, url) => detectModelCall(method, url, state.options.hosts ?? {}) !== undefined,
     async handle(request) {
       // Like a test's, the file scenario takes every request (a tool's HTTP too); one that makes no model call writes nothing.
       const file = fileScenario(root, updateState)
@@ -258,6 +259,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
   let fatal: FluxError | undefined
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const route: RequestRoute = {
+    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined,
     async handle(request) {
       if (!detectModelCall(request.method, new URL(request.url), options.hosts ?? {})) return undefined
       fatal ??= refused

@@ -4,7 +4,7 @@ import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
-import { routeRequest, state, type RequestRoute } from '../context/state.js'
+import { isModelCall, routeRequest, state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
 import { FluxError, isFluxError } from '../errors.js'
@@ -190,6 +190,15 @@ export class Run implements TrackedRun, RequestRoute {
       this.log.fatal ??= error
       return offTapeResponse(error.message)
     }
+  }
+
+  isModelCall(method: string, url: URL): boolean {
+    return isModelCall(method, url, this.init.settings.hosts)
+  }
+
+  /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
+  report(error: Error): void {
+    this.log.fatal ??= error
   }
 
   /**

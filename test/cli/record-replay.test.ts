@@ -11,6 +11,7 @@ import { AGENT, assertBuilt, cleanup, copyFixture, fluxlab, read, REPO, tempDir 
 const ANSWER = 'answer: The capital of the UK is London.'
 const KEY = { OPENAI_API_KEY: 'sk-cli-test' }
 const CHUNKS = join(REPO, 'test/cli/fixtures/chunks.mjs')
+const UNDICI = join(REPO, 'test/cli/fixtures/undici.mjs')
 
 let server: CapitalServer
 let cwd: string
@@ -165,6 +166,28 @@ describe.concurrent('fluxlab replay', () => {
     const seen = JSON.parse(rec.stdout)
     expect([seen.fetch, seen.http]).toEqual(recorded)
     const rep = await fluxlab(['replay', 'chunks', '--', process.execPath, CHUNKS], { cwd: here, env: { PROVIDER_URL: provider.url } })
+    expect(rep.code, rep.output).toBe(0)
+    expect(JSON.parse(rep.stdout)).toEqual(seen)
+  })
+
+  test('records and replays a program that calls the npm undici package directly, with the recorded chunk boundaries', async () => {
+    const streams = loadExchanges('openai-chat/test_run_stream_sync_streams_real_model.yaml')
+    const provider = await startProviderServer({ script: [...streams, streams[0]], delayMs: 15 })
+    const here = tempDir()
+    const rec = await fluxlab(['record', 'undici', '--', process.execPath, UNDICI], { cwd: here, env: { PROVIDER_URL: provider.url } })
+    const hits = provider.hits
+    await provider.close()
+    expect(rec.code, rec.output).toBe(0)
+    expect(hits).toBe(3)
+    const recorded = readFileSync(join(here, 'tests/scenarios/undici/model.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { response: { chunks: Array<{ text: string }> } }).response.chunks.map((c) => Buffer.byteLength(c.text)))
+    expect(recorded).toHaveLength(3)
+    const seen = JSON.parse(rec.stdout)
+    expect([seen.request, seen.agent, seen.fetch]).toEqual(recorded)
+    expect(recorded.map((c) => c.length > 3)).toEqual([true, true, true])
+    const rep = await fluxlab(['replay', 'undici', '--', process.execPath, UNDICI], { cwd: here, env: { PROVIDER_URL: provider.url } })
     expect(rep.code, rep.output).toBe(0)
     expect(JSON.parse(rep.stdout)).toEqual(seen)
   })

@@ -1,0 +1,274 @@
+/**
+ * Routing for undici clients msw does not see: the npm `undici` package's `request`, `fetch`,
+ * `stream` and `pipeline` (through the global dispatcher), and any client built on a dispatcher of
+ * its own (`new Agent()`, `ProxyAgent`, `Pool`, `Client`), taken off the wire when undici creates
+ * the request. Node's global `fetch` is msw's; what msw already saw is never routed twice.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { FluxError } from '../errors.js'
+import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
+
+/** What the undici routing asks of the interception router (see `Router` in `./index.ts`). */
+export interface UndiciRouter {
+  (request: Request): Promise<Response | undefined>
+  /** Whether a request to `url` belongs to the current route; one it does not claim is left untouched. Default: every request. */
+  claims?(method: string, url: URL): boolean
+  /** Whether `url` is a model call (decides whether a request fluxlab cannot route is refused or only warned about). */
+  isModelCall?(method: string, url: URL): boolean
+  /** Tell the current route about a request refused outside its pipeline, so the run fails with it. */
+  report?(error: Error): void
+}
+
+type Dispatch = (opts: DispatchOptions, handler: UndiciHandler) => boolean
+
+interface Dispatcher {
+  dispatch: Dispatch
+}
+
+interface Slot {
+  original: Dispatcher
+  wrapper: Dispatcher
+}
+
+/** A patched `DispatcherBase.prototype` of one loaded copy of the npm package. */
+interface Patch {
+  proto: { dispatch: Dispatch }
+  original: Dispatch
+  patched: Dispatch
+}
+
+interface UndiciState {
+  router?: () => UndiciRouter | undefined
+  live?: (request: Request) => Promise<Response>
+  /** Set while fluxlab's own requests run (record mode's live calls): never routed. */
+  unrouted: AsyncLocalStorage<true>
+  /** > 0 while a dispatch is being handed to the original dispatcher (synchronous in undici). */
+  depth: number
+  /** Handlers given to an original dispatcher untouched: their requests are not taken over. */
+  delegated: WeakSet<object>
+  slots: Map<symbol, Slot>
+  patches: Map<string, Patch>
+  warned: Set<string>
+  listener?: (message: unknown) => void
+}
+
+/** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy, `.2` by undici 8. */
+const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
+const CREATE = 'undici:request:create'
+const KEY = Symbol.for('fluxlab.undici.v1')
+const g = globalThis as Record<symbol, unknown>
+const u: UndiciState =
+  (g[KEY] as UndiciState | undefined) ??
+  (g[KEY] = { unrouted: new AsyncLocalStorage<true>(), depth: 0, delegated: new WeakSet(), slots: new Map(), patches: new Map(), warned: new Set() } satisfies UndiciState) as UndiciState
+
+/**
+ * Start routing undici traffic to `router()` (the interception's current router); `live` performs a
+ * request past every interception when the router declines one undici can no longer send itself.
+ * Returns the undo.
+ * @example
+ * const detach = attachUndici(() => st.router, liveFetch)
+ */
+export function attachUndici(router: () => UndiciRouter | undefined, live: (request: Request) => Promise<Response>): () => void {
+  u.router = router
+  u.live = live
+  wrapGlobalDispatchers()
+  patchLoadedDispatchers()
+  if (!u.listener) {
+    u.listener = (message) => onRequestCreated((message as { request: CoreRequest }).request)
+    subscribe(CREATE, u.listener)
+  }
+  return () => {
+    for (const [symbol, slot] of u.slots) if (g[symbol] === slot.wrapper) g[symbol] = slot.original
+    u.slots.clear()
+    for (const patch of u.patches.values()) if (patch.proto.dispatch === patch.patched) patch.proto.dispatch = patch.original
+    u.patches.clear()
+    if (u.listener) unsubscribe(CREATE, u.listener)
+    u.listener = undefined
+    u.router = undefined
+  }
+}
+
+/**
+ * Pick up what changed since `attachUndici` (a copy of undici imported since, a global dispatcher
+ * set since): called each time interception is acquired again, e.g. at every run or test.
+ * @example
+ * refreshUndici()
+ */
+export function refreshUndici(): void {
+  if (!u.router) return
+  wrapGlobalDispatchers()
+  patchLoadedDispatchers()
+}
+
+/**
+ * Run `fn` with the requests it makes hidden from the undici routing (fluxlab's own live calls).
+ * @example
+ * unrouted(() => fetch(bypass(request)))
+ */
+export function unrouted<T>(fn: () => T): T {
+  return u.unrouted.run(true, fn)
+}
+
+/** Put a routing wrapper on every global dispatcher undici has set (and re-wrap one replaced since). */
+function wrapGlobalDispatchers(): void {
+  for (const symbol of GLOBAL_DISPATCHERS) {
+    const current = g[symbol] as Dispatcher | undefined
+    if (!current || typeof current.dispatch !== 'function' || u.slots.get(symbol)?.wrapper === current) continue
+    const original = current
+    const dispatch = (opts: DispatchOptions, handler: UndiciHandler): boolean => dispatchRouted((o, h) => original.dispatch(o, h), opts, handler)
+    const wrapper = new Proxy(original, {
+      get(target, key) {
+        if (key === 'dispatch') return dispatch
+        const value: unknown = Reflect.get(target, key, target)
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    u.slots.set(symbol, { original, wrapper })
+    // @note undici defines the slot `writable: true, configurable: false`: assignment is the only way in.
+    g[symbol] = wrapper
+  }
+}
+
+/**
+ * Route every dispatcher of each copy of the npm package already loaded through Node's module
+ * cache (`new Agent()`, `Pool`, `Client`, and a `ProxyAgent`'s inner agent all inherit
+ * `DispatcherBase.prototype.dispatch`), so their requests are answered before any connection opens.
+ * @note A copy loaded outside Node's module cache (jest's module registry) is not found here; its
+ * requests are still taken over on `undici:request:create`.
+ */
+function patchLoadedDispatchers(): void {
+  const cache = createRequire(join(process.cwd(), 'noop.js')).cache
+  for (const file of Object.keys(cache)) {
+    if (u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
+    const base = cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined
+    const proto = base?.prototype
+    if (!proto || typeof proto.dispatch !== 'function') continue
+    const original = proto.dispatch as Dispatch
+    const patched: Dispatch = function (this: unknown, opts, handler) {
+      return dispatchRouted((o, h) => original.call(this, o, h), opts, handler)
+    }
+    proto.dispatch = patched
+    u.patches.set(file, { proto: proto as Patch['proto'], original, patched })
+  }
+}
+
+function delegate(send: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
+  u.delegated.add(handler)
+  u.depth++
+  try {
+    return send(opts, handler)
+  } finally {
+    u.depth--
+  }
+}
+
+/** The global dispatcher's `dispatch`: route what the current route claims, hand the rest on untouched. */
+function dispatchRouted(original: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
+  const router = u.router?.()
+  if (!router || u.depth > 0 || u.unrouted.getStore() || u.delegated.has(handler)) return delegate(original, opts, handler)
+  const url = dispatchUrl(opts.origin, opts.path)
+  const method = (opts.method ?? 'GET').toUpperCase()
+  if (!url || !(router.claims?.(method, url) ?? true)) return delegate(original, opts, handler)
+  if (opts.upgrade || method === 'CONNECT') {
+    const refused = refuseUnroutable(router, method, url, opts.upgrade)
+    if (!refused) return delegate(original, opts, handler)
+    void respond(handler, () => Promise.reject(refused))
+    return true
+  }
+  void (async () => {
+    let request: Request
+    let answer: Response | undefined
+    try {
+      request = await toRequest(url, method, opts.headers, opts.body)
+      answer = await router(request.clone())
+    } catch (e) {
+      return respond(handler, () => Promise.reject(e))
+    }
+    if (answer) return respond(handler, () => Promise.resolve(answer))
+    // @note the router declined it: it goes, as it was, to the dispatcher it was meant for (its body read once, so as bytes).
+    const body = request.body ? Buffer.from(await request.arrayBuffer()) : null
+    delegate(original, { ...opts, body }, handler)
+  })()
+  return true
+}
+
+/** undici's request object (`lib/core/request.js`), as published on `undici:request:create`. */
+interface CoreRequest {
+  origin?: string | URL
+  path?: string
+  method?: string
+  headers?: unknown
+  body?: unknown
+  upgrade?: string | null
+  aborted?: boolean
+  host?: string | null
+  onError?(error: Error): void
+}
+
+/**
+ * A request created by an undici dispatcher fluxlab did not wrap (a custom `Agent`, `ProxyAgent`,
+ * `Pool` or `Client`, or a global dispatcher set after interception started): if the current
+ * route claims it, undici is told it is aborted before it writes a byte, and the handler is
+ * answered from the router instead.
+ */
+function onRequestCreated(request: CoreRequest): void {
+  const router = u.router?.()
+  if (!router || u.depth > 0 || u.unrouted.getStore()) return
+  const handler = handlerOf(request)
+  if (handler && u.delegated.has(handler)) return
+  const url = dispatchUrl(request.origin, request.path)
+  const method = (request.method ?? 'GET').toUpperCase()
+  if (!url || !(router.claims?.(method, url) ?? true)) return
+  wrapGlobalDispatchers()
+  patchLoadedDispatchers()
+  if (!handler || request.upgrade || method === 'CONNECT') {
+    const refused = refuseUnroutable(router, method, url, request.upgrade, !handler)
+    if (refused) request.onError?.(refused)
+    return
+  }
+  // @note undici skips a request marked aborted when it comes to write it (and ignores its errors),
+  // so nothing of it goes on the wire; the dispatcher may still open its connection.
+  request.aborted = true
+  const live = u.live
+  void respond(handler, async () => {
+    const routed = await toRequest(url, method, request.headers, request.body)
+    const answer = await router(routed.clone())
+    if (answer) return answer
+    // @note declined after all, and undici will not send it any more: send it past the interception.
+    if (!live) throw new TypeError('fetch failed')
+    return await unrouted(() => live(routed))
+  })
+}
+
+/** undici keeps the handler under a private `Symbol('handler')`. */
+function handlerOf(request: CoreRequest): UndiciHandler | undefined {
+  const symbol = Object.getOwnPropertySymbols(request).find((s) => s.description === 'handler')
+  const handler = symbol ? (request as Record<symbol, unknown>)[symbol] : undefined
+  return handler && typeof handler === 'object' ? (handler as UndiciHandler) : undefined
+}
+
+/**
+ * A request the current route claims but fluxlab cannot answer (an upgrade such as a WebSocket, a
+ * CONNECT, an undici whose request object we cannot read): a model call is refused, with the
+ * reason, and reported to the run; anything else passes with a warning, once per origin.
+ */
+function refuseUnroutable(router: UndiciRouter, method: string, url: URL, upgrade: string | null | undefined, unreadable = false): FluxError | undefined {
+  const what = unreadable ? 'an undici request object this version of fluxlab cannot read' : upgrade ? `an undici ${upgrade} upgrade` : 'an undici CONNECT tunnel'
+  if (!(router.isModelCall?.(method, url) ?? true)) {
+    if (!u.warned.has(url.origin)) {
+      u.warned.add(url.origin)
+      console.warn(`[fluxlab] ${method} ${url.origin}${url.pathname} is ${what}: fluxlab does not record or replay it, so it goes to the network as it is.`)
+    }
+    return undefined
+  }
+  const error = new FluxError('FLUX_UNROUTABLE', {
+    failed: `send ${method} ${url.host}${url.pathname}`,
+    reason: `it is a model call made through ${what}, which fluxlab can neither record nor replay, so it was refused rather than sent live`,
+    fix: 'Call the model over plain HTTP (`fetch`, `undici.request`, `node:http`, or an SDK) so fluxlab can route it.',
+  })
+  router.report?.(error)
+  return error
+}
