@@ -71,7 +71,7 @@ describe('SECRET_RULES', () => {
   })
 
   it('has a generated sample for every rule that keys off a prefix', () => {
-    const contextual = new Set(['bearer-token', 'url-key-param', 'labelled-secret', 'aws-secret-key'])
+    const contextual = new Set(['bearer-token', 'url-key-param', 'labelled-secret', 'aws-secret-key', 'basic-auth-url'])
     const sampled = new Set(SAMPLES.map(([rule]) => rule))
     expect(SECRET_RULES.map((r) => r.id).filter((id) => !contextual.has(id) && !sampled.has(id))).toEqual([])
   })
@@ -142,6 +142,21 @@ describe('contextual rules', () => {
     }
   })
 
+  it('finds the password of a URL with credentials and keeps the user name and host', () => {
+    const password = `${gen(ALNUM, 14)}-${gen(ALNUM, 8)}~x`
+    for (const url of [`https://deploy:${password}@git.example.com/acme/infra.git`, `postgres://app:${password}@db.internal:5432/prod`, `amqps://ci:${password}@[::1]:5671`]) {
+      const text = `DEPLOY_URL=${url}\n`
+      expect(redactText(text)).toBe(text.replace(password, placeholderFor(password)))
+      expect(findSecrets(text).map((m) => m.rule)).toEqual(['basic-auth-url'])
+    }
+  })
+
+  it('finds no password in URLs without one', () => {
+    for (const text of ['mailto:ops@example.com', 'git@github.com:acme/infra.git', 'https://ops@git.example.com/x', 'http://127.0.0.1:8080/a:b@c', 'https://example.com/@user']) {
+      expect(findSecrets(text)).toEqual([])
+    }
+  })
+
   it('redacts a PEM block that was cut off before its END line', () => {
     const cut = pem.slice(0, pem.length - 40)
     const out = redactText(`{"key":${JSON.stringify(cut)}}`)
@@ -163,6 +178,13 @@ describe('placeholders', () => {
       const texts = [p, `Bearer ${p}`, `?key=${p}`, `{"api_key": "${p}"}`, `aws_secret_access_key=${p}`, `password: ${p}`, `\\n${p}`]
       for (const t of texts) expect(findSecrets(t)).toEqual([])
     }
+  })
+
+  it('gives a PEM key one placeholder raw, JSON-escaped (once or twice) and with CRLF line ends', () => {
+    const raw = placeholderFor(pem.trim())
+    const escaped = JSON.stringify(pem.trim()).slice(1, -1)
+    for (const form of [escaped, JSON.stringify(escaped).slice(1, -1), pem.trim().replace(/\n/g, '\r\n')]) expect(placeholderFor(form)).toBe(raw)
+    expect(redactText(`{"content":"${escaped}"}`)).toBe(`{"content":"${raw}"}`)
   })
 
   it('matches PLACEHOLDER_PATTERN', () => {

@@ -96,6 +96,11 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
     String.raw`(?<![A-Za-z0-9])[Bb]earer[ \t]+(?<secret>(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,}=*)`,
   ),
   rule(
+    'basic-auth-url',
+    'password in a URL with credentials (https://user:password@host, postgres://…); the user name is kept',
+    String.raw`:\/\/[A-Za-z0-9._~%!$&'()*+,;=-]{1,128}:(?<secret>[A-Za-z0-9._~%!$&'()*+,;=-]{3,256})@(?=[A-Za-z0-9[])`,
+  ),
+  rule(
     'url-key-param',
     'credential query parameter in a URL (?key=, &api_key=, &access_token=, &sig=, …)',
     String.raw`[?&](?:key|api[_-]?key|access[_-]?token|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|client_secret)=(?<secret>[A-Za-z0-9._~%+/-]{16,})`,
@@ -202,7 +207,24 @@ export function findSecrets(text: string, opts: SecretOptions = {}): SecretMatch
  * placeholderFor('hunter2') // '[REDACTED:f52fbd32]'
  */
 export function placeholderFor(secret: string): string {
-  return `[REDACTED:${createHash('sha256').update(secret).digest('hex').slice(0, 8)}]`
+  return `[REDACTED:${createHash('sha256').update(canonicalSecret(secret)).digest('hex').slice(0, 8)}]`
+}
+
+const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])/
+const UNESCAPE: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+
+/**
+ * What a placeholder is the hash of: the secret with JSON escapes undone (up to three levels, for JSON
+ * inside a JSON string), line endings as `\n`, and a PEM block without whitespace.
+ * @note Issue 13: the same PEM key travelled raw in a tool output and `\n`-escaped in the next request,
+ * and got two placeholders, so every replay drifted. One secret gets one placeholder in any encoding.
+ */
+function canonicalSecret(secret: string): string {
+  let s = secret
+  for (let i = 0; i < 3 && JSON_ESCAPE.test(s); i++)
+    s = s.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, e: string) => (e.length === 5 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (UNESCAPE[e] ?? e)))
+  s = s.replace(/\r\n?/g, '\n')
+  return /^-----BEGIN/.test(s) ? s.replace(/\s+/g, '') : s
 }
 
 /**

@@ -100,6 +100,15 @@ describe('url', () => {
     expect(defaultRedactor.url('https://tok123@git.test/r')).toBe(`https://${placeholderFor('tok123')}@git.test/r`)
   })
 
+  it('searches a query value decoded and encodes it again with the placeholder readable', () => {
+    const pem = `-----BEGIN PRIVATE KEY-----\n${x('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 64)}\n-----END PRIVATE KEY-----\n`
+    const repo = 'https://deploy:Xk2-p9Lm7~qR@git.example.com/a.git'
+    expect(defaultRedactor.url(`https://api.test/v1/x?upstream=${encodeURIComponent(pem)}&n=1`)).toBe(`https://api.test/v1/x?upstream=${placeholderFor(pem.trim())}%0A&n=1`)
+    expect(defaultRedactor.url(`https://api.test/v1/x?repo=${encodeURIComponent(repo)}`)).toBe(
+      `https://api.test/v1/x?repo=${encodeURIComponent('https://deploy:')}${placeholderFor('Xk2-p9Lm7~qR')}${encodeURIComponent('@git.example.com/a.git')}`,
+    )
+  })
+
   it('redacts a secret anywhere else in the URL', () => {
     expect(defaultRedactor.url(`https://hooks.test/bot/${OPENAI}/send`)).toBe(`https://hooks.test/bot/${placeholderFor(OPENAI)}/send`)
   })
@@ -112,6 +121,22 @@ describe('json', () => {
     const out = defaultRedactor.json(input)
     expect(out).toEqual({ ...before, messages: [{ role: 'user', content: `key ${placeholderFor(OPENAI)}` }] })
     expect(input).toEqual(before)
+  })
+
+  it('redacts a string labelled as a secret by its key, as the scan of the stored line sees it', () => {
+    const body = { user: 'deploy', password: 'hunter2024', db: { AWS_SECRET_ACCESS_KEY: x('wJalrXUtnFEMI/K7MDENG/bPxRfiCYEX', 40) }, note: 'password reset' }
+    const out = defaultRedactor.json(body)
+    expect(out).toEqual({ user: 'deploy', password: placeholderFor('hunter2024'), db: { AWS_SECRET_ACCESS_KEY: placeholderFor(body.db.AWS_SECRET_ACCESS_KEY) }, note: 'password reset' })
+    expect(scanValue(out)).toEqual([])
+    expect(findSecrets(JSON.stringify(out))).toEqual([])
+  })
+
+  it('gives a secret in a tool output the placeholder it gets in the request that carries it as JSON text', () => {
+    const pem = `-----BEGIN RSA PRIVATE KEY-----\n${x('MIIEowIBAAKCAQEA', 64)}\n${x('q9Lm7Xk2', 64)}\n-----END RSA PRIVATE KEY-----\n`
+    const output = defaultRedactor.json({ credential: pem }) as { credential: string }
+    const request = defaultRedactor.json({ messages: [{ role: 'tool', content: JSON.stringify({ credential: pem }) }] }) as { messages: Array<{ content: string }> }
+    expect(output.credential).toBe(`${placeholderFor(pem.trim())}\n`)
+    expect(request.messages[0].content).toBe(JSON.stringify(output))
   })
 
   it('redacts a secret used as an object key', () => {
@@ -165,6 +190,49 @@ describe('chunks', () => {
   it('applies configured replacements across chunk boundaries', () => {
     const r = createRedactor({ replace: [{ pattern: 'tenant-1234', with: 'tenant-X' }] })
     expect(r.chunks(['id=tenant-', '1234;'])).toEqual(['id=tenant-X', ';'])
+  })
+
+  const chat = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`
+
+  it('redacts a key split across two SSE events in both events, and the decoded text reads one placeholder', () => {
+    const chunks = [chat('Your key: '), chat(OPENAI.slice(0, 60)), chat(`${OPENAI.slice(60)} ok`), 'data: [DONE]\n\n']
+    const out = defaultRedactor.chunks(chunks)
+    expect(out).toEqual([chat('Your key: '), chat(placeholderFor(OPENAI)), chat(' ok'), 'data: [DONE]\n\n'])
+  })
+
+  it('redacts a key split across events whose halves match no rule alone (Anthropic, Responses, Gemini deltas)', () => {
+    const anthropic = (text: string) => `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`
+    const responses = (delta: string) => `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', output_index: 0, delta })}\n\n`
+    const gemini = (text: string) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] } }] })}\r\n\r\n`
+    for (const event of [anthropic, responses, gemini]) {
+      const chunks = [event(`key ${GOOGLE.slice(0, 6)}`), event(`${GOOGLE.slice(6)} end`)]
+      expect(findSecrets(chunks.join(''))).toEqual([])
+      expect(defaultRedactor.chunks(chunks)).toEqual([event(`key ${placeholderFor(GOOGLE)}`), event(' end')])
+    }
+  })
+
+  it('redacts a JSON-escaped PEM key cut across two writes with the placeholder of the key itself', () => {
+    const pem = `-----BEGIN PRIVATE KEY-----\n${x('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 64)}\n${x('Kp3Xz9Sg', 64)}\n-----END PRIVATE KEY-----`
+    const body = chat(`here:\n${pem}\nbye`)
+    const at = body.indexOf('MIIE') + 20
+    const out = defaultRedactor.chunks([body.slice(0, at), body.slice(at)])
+    expect(out).toEqual([chat(`here:\n${placeholderFor(pem)}\nbye`).slice(0, body.indexOf('-----BEGIN') + placeholderFor(pem).length), '\\nbye"}}]}\n\n'])
+    expect(out.join('')).toBe(chat(`here:\n${placeholderFor(pem)}\nbye`))
+  })
+
+  it('keeps the JSON of both events when a PEM key is split across them (a raw match would run from BEGIN to END)', () => {
+    const pem = `-----BEGIN PRIVATE KEY-----\n${x('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 64)}\n${x('Kp3Xz9Sg', 64)}\n-----END PRIVATE KEY-----`
+    const half = 70
+    const out = defaultRedactor.chunks([chat(`key: ${pem.slice(0, half)}`), chat(`${pem.slice(half)}\nbye`), 'data: [DONE]\n\n'])
+    expect(out).toEqual([chat(`key: ${placeholderFor(pem)}`), chat('\nbye'), 'data: [DONE]\n\n'])
+  })
+
+  it('redacts a key split across streamed tool-call arguments', () => {
+    const args = (a: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: a } }] } }] })}\n\n`
+    const json = JSON.stringify({ token: GOOGLE })
+    const cut = json.indexOf(GOOGLE) + 10
+    const out = defaultRedactor.chunks([args(json.slice(0, cut)), args(json.slice(cut))])
+    expect(out.map((c) => JSON.parse(c.slice(6)).choices[0].delta.tool_calls[0].function.arguments).join('')).toBe(JSON.stringify({ token: placeholderFor(GOOGLE) }))
   })
 
   it('leaves no secret in the joined output', () => {

@@ -8,6 +8,7 @@ import { SECRET_RULES, findSecrets, matchSpans, mergeReplaceSpans, placeholderFo
 import type { ReplaceSpan } from '../secrets.js'
 import { parsePath, replaceAtPath } from './json-path.js'
 import type { PathSegment } from './json-path.js'
+import { decodedSpans } from './stream-view.js'
 
 export interface RedactorConfig {
   /** Extra header names whose whole value is redacted (case-insensitive). */
@@ -114,7 +115,20 @@ export function createRedactor(config: RedactorConfig = {}): Redactor {
     }
     return out
   }
-  const text = (s: string): string => replaceSpans(s, spans(s))
+  /**
+   * Spans of the raw text and of its decoded view (JSON strings decoded, a stream's deltas joined).
+   * A raw finding that overlaps a decoded one is dropped: the decoded view found that secret, with
+   * the placeholder of the decoded secret, and a raw match can run across JSON structure (a PEM
+   * key from BEGIN in one SSE event to END in the next), which must stay as it was.
+   */
+  function allSpans(s: string): ReplaceSpan[] {
+    const raw = spans(s)
+    const decoded = decodedSpans(s, spans, placeholderFor)
+    if (decoded.spans.length === 0) return raw
+    const covered = mergeReplaceSpans(decoded.spans)
+    return [...decoded.spans, ...raw.filter((r) => !overlapsAny(covered, r))]
+  }
+  const text = (s: string): string => replaceSpans(s, allSpans(s))
 
   function headerValue(value: string): string {
     // Keep an auth scheme word (`Bearer `, `Basic `, `AWS4-HMAC-SHA256 `) readable.
@@ -130,8 +144,12 @@ export function createRedactor(config: RedactorConfig = {}): Redactor {
       return `${scheme}${userinfo.slice(0, colon)}:${placeholderFor(userinfo.slice(colon + 1))}@`
     })
     out = out.replace(/([?&#])([^=&#]+)=([^&#]*)/g, (all, sep: string, name: string, value: string) => {
-      if (!value || !paramNames.has(safeDecode(name).toLowerCase())) return all
-      return `${sep}${name}=${placeholderFor(safeDecode(value))}`
+      if (!value) return all
+      if (paramNames.has(safeDecode(name).toLowerCase())) return `${sep}${name}=${placeholderFor(safeDecode(value))}`
+      // @note issue 13: a value is searched decoded (a PEM key or a URL with a password is all %-escapes on the wire).
+      const decoded = safeDecode(value)
+      const redacted = text(decoded)
+      return redacted === decoded ? all : `${sep}${name}=${encodeQueryValue(redacted)}`
     })
     return text(out)
   }
@@ -159,7 +177,7 @@ export function createRedactor(config: RedactorConfig = {}): Redactor {
       return out
     },
     chunks(chunks) {
-      return redactChunks(chunks, spans(chunks.join('')))
+      return redactChunks(chunks, allSpans(chunks.join('')))
     },
   }
 }
@@ -170,6 +188,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
+/** A redacted query value, %-encoded again; its placeholders stay readable. */
+function encodeQueryValue(s: string): string {
+  return encodeURIComponent(s).replace(/%5BREDACTED%3A([0-9a-f]{8})%5D/g, '[REDACTED:$1]')
+}
+
+const overlapsAny = (sorted: readonly ReplaceSpan[], span: ReplaceSpan): boolean => sorted.some((s) => s.start < span.end && span.start < s.end)
+
 function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '))
@@ -178,22 +203,38 @@ function safeDecode(s: string): string {
   }
 }
 
+/** Object keys that label their value as a secret (the labelled rules then see `key=value`). */
+const SECRET_LABEL = /api[_-]?key|apikey|token|secret|passw(?:or)?d/i
+
 function deepRedact(value: unknown, text: (s: string) => string): unknown {
   if (typeof value === 'string') return text(value)
   if (Array.isArray(value)) return value.map((v) => deepRedact(v, text))
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[text(k)] = deepRedact(v, text)
+    for (const [k, v] of Object.entries(value)) out[text(k)] = typeof v === 'string' && SECRET_LABEL.test(k) ? labelledValue(k, v, text) : deepRedact(v, text)
     return out
   }
   return value
 }
 
 /**
+ * A string value under a secret-looking key, redacted as the text `key=value` would be: `{"password": "…"}`
+ * is a labelled secret as much as `password=…` is, and the secret scan, which reads the stored line, sees it so.
+ */
+function labelledValue(key: string, value: string, text: (s: string) => string): string {
+  const head = `${key}=`
+  const redacted = text(head + value)
+  return redacted.startsWith(head) ? redacted.slice(head.length) : text(value)
+}
+
+/**
  * Applies spans found in the concatenation of `chunks` back onto the chunks:
  * a span's replacement goes into the chunk where it starts, and the rest of
  * the span is cut from the chunks after it. Text outside spans is unchanged
- * and the number of chunks stays the same.
+ * and the number of chunks stays the same (a chunk that held only the rest of
+ * a secret stays, shorter or empty). A key streamed in two SSE events is two
+ * spans: the placeholder where it starts, and an empty replacement for its
+ * part in the later event.
  */
 function redactChunks(chunks: readonly string[], found: readonly ReplaceSpan[]): string[] {
   const all = chunks.join('')

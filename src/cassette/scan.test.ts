@@ -120,6 +120,24 @@ describe('scanChunks', () => {
     expect(scanChunks(chunks, (i) => `response.chunks[${i}].text`)).toEqual([{ rule: 'github-token', path: 'response.chunks[2].text' }])
   })
 
+  it('finds a key split across two SSE events, where neither event holds a secret-looking string', () => {
+    const event = (text: string) => `data: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`
+    const chunks = [event(`new key ${GITHUB.slice(0, 12)}`), event(`${GITHUB.slice(12)} ok`)]
+    expect(chunks.flatMap((c) => scanText(c))).toEqual([])
+    expect(scanChunks(chunks, 'response.chunks')).toEqual([{ rule: 'github-token', path: 'response.chunks[0]' }])
+  })
+
+  it('finds a key split across SSE events in a stored model.jsonl or journal line', () => {
+    const event = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`
+    const chunks = [{ t: 0, text: event(GITHUB.slice(0, 12)) }, { t: 1, text: event(GITHUB.slice(12)) }]
+    const cell = { seq: 1, response: { status: 200, chunks } }
+    const text = `${JSON.stringify(cell)}\n${JSON.stringify({ kind: 'cell', channel: 'model', cell })}\n`
+    expect(scanText(text, 'model.jsonl')).toEqual([
+      { file: 'model.jsonl', rule: 'github-token', path: 'response.chunks[0].text', line: 1 },
+      { file: 'model.jsonl', rule: 'github-token', path: 'cell.response.chunks[0].text', line: 2 },
+    ])
+  })
+
   it('skips empty chunks when mapping a secret back', () => {
     expect(scanChunks(['', '', OPENAI.slice(0, 9), '', OPENAI.slice(9)])).toEqual([{ rule: 'openai-key', path: 'chunks[2]' }])
   })

@@ -3,8 +3,9 @@
  * where a secret is (file, line, JSON path) and which rule matched, never
  * what the secret is.
  */
-import { findSecrets, redactMessage, redactText } from '../secrets.js'
+import { findSecrets, placeholderFor, redactMessage, redactText } from '../secrets.js'
 import { appendPath } from './json-path.js'
+import { decodedSpans } from './stream-view.js'
 
 export interface Finding {
   /** Id of the rule that matched, e.g. `openai-key`. */
@@ -151,6 +152,7 @@ function scanLines(text: string, file: string | undefined, opts: ScanOptions, va
     // @note `\u` and `\/` escapes can spell any character, so such a line is searched string by string in full.
     const escapedOnly = own.length === 0 && !lineText.includes('\\u') && !lineText.includes('\\/')
     found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+    found.push(...storedStream(parsed.value, opts).map((f) => ({ ...f, line })))
   }
   return located(found, file)
 }
@@ -194,8 +196,29 @@ function parseJson(text: string): Parsed {
 }
 
 /**
+ * The recorded stream of a cell line (a fixture cell, or a journal entry's `cell`), searched as a
+ * whole: a key split across SSE events is in no single string of the line.
+ */
+function storedStream(value: unknown, opts: ScanOptions): Finding[] {
+  const v = value as { response?: { chunks?: unknown }; cell?: { response?: { chunks?: unknown } } } | null
+  const [chunks, base] = Array.isArray(v?.response?.chunks) ? [v.response.chunks, 'response.chunks'] : Array.isArray(v?.cell?.response?.chunks) ? [v.cell.response.chunks, 'cell.response.chunks'] : [undefined, '']
+  if (!chunks || chunks.length < 2) return []
+  const texts = chunks.map((c: { text?: unknown } | null) => (typeof c?.text === 'string' ? c.text : ''))
+  return streamFindings(texts, opts, (i) => `${base}[${i}].text`)
+}
+
+/** Findings of the decoded view of `chunks` (JSON strings decoded, deltas joined), at the chunk where each starts. */
+function streamFindings(chunks: readonly string[], opts: ScanOptions, pathOf: (index: number) => string): Finding[] {
+  const ends: number[] = []
+  let offset = 0
+  for (const c of chunks) ends.push((offset += c.length))
+  const { rules } = decodedSpans(chunks.join(''), (text) => findSecrets(text, opts), placeholderFor)
+  return rules.map(({ rule, at }) => ({ rule: rule ?? 'secret', path: pathOf(ends.findIndex((end) => at < end)) }))
+}
+
+/**
  * Finds secrets in a stream's chunks as received, including one split across
- * consecutive chunks; the finding points at the chunk where the secret starts.
+ * consecutive chunks or across SSE events; the finding points at the chunk where the secret starts.
  * @example
  * scanChunks(['data: {"text":"sk-ant-api03-AAAA', 'BBBB…"}\n\n'], 'response.chunks')
  * // [{ rule: 'anthropic-key', path: 'response.chunks[0]' }]
@@ -205,12 +228,13 @@ export function scanChunks(chunks: readonly string[], basePath: string | ((index
   let offset = 0
   for (const c of chunks) ends.push((offset += c.length))
   const pathOf = typeof basePath === 'function' ? basePath : (i: number) => appendPath(basePath, i)
-  return dedupe(
-    findSecrets(chunks.join('')).map((m) => {
+  return dedupe([
+    ...findSecrets(chunks.join('')).map((m) => {
       const index = ends.findIndex((end) => m.start < end)
       return { rule: m.rule, path: pathOf(index) }
     }),
-  )
+    ...streamFindings(chunks, {}, pathOf),
+  ])
 }
 
 /**

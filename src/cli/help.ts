@@ -139,7 +139,7 @@ Examples:
 
 Rules turned off with redact.disable in fluxlab.config.mjs are skipped.
 Exit codes: 0 nothing found · 1 a secret was found · 3 a path does not exist`,
-  sessions: `Usage: fluxlab sessions --store DIR [--json]
+  sessions: `Usage: fluxlab sessions --store DIR [--json] [--config FILE]
 
 Lists the durable() journals under DIR (or DIR itself when it is one), marking unfinished runs:
 the ones the next durable() call on that directory resumes. Listing only reads; it never
@@ -148,6 +148,7 @@ resumes, repairs or removes anything.
 Options:
   --store DIR       the directory durable() journals into (required)
   --json            machine-readable (schema fluxlab.sessions/v1)
+  --config <file>   options file whose redact.disable the journals were scanned with (default: fluxlab.config.mjs/.js/.cjs/.json)
 
 Examples:
   npx fluxlab sessions --store ./state

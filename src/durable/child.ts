@@ -2,10 +2,12 @@
  * The child process of a crash-cut test (`Scenario.crashAt` / `crashMatrix`): loads the
  * agent module, runs it durably against the recorded world, and prints one JSON line.
  * Env: FLUX_CHILD_AGENT (module path or URL), FLUX_CHILD_EXPORT (default `default`),
- * FLUX_CHILD_WORLD (scenario fixture dir), FLUX_CHILD_STATE (journal dir), FLUX_CRASH_AT.
+ * FLUX_CHILD_WORLD (scenario fixture dir), FLUX_CHILD_STATE (journal dir), FLUX_CHILD_REDACT (the scenario's
+ * `redact` options, JSON), FLUX_CRASH_AT.
  */
 import { pathToFileURL } from 'node:url'
 import type { Lab } from '../scenario/scenario.js'
+import { decodeRedact } from './crash.js'
 import { durable } from './durable.js'
 
 async function main(): Promise<void> {
@@ -17,7 +19,7 @@ async function main(): Promise<void> {
     process.stderr.write(`[fluxlab] Failed to load the crash-test agent: ${spec} has no function export "${env.FLUX_CHILD_EXPORT || 'default'}". Export the agent as (lab) => Promise<result>.\n`)
     process.exit(3)
   }
-  const { result, resurrected } = await durable(env.FLUX_CHILD_STATE ?? '', agent as (lab: Lab) => unknown, { world: env.FLUX_CHILD_WORLD })
+  const { result, resurrected } = await durable(env.FLUX_CHILD_STATE ?? '', agent as (lab: Lab) => unknown, { world: env.FLUX_CHILD_WORLD, redact: decodeRedact(env.FLUX_CHILD_REDACT) })
   process.stdout.write(`${JSON.stringify({ result: result ?? null, resurrected: resurrected ?? null })}\n`)
 }
 

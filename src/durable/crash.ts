@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Fixture } from '../cassette/cell.js'
+import type { RedactorConfig } from '../cassette/redact.js'
 import { FluxError } from '../errors.js'
 import { Journal } from './journal.js'
 import type { ResurrectReport } from './journal.js'
@@ -48,7 +49,7 @@ function childScript(): string {
  * @example
  * const row = await crashAt(fixture, 'tool#1', 'before-append', './agent.mjs')
  */
-export async function crashAt(fixture: Fixture, step: string, when: CrashWhen, agent: AgentModule): Promise<CrashRow> {
+export async function crashAt(fixture: Fixture, step: string, when: CrashWhen, agent: AgentModule, redact?: RedactorConfig): Promise<CrashRow> {
   const { module, exportName } = agentSpec(agent)
   const state = mkdtempSync(join(tmpdir(), 'flux-crash-'))
   const env = {
@@ -56,6 +57,7 @@ export async function crashAt(fixture: Fixture, step: string, when: CrashWhen, a
     FLUX_CHILD_EXPORT: exportName,
     FLUX_CHILD_WORLD: fixture.dir,
     FLUX_CHILD_STATE: join(state, 'journal'),
+    ...(redact ? { FLUX_CHILD_REDACT: encodeRedact(redact) } : {}),
   }
   const row: CrashRow = { step, when, crashed: false, resumed: false, toolExecutions: {}, modelRequests: {}, inFlight: [] }
   try {
@@ -70,7 +72,7 @@ export async function crashAt(fixture: Fixture, step: string, when: CrashWhen, a
       row.resurrected = out.resurrected ?? undefined
       row.inFlight = out.resurrected?.inFlight ?? []
     } else row.error ??= `the resume exited with ${second.code}: ${second.stderr.trim().split('\n').slice(-3).join(' ')}`
-    for (const e of Journal.open(env.FLUX_CHILD_STATE).entries) {
+    for (const e of Journal.open(env.FLUX_CHILD_STATE, { disable: redact?.disable }).entries) {
       if (e.kind !== 'intent') continue
       const bucket = e.step.startsWith('model#') ? row.modelRequests : row.toolExecutions
       bucket[e.step] = (bucket[e.step] ?? 0) + 1
@@ -89,15 +91,33 @@ export async function crashAt(fixture: Fixture, step: string, when: CrashWhen, a
  * const report = await crashMatrix(fixture, 'refund', './agent.mjs')
  * expect(report).toResumeWithoutReexecution()
  */
-export async function crashMatrix(fixture: Fixture, name: string, agent: AgentModule): Promise<CrashReport> {
+export async function crashMatrix(fixture: Fixture, name: string, agent: AgentModule, redact?: RedactorConfig): Promise<CrashReport> {
   const steps = [...fixture.model.map((c) => ({ seq: c.seq, step: c.step })), ...fixture.tools.map((c) => ({ seq: c.seq, step: c.step.split(' ')[0] }))]
     .sort((a, b) => a.seq - b.seq)
     .map((s) => s.step)
   if (steps.length === 0)
     throw new FluxError('FLUX_BAD_CONFIG', { failed: `crash-test scenario "${name}"`, reason: 'its recording has no steps to crash at', fix: 'Record a run that calls a model or a tool first.' })
   const rows: CrashRow[] = []
-  for (const step of steps) for (const when of ['before-append', 'after-append'] as const) rows.push(await crashAt(fixture, step, when, agent))
+  for (const step of steps) for (const when of ['before-append', 'after-append'] as const) rows.push(await crashAt(fixture, step, when, agent, redact))
   return { scenario: name, rows }
+}
+
+/** The scenario's `redact` options for the child (which journals and scans with them too); a RegExp travels as source and flags. */
+function encodeRedact(redact: RedactorConfig): string {
+  return JSON.stringify(redact, (_k, v: unknown) => (v instanceof RegExp ? { $regexp: v.source, flags: v.flags } : v))
+}
+
+/**
+ * The `redact` options {@link crashAt} passed to its child (`FLUX_CHILD_REDACT`).
+ * @example
+ * durable(dir, agent, { redact: decodeRedact(process.env.FLUX_CHILD_REDACT) })
+ */
+export function decodeRedact(raw: string | undefined): RedactorConfig | undefined {
+  if (!raw) return undefined
+  return JSON.parse(raw, (_k, v: unknown) => {
+    const r = v as { $regexp?: unknown; flags?: string } | null
+    return r && typeof r === 'object' && typeof r.$regexp === 'string' ? new RegExp(r.$regexp, r.flags) : v
+  }) as RedactorConfig
 }
 
 function agentSpec(agent: AgentModule): { module: string; exportName: string } {

@@ -7,7 +7,7 @@ import { maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/opti
 import { isModelCall, routeRequest, state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
-import { FluxError, isFluxError } from '../errors.js'
+import { isFluxError } from '../errors.js'
 import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
@@ -186,9 +186,7 @@ export class Run implements TrackedRun, RequestRoute {
       if ('response' in answer) return answer.response
       throw new Error(`the pipeline answered HTTP ${call.step} without a Response`)
     } catch (e) {
-      const error = isFluxError(e) ? e : internalError(e, step, this.name)
-      this.log.fatal ??= error
-      return offTapeResponse(error.message)
+      return offTapeResponse(this.log.fail(e, step).message)
     }
   }
 
@@ -212,11 +210,11 @@ export class Run implements TrackedRun, RequestRoute {
       answer = await this.pipeline.dispatch(c)
     } catch (e) {
       if (isFluxError(e)) throw e
-      throw (this.log.fatal ??= internalError(e, c.step, this.name))
+      throw this.log.fail(e, c.step)
     }
     if ('error' in answer) throw answer.error
     if ('output' in answer) return answer.output
-    throw (this.log.fatal ??= internalError(new Error('the pipeline answered a tool call with a Response'), c.step, this.name))
+    throw this.log.fail(new Error('the pipeline answered a tool call with a Response'), c.step)
   }
 
   /** What the agent function receives. */
@@ -278,23 +276,4 @@ export class Run implements TrackedRun, RequestRoute {
   journalUnused(): string[] {
     return this.pipeline.journal?.unused() ?? []
   }
-}
-
-
-/**
- * STYLE "Failure modes": an unexpected exception inside interception is a bug of ours. It fails
- * the run with its stack and says so; it is never answered with something an SDK retries.
- */
-function internalError(e: unknown, step: string, scenario: string): FluxError {
-  const err = e instanceof Error ? e : new Error(String(e))
-  return new FluxError(
-    'FLUX_INTERNAL',
-    {
-      failed: `serve ${step} of scenario "${scenario}"`,
-      reason: `fluxlab hit an unexpected ${err.name} (${err.message}). This is a bug in fluxlab, not a network error`,
-      fix: 'Please report it with the stack below.',
-      details: (err.stack ?? '').split('\n').slice(1, 8).map((l) => l.trim()),
-    },
-    { cause: err },
-  )
 }

@@ -173,7 +173,7 @@ export class Scenario {
    * const row = await s.crashAt('tool#1', { when: 'before-append', agent: './agent.mjs' })
    */
   crashAt(step: string, opts: { when: CrashWhen; agent: AgentModule }): Promise<CrashRow> {
-    return crashAt(this.requireFixture('crash-test'), step, opts.when, opts.agent)
+    return crashAt(this.requireFixture('crash-test'), step, opts.when, opts.agent, this.#core.options.redact)
   }
 
   /**
@@ -182,7 +182,7 @@ export class Scenario {
    * expect(await s.crashMatrix('./agent.mjs')).toResumeWithoutReexecution()
    */
   crashMatrix(agent: AgentModule): Promise<CrashReport> {
-    return crashMatrix(this.requireFixture('crash-test'), this.name, agent)
+    return crashMatrix(this.requireFixture('crash-test'), this.name, agent, this.#core.options.redact)
   }
 
   private requireFixture(verb: string): Fixture {

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { assertBuilt, cleanup, copyFixture, editJsonl, EXAMPLE, fluxlab, read, recordDragons, REPO, retrace, tempDir } from './support.js'
+import { PATTERN_IDS, fakeSecret, leaks } from '../support/secret-corpus.js'
 
 const SECRET = ['sk', 'proj', 'Z'.repeat(10) + 'k9'.repeat(14)].join('-')
 const ANTHROPIC = ['sk', 'ant', 'api03', 'x'.repeat(60) + 'AA'].join('-')
@@ -133,6 +134,17 @@ describe.concurrent('fluxlab scan', () => {
     expect(r.stderr).toContain('[fluxlab] Failed to pass the secret scan: 3 secret-looking values in 2 of 4 files, listed above as file:line:rule. Remove them')
     expect(r.output).not.toContain(SECRET)
     expect(r.output).not.toContain(ANTHROPIC)
+  })
+
+  test('a .env holding one of each of the 14 corpus patterns (a basic-auth URL too): exit 1, one finding a line', async () => {
+    const dir = tempDir()
+    const keys = PATTERN_IDS.map((p) => fakeSecret(p))
+    const env = keys.map((k, i) => `VAR_${i}=${JSON.stringify(k.material)}`).join('\n')
+    writeFileSync(join(dir, '.env'), `${env}\n`)
+    const r = await fluxlab(['scan', '.env'], { cwd: dir })
+    expect(r.code, r.output).toBe(1)
+    expect(r.stdout.trim().split('\n')).toEqual(PATTERN_IDS.map((p, i) => `.env:${i + 1}:${p === 'github-pat' ? 'github-token' : p}`))
+    for (const k of keys) expect(leaks(r.output, k.secret), k.pattern).toBe(false)
   })
 
   test('rules disabled in the config are skipped; a missing path is exit 3', async () => {

@@ -41,6 +41,28 @@ describe('Scenario.crashMatrix', () => {
   }, 120_000)
 })
 
+describe('Scenario.crashAt with redact options', () => {
+  it("journals and reads back with the scenario's redact options, in the child and in the report", async () => {
+    const dir = tempDir()
+    const server = await serve(['openai-chat/openai-text.json'])
+    process.env.PROVIDER_URL = server.url
+    process.env.FAKE_JWT = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiJzZXNzaW9uLWZpeHR1cmUifQ', 'c2Vzc2lvbi1zaWduYXR1cmU'].join('.')
+    const agentFile = join(REPO, 'test/durable/fixtures/session-agent.mjs')
+    const options = { dir, redact: { disable: ['jwt'] } }
+    try {
+      const { default: agent } = (await import(agentFile)) as { default: Parameters<Awaited<ReturnType<typeof scenario>>['run']>[0] }
+      await (await scenario('session', options)).run(agent)
+      await server.close()
+      const row = await (await scenario('session', options)).crashAt('tool#1', { when: 'after-append', agent: agentFile })
+      expect(row.error).toBeUndefined()
+      expect(row).toMatchObject({ crashed: true, resumed: true, toolExecutions: { 'tool#1 issue_session': 1 }, modelRequests: { 'model#1': 1 } })
+    } finally {
+      delete process.env.PROVIDER_URL
+      delete process.env.FAKE_JWT
+    }
+  }, 60_000)
+})
+
 describe('.toResumeWithoutReexecution', () => {
   const row = (over: Partial<CrashReport['rows'][number]>) => ({
     step: 'tool#1',

@@ -187,7 +187,8 @@ async function serve(res: ServerResponse, ex: Exchange, opts: ProviderServerOpti
   const gzip = opts.gzip === true
   res.writeHead(ex.status, responseHeaders(ex, gzip))
   res.flushHeaders()
-  const pieces = splitBody(ex.body, opts.chunking)
+  if (ex.writes && ex.writes.join('') !== ex.body) throw new Error('provider-server: exchange.writes do not join to exchange.body')
+  const pieces = ex.writes ? ex.writes.map((w) => Buffer.from(w, 'utf8')) : splitBody(ex.body, opts.chunking)
   const pause = () => (opts.delayMs ? sleep(opts.delayMs) : nextTick())
   const finished = new Promise<void>((resolve) => res.once('close', resolve))
   if (!gzip) {

@@ -26,6 +26,11 @@ export interface Exchange {
   headers: Record<string, string>
   /** Exact decoded wire body: raw SSE text, a JSON array (Gemini non-SSE stream) or a JSON document. */
   body: string
+  /**
+   * The exact pieces the server writes (flushed one by one); they join to `body`. Overrides the
+   * server's `chunking`, e.g. to cut one SSE event, or one key inside it, across two network writes.
+   */
+  writes?: string[]
 }
 
 /** Provider wire families the loaders recognise. */

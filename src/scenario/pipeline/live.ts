@@ -76,7 +76,7 @@ async function captureLive(
     log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
     journalCell(log, call.channel, cell)
   })
-  log.track(done, () => stop.abort())
+  log.track(done, call.step, () => stop.abort())
   // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in the tee meanwhile).
   if (journal) await done
   return { response: new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
@@ -173,7 +173,13 @@ function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | T
   const journal = log.config.journal
   if (!journal) return
   log.journalLive++
-  journal.cell(channel === 'model' ? { kind: 'cell', channel, cell: cell as ModelCell } : { kind: 'cell', channel, cell: cell as ToolCell })
+  try {
+    journal.cell(channel === 'model' ? { kind: 'cell', channel, cell: cell as ModelCell } : { kind: 'cell', channel, cell: cell as ToolCell })
+  } catch (e) {
+    // @note issue 13: a result the journal refused (FLUX_CREDENTIAL_FOUND) fails the run at its step, even when the
+    // agent catches what its tool threw; the journal keeps every line before it.
+    throw log.fail(e, cell.step)
+  }
 }
 
 async function send(log: RunLog, request: Request, step: string): Promise<Response> {

@@ -6,6 +6,7 @@ import type { Redactor } from '../../cassette/redact.js'
 import type { Mode } from '../../golden/update-mode.js'
 import type { TraceStep } from '../../golden/trace.js'
 import type { ProviderFamily } from '../../providers/types.js'
+import { FluxError, isFluxError } from '../../errors.js'
 import type { Intervention } from '../intervention.js'
 import { offTapeResponse } from './http.js'
 
@@ -89,9 +90,22 @@ export class RunLog {
     this.divergences.push({ code, severity: severityOf(code), step, message, ...extra })
   }
 
-  /** Keep a recording that is still reading its body, so the run can wait for it (or, with `stop`, stop it). */
-  track(p: Promise<void>, stop?: () => void): void {
-    const q = p.finally(() => {
+  /**
+   * The run fails with `e`: a fluxlab error as it is, anything else as a bug of ours at `step`. The
+   * first one is kept (`fatal`; the run throws it when it ends) and returned.
+   */
+  fail(e: unknown, step: string): Error {
+    this.fatal ??= isFluxError(e) ? e : internalError(e, step, this.name)
+    return this.fatal
+  }
+
+  /**
+   * Keep a recording that is still reading its body, so the run can wait for it (or, with `stop`, stop it).
+   * @note Issue 13: a recording that fails (a secret the journal refused) fails the run at `step`; it is
+   * never an unhandled rejection, which killed the process.
+   */
+  track(p: Promise<void>, step: string, stop?: () => void): void {
+    const q = p.then(undefined, (e: unknown) => void this.fail(e, step)).finally(() => {
       this.pending.delete(q)
       this.stops.delete(q)
     })
@@ -162,4 +176,22 @@ export class RunLog {
   private truncatedCommand(cell: { originalBytes?: number }): string {
     return this.config.command(`FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
   }
+}
+
+/**
+ * STYLE "Failure modes": an unexpected exception inside interception is a bug of ours. It fails
+ * the run with its stack and says so; it is never answered with something an SDK retries.
+ */
+function internalError(e: unknown, step: string, scenario: string): FluxError {
+  const err = e instanceof Error ? e : new Error(String(e))
+  return new FluxError(
+    'FLUX_INTERNAL',
+    {
+      failed: `serve ${step} of scenario "${scenario}"`,
+      reason: `fluxlab hit an unexpected ${err.name} (${err.message}). This is a bug in fluxlab, not a network error`,
+      fix: 'Please report it with the stack below.',
+      details: (err.stack ?? '').split('\n').slice(1, 8).map((l) => l.trim()),
+    },
+    { cause: err },
+  )
 }
