@@ -1,4 +1,3 @@
-import { FluxError } from '../../errors.js'
 import type { Fixture, ModelCell, ToolCell } from '../../cassette/cell.js'
 import { severityOf, type Divergence, type DivergenceCode } from '../../cassette/divergence.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
