@@ -6,6 +6,11 @@ import type { TestContext } from './types.js'
 export interface RequestRoute {
   /** Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws. */
   handle(request: Request): Promise<Response | undefined>
+  /**
+   * Whether this route answers `request` before the app's own mocking libraries (msw, nock) see it:
+   * the model calls. Without it the route gets only what none of them answered.
+   */
+  claims?(request: Request): boolean
 }
 
 interface GlobalState {
@@ -65,3 +70,10 @@ function currentRoute(): RequestRoute | undefined {
  * acquireInterception(routeRequest)
  */
 export const routeRequest = async (request: Request): Promise<Response | undefined> => currentRoute()?.handle(request)
+
+/**
+ * Whether the request's route answers it before the app's own msw or nock handlers (a model call).
+ * @example
+ * acquireInterception(routeRequest, claimsRequest)
+ */
+export const claimsRequest = (request: Request): boolean => currentRoute()?.claims?.(request) ?? false

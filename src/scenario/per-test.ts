@@ -8,7 +8,7 @@ import { findFixtures } from '../cassette/find.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { readGolden } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
-import { routeRequest, state, type RequestRoute } from '../context/state.js'
+import { claimsRequest, routeRequest, state, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
@@ -65,6 +65,7 @@ export function interceptFromSetup(root: string): void {
   // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
   if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys()
   state.outside = {
+    claims: (request) => detectModelCall(request.method, new URL(request.url), state.options.hosts ?? {}) !== undefined,
     async handle(request) {
       const url = new URL(request.url)
       if (!detectModelCall(request.method, url, state.options.hosts ?? {})) return undefined
@@ -77,7 +78,7 @@ export function interceptFromSetup(root: string): void {
       return offTapeResponse(error.message)
     },
   }
-  acquireInterception(routeRequest)
+  acquireInterception(routeRequest, claimsRequest)
 }
 
 /**
@@ -147,7 +148,7 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
   return {
     attach() {
       run.register()
-      const interception = acquireInterception(routeRequest)
+      const interception = acquireInterception(routeRequest, claimsRequest)
       const keys = replay ? fillReplayKeys() : () => {}
       state.attached = run
       release = () => {
@@ -170,6 +171,7 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
 function refusingScenario(refused: FluxError, options: FluxOptions): TestScenario {
   let fatal: FluxError | undefined
   const route: RequestRoute = {
+    claims: (request) => detectModelCall(request.method, new URL(request.url), options.hosts ?? {}) !== undefined,
     async handle(request) {
       if (!detectModelCall(request.method, new URL(request.url), options.hosts ?? {})) return undefined
       fatal ??= refused
@@ -179,7 +181,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions): TestScenari
   let release: (() => void) | undefined
   return {
     async drive(body) {
-      const stop = acquireInterception(routeRequest)
+      const stop = acquireInterception(routeRequest, claimsRequest)
       try {
         await state.runs.run(route, body)
       } finally {
@@ -187,7 +189,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions): TestScenari
       }
     },
     attach() {
-      const stop = acquireInterception(routeRequest)
+      const stop = acquireInterception(routeRequest, claimsRequest)
       state.attached = route
       release = () => {
         if (state.attached === route) state.attached = undefined
