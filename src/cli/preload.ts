@@ -5,13 +5,15 @@
  * The program's code is not changed and needs no fluxlab import.
  */
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
+import { detectModelCall } from '../providers/registry.js'
 import { FRAME, FrameDecoder, type ForwardedRequest } from './frames.js'
 
 const url = process.env.FLUX_CONTROL_URL
 const token = process.env.FLUX_CONTROL_TOKEN
 const NULL_BODY = new Set([101, 204, 205, 304])
 
-if (url && token) acquireInterception((request) => forward(request, url, token))
+// Model calls go to the CLI before the program's own msw or nock mocks see them; other requests only when none answered.
+if (url && token) acquireInterception((request) => forward(request, url, token), (request) => detectModelCall(request.method, new URL(request.url)) !== undefined)
 
 async function forward(request: Request, control: string, token: string): Promise<Response> {
   const bytes = request.method === 'GET' || request.method === 'HEAD' ? null : Buffer.from(await request.arrayBuffer())

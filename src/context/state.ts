@@ -18,6 +18,11 @@ export interface RequestRoute {
   isModelCall?(method: string, url: URL): boolean
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
   report?(error: Error): void
+  /**
+   * Whether this route answers `request` before the app's own mocking libraries (msw, nock) see it:
+   * the model calls. Without it the route gets only what none of them answered.
+   */
+  preempts?(request: Request): boolean
 }
 
 interface GlobalState {
@@ -99,3 +104,10 @@ export const routeRequest = Object.assign(async (request: Request): Promise<Resp
 export function isModelCall(method: string, url: URL, hosts: Record<string, ProviderFamily> = {}): boolean {
   return detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
 }
+
+/**
+ * Whether the request's route answers it before the app's own msw or nock handlers (a model call).
+ * @example
+ * acquireInterception(routeRequest, preemptsRequest)
+ */
+export const preemptsRequest = (request: Request): boolean => currentRoute()?.preempts?.(request) ?? false

@@ -1,6 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { syncBuiltinESMExports } from 'node:module'
-import { bypass, http, passthrough } from 'msw'
-import { setupServer } from 'msw/node'
+import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
+import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
+import { bypass } from 'msw'
 import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
 
 /**
@@ -9,69 +12,267 @@ import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undi
  */
 export type Router = UndiciRouter
 
-interface InterceptionState {
-  server?: ReturnType<typeof setupServer>
-  refs: number
-  router?: Router
-  detachUndici?: () => void
+/**
+ * Which requests fluxlab answers before the process's other mocking libraries (the app's own msw
+ * `setupServer`, nock ≥ 14) see them: the model calls. Every other request is offered to them
+ * first, and reaches `Router` only if none of them answered it (it would have gone to the network).
+ */
+export type Preempts = (request: Request) => boolean
+
+/** The parts of an `@mswjs/interceptors` interceptor this file uses (any copy, ESM or CJS, any version sharing the global symbols). */
+interface Shared {
+  readonly symbol: symbol
+  readyState: string
+  apply(): void
+  dispose(): void
+  emitter: SharedEmitter
+}
+interface SharedEmitter {
+  prependListener(event: string, listener: Listener): unknown
+  removeListener(event: string, listener: Listener): unknown
+  removeAllListeners(event?: string): unknown
+  listeners(event: string): Listener[]
+  listenerCount(event: string): number
+}
+type Listener = (...args: never[]) => unknown
+interface Controller {
+  readyState: number
+  passthrough(): Promise<void>
+  respondWith(response: Response): void
+  errorWith(reason?: unknown): void
+}
+interface RequestEvent {
+  requestId: string
+  request: Request
+  controller: Controller
+}
+interface ResponseEvent {
+  requestId: string
+  response: Response
 }
 
-const KEY = Symbol.for('fluxlab.interception.v1')
+interface InterceptionState {
+  refs: number
+  router?: Router
+  preempts?: Preempts
+  detachUndici?: () => void
+  /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
+  owned: Shared[]
+  /** Owned interceptors another library's listeners have sat on: they stay applied (see `detach`). */
+  shared: Set<Shared>
+  /** The running interceptor of each kind our listeners sit on (first in line), ours or another library's. */
+  attached: Shared[]
+  /** Requests fluxlab answered, until their `response` event. */
+  answered: Set<string>
+  /** Set while fluxlab itself performs a request for real (`liveFetch`): every listener of ours lets it through. */
+  live: AsyncLocalStorage<true>
+  onRequest: (event: RequestEvent) => Promise<void>
+  onResponse: (event: ResponseEvent) => void
+}
+
+const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
+const KEY = Symbol.for('fluxlab.interception.v2')
 const g = globalThis as Record<symbol, unknown>
 // @note STYLE "Side effects": one patch per process even with two copies of the library loaded.
-const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KEY] = { refs: 0 } as InterceptionState)
+const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KEY] = createState())
+
+function createState(): InterceptionState {
+  const s: InterceptionState = {
+    refs: 0,
+    owned: [],
+    shared: new Set(),
+    attached: [],
+    answered: new Set(),
+    live: new AsyncLocalStorage<true>(),
+    async onRequest({ requestId, request, controller }) {
+      if (s.live.getStore()) {
+        // Our own live request goes out for real, and no listener after ours sees it (nock's
+        // disableNetConnect or "no match", the app's msw handlers and onUnhandledRequest).
+        await controller.passthrough()
+        // @note the interceptor calls listeners one after another, awaiting each, and settles the request
+        // as soon as it is handled: a listener that never returns ends the chain. Nothing holds the
+        // pending promise once the request is settled, so it is collected with it.
+        return new Promise<never>(() => {})
+      }
+      if (s.refs === 0 || !s.router) return
+      if (s.preempts?.(request)) {
+        const response = await s.router(request)
+        if (!response) return
+        if (response.type !== 'error') s.answered.add(requestId)
+        // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
+        // so the app's msw or nock never see a model call fluxlab answered: no handler of theirs runs and
+        // no "unhandled request" warning or error fires for it.
+        throw response
+      }
+      // Not ours first: the listeners after us (the app's msw handlers, nock scopes) get it. What none of
+      // them answered would go to the network; it comes back here instead (recorded, or replayed).
+      const passthrough = controller.passthrough
+      controller.passthrough = async () => {
+        const router = s.refs > 0 ? s.router : undefined
+        if (!router) return passthrough.call(controller)
+        // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
+        const signal = request.signal as AbortSignal | undefined
+        const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))
+        const response = signal?.aborted ? 'aborted' : await Promise.race([router(request), abort])
+        if (response === 'aborted') controller.errorWith(signal?.reason)
+        else if (response) {
+          if (response.type !== 'error') s.answered.add(requestId)
+          controller.respondWith(response)
+        }
+        else await passthrough.call(controller)
+      }
+    },
+    onResponse({ requestId, response }) {
+      // @note mswjs/interceptors#799 (0.41): fetch clones every response for the `response` event, and while
+      // that clone is unread, `response.body.cancel()` on the client's copy never settles (the OpenAI and
+      // Anthropic SDKs cancel an error body before retrying a 429/5xx). Nobody reads the clone of a response
+      // we answered: drain it in the background (never awaited, so the client is not held up).
+      if (s.answered.delete(requestId)) void response.arrayBuffer().catch(() => {})
+    },
+  }
+  return s
+}
 
 /**
- * Start intercepting `fetch` and `node:http` in this process (ref-counted) and
+ * Start intercepting `fetch`, `node:http` and `XMLHttpRequest` in this process (ref-counted) and
  * route each request through `router`. Returns the matching release.
+ *
+ * It shares one interception with the app's own msw or nock (`@mswjs/interceptors` keeps one running
+ * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what `preempts` selects is
+ * fluxlab's alone, everything else is offered to the app's mocks before `router` sees it. Calls made with
+ * the npm `undici` package directly are routed to `router` too (`./undici.ts`).
  * @example
- * const release = acquireInterception(async (req) => session?.handle(req))
+ * const release = acquireInterception(async (req) => session?.handle(req), (req) => isModelCall(req))
  * try { await agent() } finally { release() }
  */
-export function acquireInterception(router: Router): () => void {
+export function acquireInterception(router: Router, preempts: Preempts): () => void {
   st.router = router
-  if (st.refs++ === 0) {
-    const server = setupServer(
-      http.all('*', async ({ request }) => {
-        const res = await st.router?.(request)
-        return res ?? passthrough()
-      }),
-    )
-    server.listen({ onUnhandledRequest: 'bypass' })
-    // @note mswjs/interceptors#799 (0.41): the interceptor clones every mocked response for msw's
-    // `response:mocked` event, and while that clone is unread, `response.body.cancel()` on the client's
-    // copy never settles. The OpenAI and Anthropic SDKs cancel an error body before retrying a 429/5xx,
-    // so a replayed or injected 429 hung them. Draining the clone in the background (never awaited, so
-    // the client is not held up) lets the cancel settle.
-    server.events.on('response:mocked', ({ response }) => {
-      void response.arrayBuffer().catch(() => {})
-    })
-    // @note msw patches `http.request`/`http.get` on the CommonJS module object; ESM named imports
-    // (`import { request } from 'node:http'`) keep the original until the builtin bindings are synced
-    // (mswjs/interceptors#201, msw#2049). Without this such a request passes through, live, in replay.
-    syncBuiltinESMExports()
-    st.server = server
-    st.detachUndici = attachUndici(() => st.router, liveFetch)
-  } else refreshUndici()
+  st.preempts = preempts
+  if (st.refs++ === 0) st.detachUndici = attachUndici(() => st.router, liveFetch)
+  else refreshUndici()
+  attach()
   let released = false
   return () => {
     if (released) return
     released = true
     if (--st.refs === 0) {
-      st.server?.close()
-      st.server = undefined
+      detach()
       st.detachUndici?.()
       st.detachUndici = undefined
-      syncBuiltinESMExports()
     }
   }
 }
 
 /**
- * Perform a request for real, past the interception (record mode).
+ * Put our listeners first on the running interceptor of each kind: the app's (its msw or nock started
+ * first), else ours. Called at every acquire, so a mocking library started, stopped or restarted since
+ * the last one is followed.
+ */
+function attach(): void {
+  let patched = false
+  for (const Kind of KINDS) {
+    const running = runningOrOwn(Kind, () => (patched = true))
+    const before = st.attached.find((i) => i.symbol === Kind.symbol)
+    if (before && before !== running) unlisten(before)
+    if (!running) continue
+    if (running.emitter.listeners('request')[0] !== st.onRequest) {
+      unlisten(running)
+      running.emitter.prependListener('request', st.onRequest)
+      running.emitter.prependListener('response', st.onResponse)
+    }
+    if (!st.attached.includes(running)) st.attached.push(running)
+    if (!st.owned.includes(running)) followDispose(running)
+  }
+  // @note msw patches `http.request`/`http.get` on the CommonJS module object; ESM named imports
+  // (`import { request } from 'node:http'`) keep the original until the builtin bindings are synced
+  // (mswjs/interceptors#201, msw#2049). Without this such a request passes through, live, in replay.
+  if (patched) syncBuiltinESMExports()
+}
+
+/** The interceptor of `Kind` that is running in this process, applying ours when none is. */
+function runningOrOwn(Kind: { new (): Shared; symbol: symbol }, onPatch: () => void): Shared | undefined {
+  const running = g[Kind.symbol] as Shared | undefined
+  if (running) return running
+  const mine = new Kind()
+  mine.apply()
+  if (g[Kind.symbol] !== mine) return undefined // this environment has no such API (XMLHttpRequest in Node)
+  onPatch()
+  st.owned.push(mine)
+  anchor(mine)
+  return mine
+}
+
+/**
+ * Keep our running interceptor findable, and note when another library's listeners sit on it.
+ * @note `Interceptor.dispose()` clears the global symbol even on an instance that never owned it, and nock
+ * does exactly that when it is imported (`back.setMode` → `recorder.restore()` disposes its unapplied
+ * interceptors). With the symbol gone, the next library patches `http`/`fetch` a second time over ours,
+ * and two nested `http.get` patches fail every request. The same instance under the symbol on the global
+ * object's own prototype survives the delete: lookups still find ours, and a library that really applies
+ * one later (after ours is disposed) shadows it with its own property.
+ */
+function anchor(own: Shared): void {
+  Object.defineProperty(Object.getPrototypeOf(globalThis), own.symbol, { value: own, configurable: true, writable: true })
+  const add = (own.emitter as SharedEmitter & { addListener(event: string, listener: Listener): unknown }).addListener.bind(own.emitter)
+  ;(own.emitter as SharedEmitter & { addListener(event: string, listener: Listener): unknown }).addListener = (event, listener) => {
+    st.shared.add(own)
+    return add(event, listener)
+  }
+}
+
+/** Our listeners off every interceptor; ours disposed unless another library has used them. */
+function detach(): void {
+  for (const i of st.attached.splice(0)) unlisten(i)
+  let restored = false
+  for (const own of st.owned.splice(0)) {
+    // @note once another library's interceptor has sat on ours it keeps sending its listeners to ours (its
+    // `on` stays bound to the instance it found running, even after it stops and starts again): disposing
+    // ours would end its mocks for good. Ours then stays applied, idle when no listener is left.
+    if (st.shared.has(own) || own.readyState !== 'APPLIED') {
+      if (own.readyState === 'APPLIED') st.owned.push(own)
+      continue
+    }
+    own.dispose()
+    const proto = Object.getPrototypeOf(globalThis) as Record<symbol, unknown>
+    if (proto[own.symbol] === own) delete proto[own.symbol]
+    restored = true
+  }
+  if (restored) syncBuiltinESMExports()
+}
+
+function unlisten(i: Shared): void {
+  i.emitter.removeListener('request', st.onRequest)
+  i.emitter.removeListener('response', st.onResponse)
+  const at = st.attached.indexOf(i)
+  if (at >= 0) st.attached.splice(at, 1)
+}
+
+/**
+ * Another library's interceptor we sit on: when it is disposed (the app's `server.close()`), its patches
+ * go and our listeners with them; while fluxlab is acquired, attach again at once (ours, then).
+ */
+function followDispose(running: Shared): void {
+  const emitter = running.emitter as SharedEmitter & { [FOLLOWED]?: true }
+  if (emitter[FOLLOWED]) return
+  emitter[FOLLOWED] = true
+  const removeAll = emitter.removeAllListeners.bind(emitter)
+  emitter.removeAllListeners = (event) => {
+    const out = removeAll(event)
+    if (st.attached.includes(running) && !emitter.listeners('request').includes(st.onRequest)) {
+      unlisten(running)
+      if (st.refs > 0) attach()
+    }
+    return out
+  }
+}
+const FOLLOWED = Symbol.for('fluxlab.interception.followed')
+
+/**
+ * Perform a request for real, past the interception (record mode): no listener of ours answers it,
+ * and msw's bypass marker keeps the app's msw handlers from answering or warning about it.
  * @example
  * const res = await liveFetch(request)
  */
 export function liveFetch(request: Request): Promise<Response> {
-  return unrouted(() => fetch(bypass(request)))
+  return unrouted(() => st.live.run(true, () => fetch(bypass(request))))
 }

@@ -44,7 +44,7 @@ afterEach(async () => {
 })
 
 function intercept(router: Router): void {
-  releases.push(acquireInterception(router))
+  releases.push(acquireInterception(router, () => false))
 }
 
 const post = (path: string) => request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-app': 'a' }, body: '{"q":1}' })
@@ -157,7 +157,7 @@ describe('the undici global dispatcher under interception', () => {
 
   test('puts the original global dispatcher back when interception ends', () => {
     const before = g[GLOBAL]
-    const release = acquireInterception(async () => undefined)
+    const release = acquireInterception(async () => undefined, () => false)
     expect(g[GLOBAL]).not.toBe(before)
     release()
     expect(g[GLOBAL]).toBe(before)

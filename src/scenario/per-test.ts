@@ -8,7 +8,7 @@ import { findFixtures } from '../cassette/find.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
-import { routeRequest, state, type RequestRoute } from '../context/state.js'
+import { preemptsRequest, routeRequest, state, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
 import { currentTest, finishTest, runningTestRef } from '../context/test-context.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
@@ -69,7 +69,9 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
   // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
   if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys()
   state.outside = {
-    claims: (method, url) => detectModelCall(method, url, state.options.hosts ?? {}) !== undefined,
+    // Inside a test file every request is its file scenario's (undici's too); outside every file, model calls only.
+    claims: (method, url) => runningTestRef()?.file !== undefined || detectModelCall(method, url, state.options.hosts ?? {}) !== undefined,
+    preempts: (request) => detectModelCall(request.method, new URL(request.url), state.options.hosts ?? {}) !== undefined,
     async handle(request) {
       // Like a test's, the file scenario takes every request (a tool's HTTP too); one that makes no model call writes nothing.
       const file = fileScenario(root, updateState)
@@ -85,7 +87,7 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
       return offTapeResponse(error.message)
     },
   }
-  acquireInterception(routeRequest)
+  acquireInterception(routeRequest, preemptsRequest)
 }
 
 /** The file scenarios of this worker by test file: open from the first call outside a test until the file ends. */
@@ -235,7 +237,7 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
   return {
     attach() {
       run.register()
-      const interception = acquireInterception(routeRequest)
+      const interception = acquireInterception(routeRequest, preemptsRequest)
       const keys = replay ? fillReplayKeys() : () => {}
       state.attached = run
       release = () => {
@@ -260,6 +262,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const route: RequestRoute = {
     claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined,
+    preempts: (request) => detectModelCall(request.method, new URL(request.url), options.hosts ?? {}) !== undefined,
     async handle(request) {
       if (!detectModelCall(request.method, new URL(request.url), options.hosts ?? {})) return undefined
       fatal ??= refused
@@ -270,7 +273,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
   return {
     route,
     async drive(body) {
-      const stop = acquireInterception(routeRequest)
+      const stop = acquireInterception(routeRequest, preemptsRequest)
       try {
         await state.runs.run(route, body)
       } finally {
@@ -278,7 +281,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
       }
     },
     attach() {
-      const stop = acquireInterception(routeRequest)
+      const stop = acquireInterception(routeRequest, preemptsRequest)
       state.attached = route
       release = () => {
         if (state.attached === route) state.attached = undefined

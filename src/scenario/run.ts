@@ -4,13 +4,14 @@ import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
-import { isModelCall, routeRequest, state, type RequestRoute } from '../context/state.js'
+import { isModelCall, preemptsRequest, routeRequest, state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
 import { isFluxError } from '../errors.js'
 import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
+import { detectModelCall } from '../providers/registry.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import type { Intervention } from './intervention.js'
 import type { Agent, Lab } from './lab.js'
@@ -177,6 +178,11 @@ export class Run implements TrackedRun, RequestRoute {
    * retry. A fluxlab error is kept in `fatal` and answered off-tape; so is a bug of ours, which
    * says so (it must never look like a network error).
    */
+  /** Model calls are the run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
+  preempts(request: Request): boolean {
+    return detectModelCall(request.method, new URL(request.url), this.log.config.hosts) !== undefined
+  }
+
   async handle(request: Request): Promise<Response> {
     let step = `${request.method} ${request.url}`
     try {
@@ -235,7 +241,7 @@ export class Run implements TrackedRun, RequestRoute {
    */
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
-    const release = acquireInterception(routeRequest)
+    const release = acquireInterception(routeRequest, preemptsRequest)
     const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
