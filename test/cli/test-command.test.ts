@@ -191,3 +191,39 @@ describe.concurrent('fluxlab test on hand-broken fixtures', () => {
     expect(r.stderr).toContain('update, snapshots, judge')
   })
 })
+
+describe.concurrent('fluxlab test on fixtures replay would reject (issue 13)', () => {
+  let cwdBad: string
+  beforeAll(() => {
+    cwdBad = tempDir()
+    const into = join(cwdBad, 'tests/scenarios')
+    const copy = (name: string) => join(copyFixture(EXAMPLE, into, name), 'model.jsonl')
+    copy('a-good')
+    editJsonl(copy('chunk-shape'), 1, (c) => (c.response.chunks = [{ t: 'x' }]))
+    editJsonl(copy('usage-null'), 2, (c) => (c.usage = null))
+    editJsonl(copy('no-tool-calls'), 1, (c) => delete c.toolCalls)
+    editJsonl(copy('bad-b64'), 2, (c) => (c.response.chunks[0] = { t: c.response.chunks[0].t, b64: 'QUJD!' }))
+    editJsonl(copy('text-edited'), 2, (c) => (c.text = 'Paris'))
+    copy('z-good')
+  })
+
+  test('each is fixture_invalid with file:line, field and the re-record command; every other fixture is still verified; exit 1, not 3', async () => {
+    const r = await fluxlab(['test', '--json'], { cwd: cwdBad })
+    expect(r.code, r.output).toBe(1)
+    const doc = JSON.parse(r.stdout)
+    const by = Object.fromEntries(doc.fixtures.map((f: { dir: string }) => [f.dir.split('/').pop(), f]))
+    const where = (name: string) => `tests/scenarios/${name}/model.jsonl`
+    const first = (name: string) => ({ ...by[name].problems[0], message: undefined })
+    expect(by['a-good'].ok).toBe(true)
+    expect(by['z-good'].ok).toBe(true)
+    expect(first('chunk-shape')).toEqual({ code: 'fixture_invalid', file: where('chunk-shape'), line: 1, field: 'response.chunks[0].t' })
+    expect(first('usage-null')).toEqual({ code: 'fixture_invalid', file: where('usage-null'), line: 2, field: 'usage' })
+    expect(first('no-tool-calls')).toEqual({ code: 'fixture_invalid', file: where('no-tool-calls'), line: 1, field: 'toolCalls' })
+    expect(first('bad-b64')).toEqual({ code: 'fixture_invalid', file: where('bad-b64'), line: 2, field: 'response.chunks[0].b64' })
+    expect(first('text-edited')).toEqual({ code: 'fixture_invalid', file: where('text-edited'), line: 2, field: 'text' })
+    expect(by['chunk-shape'].problems[0].message).toMatch(/^expected "t", milliseconds since the request \(a number ≥ 0\) at response\.chunks\[0\]\.t, found "x"\. Fix the line by hand or re-record the scenario with `FLUX_GOLDEN=update npx vitest run capital-agent\/capital\.test\.ts/)
+    expect(by['bad-b64'].problems[0].message).toContain('expected "b64" to be canonical base64')
+    expect(by['text-edited'].problems[0].message).toContain('its stored "text" is "Paris", but its response.chunks say "The capital of the UK is London."')
+    expect(doc.summary).toMatchObject({ fixtures: 7, passed: 2, failed: 5 })
+  })
+})
