@@ -168,7 +168,7 @@ export class AppendFile {
 }
 
 /** Create `file` with `data`, flushed to disk before it returns. */
-export function writeSynced(file: string, data: string): void {
+function writeSynced(file: string, data: string): void {
   const fd = openSync(file, 'w')
   try {
     writeAll(fd, data)

@@ -136,7 +136,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const isCanonicalBase64 = (s: string) => BASE64.test(s) && Buffer.from(s, 'base64').toString('base64') === s
 
 /** One stored body chunk: `t` plus exactly one of `text` and `b64`. */
-export const chunkSchema = z
+const chunkSchema = z
   .strictObject(
     {
       t: nonNegative('"t", milliseconds since the request'),
@@ -157,7 +157,7 @@ const NEVER_KEPT = new Set(['content-length', 'content-encoding', 'transfer-enco
 const NULL_BODY = new Set([101, 204, 205, 304])
 
 /** A recorded HTTP response (model cells, http tool cells). */
-export const responseSchema = z
+const responseSchema = z
   .looseObject(
     {
       status: z.int('expected "status" (0 for no response, else 200–599)').check(

@@ -211,7 +211,11 @@ function shown(v: unknown): string {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-/** The 1-based lines of `bytes` that are not valid UTF-8 (none, in one pass, for a valid file). */
+/**
+ * The 1-based lines of `bytes` that are not valid UTF-8 (none, in one pass, for a valid file).
+ * @example
+ * invalidUtf8Lines(Buffer.from([0x61, 0x0a, 0xff])) // Set { 2 }
+ */
 export function invalidUtf8Lines(bytes: Buffer): Set<number> {
   const bad = new Set<number>()
   try {
@@ -233,7 +237,11 @@ export function invalidUtf8Lines(bytes: Buffer): Set<number> {
   }
 }
 
-/** Whether `value` nests deeper than {@link MAX_DEPTH} (iteratively: the check itself must not overflow). */
+/**
+ * Whether `value` nests deeper than {@link MAX_DEPTH} (iteratively: the check itself must not overflow).
+ * @example
+ * tooDeep(JSON.parse('['.repeat(5000) + ']'.repeat(5000))) // true
+ */
 export function tooDeep(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false
   const stack: Array<[object, number]> = [[value, 1]]

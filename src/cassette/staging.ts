@@ -8,7 +8,7 @@ import { readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 /** What every temporary entry's name ends with (one `.gitignore` line: `*.flux-tmp`). */
-export const TEMP_SUFFIX = '.flux-tmp'
+const TEMP_SUFFIX = '.flux-tmp'
 
 const TEMP = /^\.(.+)\.(\d+)\.([0-9a-f]{8})(?:\.(new|old))?\.flux-tmp$/
 /** Temp files of fluxlab ≤ 0.1.0 (`.trace.snap.20947.4e2d1328.tmp`): removed like the current ones. */
