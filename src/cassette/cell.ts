@@ -205,7 +205,7 @@ export const modelCellSchema = z
       ),
       finishReason: optionalText('"finishReason"'),
       text: text('"text"'),
-      toolCalls: z.array(z.looseObject({ id: text('"id"'), name: text('"name"'), args: z.unknown() }, 'expected a tool call {"id", "name", "args"}'), 'expected "toolCalls" (an array)'),
+      toolCalls: z.array(z.looseObject({ id: text('"id"'), name: text('"name"'), args: z.optional(z.unknown()) }, 'expected a tool call {"id", "name", "args"}'), 'expected "toolCalls" (an array)'),
       providerError: z.optional(z.looseObject({ type: optionalText('"type"'), message: text('"message"') }, 'expected "providerError" {"message"}')),
       transportError: transportErrorSchema,
       durationMs: nonNegative('"durationMs"'),
@@ -232,7 +232,7 @@ export const toolCellSchema = z
       name: text('"name"'),
       callId: optionalText('"callId"'),
       key,
-      args: z.unknown(),
+      args: z.optional(z.unknown()),
       output: z.optional(z.unknown()),
       error: z.optional(
         z
