@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { codecFor } from '../providers/registry.js'
 import type { Manifest, ModelCell, ToolCell } from './cell.js'
 import { readFixture, readFixtureLines, readSource, rerecordCommand, writeFixture } from './fixture.js'
 import { problemOf } from './jsonl.js'
@@ -22,8 +23,27 @@ const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   redaction: 'v1:00000000',
   ...over,
 })
-const model = (seq: number) => ({ seq, step: `model#${seq}`, key: `sha256:${seq}`, request: { method: 'POST', path: '/v1/chat', body: {} }, response: { status: 200, headers: {}, chunks: [] } }) as unknown as ModelCell
-const tool = (seq: number) => ({ seq, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:t${seq}`, args: {}, output: 1 }) as unknown as ToolCell
+const URL_ = 'https://api.openai.com/v1/chat/completions'
+const BODY = JSON.stringify({ model: 'gpt-4o-mini', choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } })
+const parsed = codecFor('openai-chat').parseResponse(BODY, 'application/json', 200, new URL(URL_))
+const hex = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`
+const model = (seq: number): ModelCell => ({
+  seq,
+  step: `model#${seq}`,
+  key: hex(seq),
+  family: 'openai-chat',
+  url: URL_,
+  request: { method: 'POST', path: '/v1/chat/completions', body: {} },
+  response: { status: 200, headers: { 'content-type': 'application/json' }, chunks: [{ t: 0, text: BODY }] },
+  model: parsed.model,
+  usage: parsed.usage,
+  finishReason: parsed.finishReason,
+  text: parsed.text,
+  toolCalls: parsed.toolCalls,
+  durationMs: 1,
+  truncated: false,
+})
+const tool = (seq: number): ToolCell => ({ seq, step: 'tool#1', kind: 'fn', name: 'lookup', key: hex(1000 + seq), args: {}, output: 1, durationMs: 0, truncated: false })
 
 /** A fixture at `<tmp>/tests/scenarios/<name>`, written by writeFixture. */
 function fixture(m: Manifest = manifest()): string {
@@ -77,7 +97,7 @@ describe('the fix of a read error', () => {
     const dir = fixture(manifest({ name: 'triage', input: { command: ['node', 'agent.mjs'] } }))
     breakLine(dir, 1, '[]')
     const e = errorOf(() => readFixture(dir))
-    expect(e.message).toContain('model.jsonl:1: expected a JSON object (one model call) Fix the line by hand')
+    expect(e.message).toContain('model.jsonl:1: expected a JSON object (one model call), found an array of 0. Fix the line by hand')
     expect(e.message).toMatch(/re-record the scenario with `FLUX_GOLDEN=update npx fluxlab record triage --dir \/\S+\/tests\/scenarios -- node agent\.mjs`\.$/)
   })
 

@@ -1,13 +1,14 @@
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import YAML from 'yaml'
-import * as z from 'zod/mini'
 import { rerunCommand, testCommand, type TestRef } from '../commands.js'
-import { writeFileAtomic } from './atomic.js'
-import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
-import { fixtureError, readJsonl, refuseSecrets } from './jsonl.js'
+import { writeDirAtomic, writeFileAtomic } from './atomic.js'
+import { FORMAT_VERSION, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
+import { derivedMismatch } from './derived.js'
+import { describeIssue, fixtureError, invalidUtf8Lines, readJsonl, refuseSecrets, tooDeep, type FixtureProblem } from './jsonl.js'
 import { scanText, type ScanOptions } from './scan.js'
+import { isTempEntry, readConsistent, settleSwap } from './staging.js'
 
 export const FILES = {
   manifest: 'scenario.yaml',
@@ -19,33 +20,13 @@ export const FILES = {
 
 const rel = (file: string) => relative(process.cwd(), file) || file
 
-/** What a model.jsonl line must be for replay to use it. */
-export const modelCellSchema = z.looseObject(
-  {
-    seq: z.number('expected a numeric "seq"'),
-    key: z.string('expected a string "key"'),
-    request: z.looseObject({}, 'expected a "request" object'),
-    response: z.looseObject({ chunks: z.array(z.unknown(), 'expected "response.chunks" to be an array') }, 'expected "response.chunks" to be an array'),
-  },
-  'expected a JSON object (one model call)',
-)
-
-/** What a tools.jsonl line must be for replay to use it. */
-export const toolCellSchema = z.looseObject(
-  {
-    seq: z.number('expected a numeric "seq"'),
-    name: z.string('expected a string "name"'),
-    kind: z.enum(['http', 'fn'], 'expected "kind" to be "http" or "fn"'),
-  },
-  'expected a JSON object (one tool call)',
-)
-
 /**
  * True when `dir` holds a fixture (its manifest exists).
  * @example
  * fixtureExists('tests/scenarios/weather')
  */
 export function fixtureExists(dir: string): boolean {
+  settleSwap(dir)
   return existsSync(join(dir, FILES.manifest))
 }
 
@@ -59,8 +40,10 @@ interface ReadFixtureOptions extends ScanOptions {
 }
 
 /**
- * Read and validate a fixture directory: every file parsed (errors name file and line),
- * `formatVersion` checked, every file secret-scanned.
+ * Read and validate a fixture directory: every file parsed and every field replay reads checked (errors name
+ * file, line and field), `formatVersion` checked, every file secret-scanned, each model cell's text, tool
+ * calls and usage checked against what its chunks parse to. All files come from one version of the
+ * directory, even while a re-record swaps it.
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
@@ -68,42 +51,55 @@ export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture
   return readFixtureLines(dir, opts).fixture
 }
 
+interface FixtureLines {
+  fixture: Fixture
+  lines: { model: number[]; tools: number[] }
+  /** Every bad line of model.jsonl and tools.jsonl (only with `collect`; otherwise the first is thrown). */
+  problems: FixtureProblem[]
+}
+
 /**
- * {@link readFixture}, plus the 1-based line of each cell in its file (for `fluxlab test`).
+ * {@link readFixture}, plus the 1-based line of each cell in its file (for `fluxlab test`). With `collect`,
+ * bad cells are returned as `problems` (the fixture then holds only the good ones) instead of thrown; a
+ * problem with the directory or scenario.yaml is thrown either way.
  * @example
  * const { fixture, lines } = readFixtureLines(dir)
  * lines.model[0] // 1
  */
-export function readFixtureLines(dir: string, opts: ReadFixtureOptions = {}): { fixture: Fixture; lines: { model: number[]; tools: number[] } } {
+export function readFixtureLines(dir: string, opts: ReadFixtureOptions & { collect?: boolean } = {}): FixtureLines {
+  return readConsistent(dir, () => readOnce(dir, opts))
+}
+
+function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean }): FixtureLines {
   const manifestFile = join(dir, FILES.manifest)
   const rerecord = (m?: unknown) => {
     const command = rerecordCommand(m, dir) ?? (opts.rerun === false ? undefined : rerunCommand('FLUX_GOLDEN=update', opts.rerun))
     return command ? `\`${command}\`` : 'FLUX_GOLDEN=update (scenario.yaml names no test to run again)'
   }
   if (!existsSync(manifestFile)) {
-    const present = existsSync(dir) ? readdirSync(dir) : []
+    const present = existsSync(dir) ? readdirSync(dir).filter((f) => !isTempEntry(f)) : []
     throw fixtureError('FLUX_FIXTURE_INVALID', {
       file: dir,
       reason: present.length ? `${FILES.manifest} is missing (the directory holds ${present.join(', ')})` : 'the directory does not exist',
       fix: 'Re-record it with FLUX_GOLDEN=update, or delete the directory.',
     })
   }
-  const manifestText = readFileSync(manifestFile, 'utf8')
+  const manifestBytes = readFileSync(manifestFile)
+  const manifestText = manifestBytes.toString('utf8')
   refuseSecrets(scanText(manifestText, FILES.manifest, opts), { failed: `read fixture ${rel(dir)}`, fix: READ_SECRET_FIX })
+  const badManifest = (reason: string, line?: number, field?: string): never => {
+    throw fixtureError('FLUX_FIXTURE_INVALID', { file: manifestFile, ...(line ? { line } : {}), ...(field ? { field } : {}), reason, fix: `Fix the line by hand or re-record the scenario with ${rerecord()}.` })
+  }
+  const notUtf8 = [...invalidUtf8Lines(manifestBytes)]
+  if (notUtf8.length) badManifest('not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)', notUtf8[0])
   let manifest: Manifest
   try {
     manifest = YAML.parse(manifestText) as Manifest
   } catch (e) {
-    const line = (e as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line
-    throw fixtureError('FLUX_FIXTURE_INVALID', {
-      file: manifestFile,
-      ...(line ? { line } : {}),
-      reason: `not valid YAML (${(e as Error).message.split('\n')[0]})`,
-      fix: `Fix the line by hand or re-record the scenario with ${rerecord()}.`,
-    })
+    // @note any error of the parser is the text's fault (a stack overflow on 10^5 nested brackets included).
+    manifest = badManifest(`not valid YAML (${String((e as Error)?.message).split('\n')[0]})`, (e as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line)
   }
-  if (!manifest || typeof manifest !== 'object')
-    throw fixtureError('FLUX_FIXTURE_INVALID', { file: manifestFile, line: 1, reason: 'expected a mapping with formatVersion, name, …', fix: `Re-record the scenario with ${rerecord()}.` })
+  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) badManifest('expected a mapping with formatVersion, name, …', 1)
   if (manifest.formatVersion !== FORMAT_VERSION) {
     const v = manifest.formatVersion as unknown
     throw fixtureError('FLUX_FORMAT_VERSION', {
@@ -112,21 +108,57 @@ export function readFixtureLines(dir: string, opts: ReadFixtureOptions = {}): { 
       fix: typeof v === 'number' && v > FORMAT_VERSION ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.' : `Re-record it with ${rerecord(manifest)}.`,
     })
   }
-  const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, required: boolean) =>
-    readJsonl<T>(join(dir, file), {
+  if (tooDeep(manifest)) badManifest('it nests deeper than fluxlab reads')
+  const checked = manifestSchema.safeParse(manifest)
+  if (!checked.success) {
+    const { reason, field } = describeIssue(checked.error.issues[0], manifest)
+    badManifest(reason, field ? lineOfKey(manifestText, field) : undefined, field)
+  }
+  const fix = () => `Fix the line by hand or re-record the scenario with ${rerecord(manifest)}.`
+  const problems: FixtureProblem[] = []
+  const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, required: boolean) => {
+    const read = readJsonl<T>(join(dir, file), {
       schema,
-      fix: () => `Fix the line by hand or re-record the scenario with ${rerecord(manifest)}.`,
+      fix,
       scan: { disable: opts.disable, fix: READ_SECRET_FIX },
       ...(required ? { missing: 'Restore it from version control, or re-record with FLUX_GOLDEN=update.' } : {}),
-    }).lines
-  const model = cells<ModelCell>(FILES.model, modelCellSchema, true)
+      collect: true,
+    })
+    problems.push(...read.problems)
+    return read.lines
+  }
+  const modelFile = join(dir, FILES.model)
+  const model = cells<ModelCell>(FILES.model, modelCellSchema, true).filter(({ line, value }) => {
+    const m = derivedMismatch(value)
+    if (m)
+      problems.push({
+        file: modelFile,
+        line,
+        field: m.field,
+        reason: `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read "${m.field}")`,
+        fix: `Re-record the scenario with ${rerecord(manifest)}, or restore the line from version control.`,
+      })
+    return !m
+  })
   const tools = cells<ToolCell>(FILES.tools, toolCellSchema, false)
+  problems.sort((a, b) => (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : a.file === modelFile ? -1 : 1))
+  if (problems.length && !opts.collect) throw fixtureError('FLUX_FIXTURE_INVALID', problems[0])
   const traceFile = join(dir, FILES.trace)
   const trace = existsSync(traceFile) ? readFileSync(traceFile, 'utf8') : undefined
   return {
     fixture: { dir, manifest, model: model.map((c) => c.value), tools: tools.map((c) => c.value), trace },
     lines: { model: model.map((c) => c.line), tools: tools.map((c) => c.line) },
+    problems,
   }
+}
+
+const clip = (json: string) => (json.length > 80 ? `${json.slice(0, 77)}…` : json)
+
+/** The 1-based line of scenario.yaml where the top-level key of `field` is (`source.file` → the `source:` line). */
+function lineOfKey(text: string, field: string): number | undefined {
+  const key = field.split(/[.[]/)[0]
+  const at = text.split('\n').findIndex((l) => l.startsWith(`${key}:`))
+  return at >= 0 ? at + 1 : undefined
 }
 
 const READ_SECRET_FIX = 'Remove the secret from the file (and rotate it: it was committed), or re-record with FLUX_GOLDEN=update.'
@@ -212,9 +244,9 @@ function cellJson(cell: object): string {
 }
 
 /**
- * Write a fixture: every file scanned for secrets first (a finding writes nothing),
- * then each file written atomically, the manifest last so a reader never sees a
- * manifest without its cells.
+ * Write a fixture: every file scanned for secrets first (a finding writes nothing), then the whole
+ * directory swapped in at once (`writeDirAtomic`): a reader sees the old fixture or the new one, a crash
+ * leaves one of them, and what else the directory holds (judge.jsonl, forks/) is kept.
  * @example
  * writeFixture({ dir, manifest, model, tools, trace })
  */
@@ -227,11 +259,16 @@ export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
     ...(s.trace ? scanText(s.trace, FILES.trace, opts) : []),
   ]
   refuseSecrets(findings, { failed: `write fixture ${rel(fx.dir)}`, fix: WRITE_SECRET_FIX })
-  writeFileAtomic(join(fx.dir, FILES.model), s.model)
-  if (fx.tools.length) writeFileAtomic(join(fx.dir, FILES.tools), s.tools)
-  else rmSync(join(fx.dir, FILES.tools), { force: true })
-  if (s.trace !== undefined) writeFileAtomic(join(fx.dir, FILES.trace), s.trace)
-  writeFileAtomic(join(fx.dir, FILES.manifest), s.manifest)
+  writeDirAtomic(
+    fx.dir,
+    {
+      [FILES.manifest]: s.manifest,
+      [FILES.model]: s.model,
+      ...(fx.tools.length ? { [FILES.tools]: s.tools } : {}),
+      ...(s.trace !== undefined ? { [FILES.trace]: s.trace } : {}),
+    },
+    { drop: fx.tools.length ? [] : [FILES.tools] },
+  )
 }
 
 /**

@@ -57,10 +57,10 @@ describe('readJsonl', () => {
 
   it('fails at a line of the wrong shape, naming the field', () => {
     const e = thrown(() => readJsonl(file('{"seq":1}\n{"seq":2,"body":{"n":"3"}}\n'), { ...opts, noun: 'journal' }))
-    expect(e.message).toMatch(/Failed to read journal .*cells\.jsonl:2: expected a number at body\.n\./)
-    expect(problemOf(e)).toMatchObject({ line: 2, field: 'body.n', reason: 'expected a number at body.n' })
-    expect(problemOf(thrown(() => readJsonl(file('[1]\n'), opts)))).toMatchObject({ line: 1, reason: 'expected a JSON object' })
-    expect(problemOf(thrown(() => readJsonl(file('{}\n'), opts)))).toMatchObject({ line: 1, field: 'seq', reason: 'expected a numeric "seq"' })
+    expect(e.message).toMatch(/Failed to read journal .*cells\.jsonl:2: expected a number at body\.n, found "3"\./)
+    expect(problemOf(e)).toMatchObject({ line: 2, field: 'body.n', reason: 'expected a number at body.n, found "3"' })
+    expect(problemOf(thrown(() => readJsonl(file('[1]\n'), opts)))).toMatchObject({ line: 1, reason: 'expected a JSON object, found an array of 1' })
+    expect(problemOf(thrown(() => readJsonl(file('{}\n'), opts)))).toMatchObject({ line: 1, field: 'seq', reason: 'expected a numeric "seq", found nothing: the field is missing' })
   })
 
   it('turns a line nested 100,000 deep into FLUX_FIXTURE_INVALID naming file:line, not a stack overflow', () => {

@@ -61,7 +61,7 @@ export function problemOf(e: unknown): FixtureProblem | undefined {
 
 /** A line schema: a zod schema, or anything with the same `safeParse`. */
 interface LineSchema {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: ReadonlyArray<{ message: string; path: ReadonlyArray<PropertyKey> }> } }
+  safeParse(value: unknown): { success: true } | { success: false; error: { issues: ReadonlyArray<Issue> } }
 }
 
 interface ReadJsonlOptions {
@@ -112,7 +112,10 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
     if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false }
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason: 'the file is missing', fix: opts.missing }, noun)
   }
-  const text = readFileSync(file, 'utf8')
+  const bytes = readFileSync(file)
+  const text = bytes.toString('utf8')
+  // @note issue 13: a byte that is not UTF-8 would be read as U+FFFD and served as other bytes; the lines holding one are bad.
+  const notUtf8 = invalidUtf8Lines(bytes)
   const texts = text.split('\n')
   // @note every complete line of an append-only file ends with '\n'; whatever follows the last one was cut by a crash.
   const tail = opts.tornTail ? texts.pop()! : ''
@@ -123,6 +126,10 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
     problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() })
   for (let i = 0; i < texts.length; i++) {
     const lineText = texts[i]
+    if (notUtf8.has(i + 1)) {
+      bad(i + 1, 'not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)')
+      continue
+    }
     if (lineText.trim() === '') continue
     let value: unknown
     try {
@@ -139,9 +146,8 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
     const checked = opts.schema.safeParse(value)
     if (checked.success) lines.push({ line: i + 1, value: value as T })
     else {
-      const issue = checked.error.issues[0]
-      const field = issue.path.reduce<string>((p, k) => appendPath(p, typeof k === 'number' ? k : String(k)), '')
-      bad(i + 1, field && !issue.message.includes(`"${field}"`) ? `${issue.message} at ${field}` : issue.message, field)
+      const { reason, field } = describeIssue(checked.error.issues[0], value)
+      bad(i + 1, reason, field)
     }
   }
   if (opts.scan)
@@ -168,8 +174,75 @@ export function refuseSecrets(findings: readonly Finding[], parts: { failed: str
   })
 }
 
-/** Whether `value` nests deeper than {@link MAX_DEPTH} (iteratively: the check itself must not overflow). */
-function tooDeep(value: unknown): boolean {
+type Issue = { message: string; path: ReadonlyArray<PropertyKey>; code?: string; keys?: readonly string[] }
+
+/**
+ * A schema issue as one sentence: what was expected at which field, and what the line holds there.
+ * @example
+ * describeIssue({ message: 'expected "t" (a number ≥ 0)', path: ['response', 'chunks', 0, 't'] }, line)
+ * // { field: 'response.chunks[0].t', reason: 'expected "t" (a number ≥ 0) at response.chunks[0].t, found "x"' }
+ */
+export function describeIssue(issue: Issue, value: unknown): { reason: string; field?: string } {
+  const field = issue.path.reduce<string>((p, k) => appendPath(p, typeof k === 'number' ? k : String(k)), '')
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys ?? []
+    return { reason: `unexpected field${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}${field ? ` in ${field}` : ''}`, ...(field ? { field } : {}) }
+  }
+  let found: unknown = value
+  let present = true
+  for (const k of issue.path) {
+    if (found === null || typeof found !== 'object' || !Object.hasOwn(found, k as string)) {
+      present = false
+      break
+    }
+    found = (found as Record<PropertyKey, unknown>)[k]
+  }
+  const where = field && !issue.message.includes(`"${field}"`) ? ` at ${field}` : ''
+  return { reason: `${issue.message}${where}, found ${present ? shown(found) : 'nothing: the field is missing'}`, ...(field ? { field } : {}) }
+}
+
+/** A found value in a message: short JSON for scalars, the kind for containers. */
+function shown(v: unknown): string {
+  if (Array.isArray(v)) return `an array of ${v.length}`
+  if (v !== null && typeof v === 'object') return 'an object'
+  const json = JSON.stringify(v) ?? String(v)
+  return json.length > 60 ? `${json.slice(0, 57)}…` : json
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * The 1-based lines of `bytes` that are not valid UTF-8 (none, in one pass, for a valid file).
+ * @example
+ * invalidUtf8Lines(Buffer.from([0x61, 0x0a, 0xff])) // Set { 2 }
+ */
+export function invalidUtf8Lines(bytes: Buffer): Set<number> {
+  const bad = new Set<number>()
+  try {
+    utf8.decode(bytes)
+    return bad
+  } catch {
+    let start = 0
+    for (let line = 1; start <= bytes.length; line++) {
+      const end = bytes.indexOf(0x0a, start)
+      const stop = end < 0 ? bytes.length : end
+      try {
+        utf8.decode(bytes.subarray(start, stop))
+      } catch {
+        bad.add(line)
+      }
+      start = stop + 1
+    }
+    return bad
+  }
+}
+
+/**
+ * Whether `value` nests deeper than {@link MAX_DEPTH} (iteratively: the check itself must not overflow).
+ * @example
+ * tooDeep(JSON.parse('['.repeat(5000) + ']'.repeat(5000))) // true
+ */
+export function tooDeep(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false
   const stack: Array<[object, number]> = [[value, 1]]
   while (stack.length) {

@@ -11,6 +11,7 @@ import { scanText } from '../cassette/scan.js'
 import { testCommand } from '../commands.js'
 import { isFluxError } from '../errors.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
+import { readJudgeTape } from '../judge/tape.js'
 import { redactMessage, SECRET_RULES } from '../secrets.js'
 import { display, forkParent } from './fixtures.js'
 
@@ -24,6 +25,7 @@ type ProblemCode =
   | 'redaction_mismatch'
   | 'trace_missing'
   | 'trace_mismatch'
+  | 'internal_error'
 
 interface Problem {
   code: ProblemCode
@@ -31,6 +33,8 @@ interface Problem {
   file: string
   /** 1-based line in `file`, when the problem is on one line. */
   line?: number
+  /** JSON path of the field at fault inside the line (`response.chunks[2].b64`), when one is. */
+  field?: string
   /** The step as numbered in trace.snap (`model#2`, `tool#1`), when the problem belongs to one. */
   step?: string
   /** What is wrong and what to do. Never contains a secret. */
@@ -65,15 +69,34 @@ export interface VerifyOptions {
 const ALL_RULES = SECRET_RULES.map((r) => r.id)
 
 /**
- * Verify one fixture offline: parse every file (errors name file:line), check `formatVersion`,
- * re-derive every key from its stored canonical request, scan for secrets, check truncation flags
- * and the redaction marker, and rebuild the trace from the cells to compare with `trace.snap`.
+ * Verify one fixture offline: everything replay would reject (every file parsed, every field replay reads
+ * checked, errors naming file:line and field; `formatVersion`; each model cell's fields against what its
+ * chunks parse to; judge.jsonl as the judge reads it), then re-derive every key from its stored canonical
+ * request, scan for secrets, check truncation flags and the redaction marker, and rebuild the trace from the
+ * cells to compare with `trace.snap`. Never throws: whatever goes wrong is a problem of this fixture, so
+ * `fluxlab test` goes on to the next one.
  * @example
  * const report = verifyFixture('/abs/tests/scenarios/capital', { redact: config.redact })
  * report.ok // true
  */
 export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureReport {
   const problems: Problem[] = []
+  try {
+    return verifyInto(dir, opts, problems)
+  } catch (e) {
+    // @note a bug in fluxlab, not in the fixture: said so, with its stack, and the other fixtures are still verified.
+    const parent = forkParent(dir)
+    problems.push({
+      code: 'internal_error',
+      file: display(dir),
+      message: `fluxlab failed while verifying this fixture (a bug in fluxlab, please report it with this stack): ${String((e as Error)?.stack ?? e)}`,
+    })
+    redactProblems(problems)
+    return { name: dir.split(/[\\/]/).pop() ?? dir, dir: display(dir), ...(parent ? { forkOf: display(parent) } : {}), ok: false, modelCalls: 0, toolCalls: 0, trace: 'unchecked', problems }
+  }
+}
+
+function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): FixtureReport {
   const parent = forkParent(dir)
   const report: FixtureReport = {
     name: dir.split(/[\\/]/).pop() ?? dir,
@@ -104,7 +127,7 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
   let read: ReturnType<typeof readFixtureLines>
   try {
     // @note the scan above already reported every finding with its line; here only parsing counts.
-    read = readFixtureLines(dir, { disable: ALL_RULES, rerun: false })
+    read = readFixtureLines(dir, { disable: ALL_RULES, rerun: false, collect: true })
   } catch (e) {
     if (!isFluxError(e)) throw e
     const p = problemOf(e)
@@ -117,6 +140,9 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
     return report
   }
   const { fixture: fx, lines } = read
+  for (const p of read.problems)
+    problems.push({ code: 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), ...(p.field ? { field: p.field } : {}), message: problemText(p) })
+  const cellsOk = read.problems.length === 0
   checkJudgeLines(dir, problems)
   report.name = fx.manifest.name ?? report.name
   report.modelCalls = fx.model.length
@@ -135,6 +161,12 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
       message: `the fixture was redacted under ${JSON.stringify(fx.manifest.redaction)}, today's rules give ${marker}. Re-record it with FLUX_GOLDEN=update, or put the redact options it was recorded with in fluxlab.config.mjs.`,
     })
 
+  // @note with a bad cell left out, the rebuilt trace would differ for that reason alone: the bad line is the problem.
+  if (!cellsOk) {
+    report.ok = false
+    redactProblems(problems)
+    return report
+  }
   // @note a fork's trace may be headed by its parent's name (the run it came from): either is this fixture's trace.
   const names = [fx.manifest.name, (fx.manifest as { fork?: { parent?: unknown } }).fork?.parent].filter((n): n is string => typeof n === 'string')
   const traces = names.map((n) => renderTrace(n, fixtureSteps(fx)))
@@ -265,6 +297,15 @@ function checkJudgeLines(dir: string, problems: Problem[]): void {
     collect: true,
   })
   for (const p of bad) problems.push({ code: 'fixture_invalid', file: display(p.file), line: p.line, message: problemText(p) })
+  if (bad.length) return
+  // @note the judge's own read: its schema and its duplicate-key rule (what toPassJudge would reject).
+  try {
+    readJudgeTape(dir, { disable: ALL_RULES })
+  } catch (e) {
+    const p = problemOf(e)
+    if (!p) throw e
+    problems.push({ code: 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), ...(p.field ? { field: p.field } : {}), message: problemText(p) })
+  }
 }
 
 const anyObject = z.looseObject({}, 'expected a JSON object (one verdict)')

@@ -77,7 +77,7 @@ describe('Journal', () => {
   it('names file, line and field for an entry of the wrong shape', () => {
     const d = dir()
     writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\n${JSON.stringify({ kind: 'cell', channel: 'tool', cell: { seq: 2, name: 'x' } })}\n{"kind":"nap"}\n`)
-    expect(() => Journal.open(d)).toThrow(/Failed to read journal .*journal\.jsonl:2: expected "kind" to be "http" or "fn" at cell\.kind\. The journal is damaged/)
+    expect(() => Journal.open(d)).toThrow(/Failed to read journal .*journal\.jsonl:2: expected "step" \(a string\) at cell\.step, found nothing: the field is missing\. The journal is damaged/)
     writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\n{"kind":"nap"}\n`)
     expect(() => Journal.open(d)).toThrow(/journal\.jsonl:2: expected a JSON object with "kind" "intent" or "cell"/)
   })

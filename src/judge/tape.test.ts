@@ -78,7 +78,7 @@ describe('readJudgeTape fixes', () => {
     writeFileSync(join(dir, 'scenario.yaml'), 'formatVersion: 1\nname: refund\nsource:\n  file: test/refund.test.ts\n  name: refund > is polite\n  runner: vitest\n')
     writeFileSync(join(dir, 'judge.jsonl'), '{"key":"sha256:1"}\n')
     expect(() => readJudgeTape(dir)).toThrow(
-      /judge\.jsonl:1: expected a string "criterion"\. Fix the line by hand, or delete it and re-grade with `FLUX_GOLDEN=judge npx vitest run test\/refund\.test\.ts -t '\^refund is polite\$'`\.$/,
+      /judge\.jsonl:1: expected a string "criterion", found nothing: the field is missing\. Fix the line by hand, or delete it and re-grade with `FLUX_GOLDEN=judge npx vitest run test\/refund\.test\.ts -t '\^refund is polite\$'`\.$/,
     )
   })
 })

@@ -24,7 +24,11 @@ beforeAll(async () => {
   copyFixture(fork, dragons, 'forks/alt')
   copyFixture(dragons, root, 'dragons-copy')
   const unpriced = copyFixture(EXAMPLE, root, 'finetune')
-  editJsonl(join(unpriced, 'model.jsonl'), 1, (c) => (c.model = 'my-finetune'))
+  editJsonl(join(unpriced, 'model.jsonl'), 1, (c) => {
+    // the chunks say which model answered; the stored field must agree with them (FLUX_FIXTURE_INVALID otherwise)
+    c.model = 'my-finetune'
+    for (const ch of c.response.chunks) ch.text = ch.text.replaceAll('gpt-4o-mini-2024-07-18', 'my-finetune')
+  })
   retrace(unpriced)
 })
 afterAll(cleanup)
@@ -100,7 +104,9 @@ describe.concurrent('fluxlab diff', () => {
     const other = copyFixture(EXAMPLE, tempDir(), 'other')
     editJsonl(join(other, 'model.jsonl'), 1, (c) => {
       c.request.body.messages[0].content = 'What is the capital of France?'
+      // usage as the chunks report it (stored usage must agree with the chunks)
       c.usage.input = 54
+      for (const ch of c.response.chunks) ch.text = ch.text.replace('"prompt_tokens":53', '"prompt_tokens":54')
     })
     retrace(other)
     const r = await fluxlab(['diff', 'capital-agent', other], { cwd })

@@ -54,7 +54,7 @@ describe('a broken fixture', () => {
     const dir = tempDir()
     const fx = await recordFixture(dir)
     const lines = readFileSync(join(fx, 'model.jsonl'), 'utf8').trimEnd().split('\n')
-    lines[1] = JSON.stringify({ ...JSON.parse(lines[1]), response: { status: 200 } })
+    lines[1] = JSON.stringify({ ...JSON.parse(lines[1]), response: { status: 200, headers: {} } })
     writeFileSync(join(fx, 'model.jsonl'), `${lines.join('\n')}\n`)
     const message = await openError(dir, 'FLUX_FIXTURE_INVALID')
     expect(message).toContain('model.jsonl:2')

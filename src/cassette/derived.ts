@@ -1,0 +1,48 @@
+/**
+ * A model cell stores its body (`response.chunks`) and, beside it, what the body says: text, tool calls,
+ * usage, finish reason, model, provider error. The agent is served the chunks; the outcome, the trace and
+ * every matcher read the fields. They must agree, or a matcher asserts on something the agent never saw.
+ */
+import stableStringify from 'fast-json-stable-stringify'
+import { codecFor } from '../providers/registry.js'
+import type { ModelCell } from './cell.js'
+import { bodyText } from './chunks.js'
+
+const FIELDS = ['text', 'toolCalls', 'usage', 'finishReason', 'model', 'providerError'] as const
+
+/** Where a cell's stored fields disagree with its chunks: the field, and both values as JSON. */
+export interface DerivedMismatch {
+  field: (typeof FIELDS)[number]
+  stored: string
+  parsed: string
+}
+
+/**
+ * The first field of `cell` that differs from what its chunks parse to with its family's codec (the
+ * parse recording made), or `undefined` when they agree. Cells replay does not parse are not checked:
+ * injected faults (a fork's change), truncated cells (never served) and calls with no response.
+ * @example
+ * derivedMismatch({ ...cell, text: 'edited' }) // { field: 'text', stored: '"edited"', parsed: '"Paris"' }
+ */
+export function derivedMismatch(cell: ModelCell): DerivedMismatch | undefined {
+  if ('injected' in cell || cell.truncated) return undefined
+  const { response } = cell
+  const url = new URL(cell.url)
+  const codec = codecFor(cell.family)
+  const expected =
+    response.status === 0
+      ? { text: '', toolCalls: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: cell.model }
+      : (() => {
+          const parsed = codec.parseResponse(bodyText(response.chunks), response.headers['content-type'], response.status, url)
+          return { ...parsed, model: parsed.model ?? codec.parseRequest(cell.request.body, url).model, providerError: parsed.error }
+        })()
+  for (const field of FIELDS) {
+    // @note compared as stored: the parse goes through the same JSON round trip a write does (undefined dropped).
+    const stored = json(cell[field])
+    const parsed = json((expected as Record<string, unknown>)[field])
+    if (stored !== parsed) return { field, stored, parsed }
+  }
+  return undefined
+}
+
+const json = (v: unknown) => (v === undefined ? 'nothing' : stableStringify(JSON.parse(JSON.stringify(v))))

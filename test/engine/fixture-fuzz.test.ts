@@ -1,0 +1,161 @@
+/**
+ * Seeded mutations of a committed fixture (issue 13). Every mutant is either rejected with a FluxError or
+ * served exactly as it says: never a crash, never other bytes, never an outcome that disagrees with what the
+ * agent was served. The bench (`node bench/fuzz.mjs`) runs the same mutations 10^5 times.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { describe, expect, it } from 'vitest'
+import { isFluxError, readFixture, scenario } from 'fluxlab'
+import { mutateFixture, prng } from '../../bench/mutate.mjs'
+import { REPO } from '../e2e/support/project.js'
+import { tempDir, useEngineSandbox } from './helpers.js'
+
+useEngineSandbox()
+
+const SOURCE = join(REPO, 'examples/scenarios/capital-agent')
+const files = Object.fromEntries(readdirSync(SOURCE).map((f) => [f, readFileSync(join(SOURCE, f), 'utf8')]))
+const MUTATIONS = 1000
+const REPLAYS = 100
+
+function write(dir: string, m: Record<string, string | Buffer>): void {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  for (const [f, text] of Object.entries(m)) writeFileSync(join(dir, f), text)
+}
+
+/** The bytes a stored chunk stands for, by the format's definition; undefined when it stands for none. */
+function chunkBytes(c: { t?: unknown; text?: unknown; b64?: unknown }): Buffer | undefined {
+  if (typeof c?.t !== 'number') return undefined
+  if (typeof c.text === 'string' && c.b64 === undefined) return (c.text as string & { isWellFormed(): boolean }).isWellFormed() ? Buffer.from(c.text) : undefined
+  if (typeof c.b64 === 'string' && c.text === undefined) return Buffer.from(c.b64, 'base64').toString('base64') === c.b64 ? Buffer.from(c.b64, 'base64') : undefined
+  return undefined
+}
+const bodies = (jsonl: string | Buffer | undefined) =>
+  String(jsonl ?? '')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const parts = (JSON.parse(l).response?.chunks ?? []).map(chunkBytes)
+      return parts.every(Boolean) ? Buffer.concat(parts).toString('latin1') : 'invalid'
+    })
+
+const tools = [{ type: 'function' as const, function: { name: 'get_capital', description: '', parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'], additionalProperties: false }, strict: true } }]
+
+/** bench/agent.mjs's capital agent (OpenAI SDK, streaming tool loop, one HTTP tool), keeping every body it is served. */
+async function agent(served: Array<{ channel: 'model' | 'tool'; body: string }>): Promise<string> {
+  const keep = (channel: 'model' | 'tool') => async (url: string | URL | Request, init?: RequestInit) => {
+    const res = await globalThis.fetch(url, init)
+    served.push({ channel, body: await res.clone().arrayBuffer().then((b) => Buffer.from(b).toString('latin1'), () => 'errored') })
+    return res
+  }
+  const client = new OpenAI({ apiKey: 'sk-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0, fetch: keep('model') })
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the capital of the UK? Use the tool, then answer.' }]
+  for (let step = 1; step <= 5; step++) {
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, tool_choice: 'auto', stream: true, stream_options: { include_usage: true } })
+    let text = ''
+    const calls: Array<{ id: string; name: string; args: string }> = []
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta
+      if (delta?.content) text += delta.content
+      for (const tc of delta?.tool_calls ?? []) {
+        calls[tc.index] ??= { id: '', name: '', args: '' }
+        if (tc.id) calls[tc.index].id = tc.id
+        if (tc.function?.name) calls[tc.index].name = tc.function.name
+        if (tc.function?.arguments) calls[tc.index].args += tc.function.arguments
+      }
+    }
+    if (calls.length === 0) return text
+    messages.push({ role: 'assistant', content: text || null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) })
+    for (const call of calls) {
+      const res = await keep('tool')(`http://127.0.0.1:4010/capital?country=${encodeURIComponent(JSON.parse(call.args).country)}`)
+      messages.push({ role: 'tool', tool_call_id: call.id, content: String(((await res.json()) as { capital: unknown }).capital) })
+    }
+  }
+  throw new Error('the agent did not finish in 5 steps')
+}
+
+/** Exceptions thrown by fluxlab's own code rather than by the agent or its SDK. */
+const ours = (e: unknown) => /\/(src|dist)\/(?!.*node_modules)/.test(String((e as Error)?.stack ?? '').split('\n')[1] ?? '')
+
+describe('seeded mutations of a committed fixture', () => {
+  it(`${MUTATIONS} mutants fail with a FluxError or load with every chunk standing for bytes, never another exception`, { timeout: 120_000 }, () => {
+    const dir = join(tempDir(), 'capital-agent')
+    const rand = prng(13)
+    const crashes: string[] = []
+    const undecodable: string[] = []
+    let rejected = 0
+    for (let i = 0; i < MUTATIONS; i++) {
+      const { files: m, cls } = mutateFixture(files, rand)
+      write(dir, m)
+      try {
+        readFixture(dir, { rerun: false })
+      } catch (e) {
+        if (isFluxError(e)) rejected++
+        else crashes.push(`#${i} ${cls}: ${String(e)}`)
+        continue
+      }
+      // accepted: then every stored chunk is valid text or canonical base64 (else replay would serve other bytes)
+      if ([...bodies(m['model.jsonl']), ...bodies(m['tools.jsonl'])].includes('invalid')) undecodable.push(`#${i} ${cls}`)
+    }
+    expect(crashes).toEqual([])
+    expect(undecodable).toEqual([])
+    expect(rejected).toBeGreaterThan(MUTATIONS / 4)
+  })
+
+  it(`${REPLAYS} loadable mutants replayed through the OpenAI SDK serve exactly what they store, or fail`, { timeout: 120_000 }, async () => {
+    process.env.FLUX_OFFLINE = '1'
+    process.env.CI = '1'
+    const root = tempDir()
+    const dir = join(root, 'capital-agent')
+    const rand = prng(7)
+    const wrong: string[] = []
+    let replayed = 0
+    let faithful = 0
+    for (let i = 0; replayed < REPLAYS && i < REPLAYS * 20; i++) {
+      const { files: m, cls } = mutateFixture(files, rand)
+      write(dir, m)
+      try {
+        readFixture(dir, { rerun: false })
+      } catch {
+        continue
+      }
+      replayed++
+      const served: Array<{ channel: 'model' | 'tool'; body: string }> = []
+      let answer: string | undefined
+      let out
+      try {
+        out = await (await scenario('capital-agent', { dir: root })).run(async () => (answer = await agent(served)))
+      } catch (e) {
+        if (!isFluxError(e) && ours(e)) wrong.push(`#${i} ${cls}: fluxlab threw ${String(e)}`)
+        continue
+      }
+      if (out.divergences.some((d) => d.severity === 'failure')) continue
+      const expected = { model: bodies(m['model.jsonl']), tool: bodies(m['tools.jsonl']) }
+      for (const s of served) {
+        const at = expected[s.channel].indexOf(s.body)
+        if (at < 0) wrong.push(`#${i} ${cls}: a ${s.channel} body the fixture does not store`)
+        else expected[s.channel].splice(at, 1)
+      }
+      if (out.text !== answer) wrong.push(`#${i} ${cls}: outcome text ${JSON.stringify(out.text)}, the agent was served ${JSON.stringify(answer)}`)
+      const usage = served
+        .filter((s) => s.channel === 'model')
+        .flatMap((s) => s.body.split('\n').filter((l) => l.startsWith('data: {')))
+        .map((l) => {
+          try {
+            return JSON.parse(l.slice(6)).usage
+          } catch {
+            return undefined
+          }
+        })
+        .filter(Boolean)
+      const input = usage.reduce((n, u) => n + u.prompt_tokens, 0)
+      if (out.usage.input !== input) wrong.push(`#${i} ${cls}: outcome usage.input ${out.usage.input}, the agent was served ${input}`)
+      if (!wrong.length) faithful++
+    }
+    expect(wrong).toEqual([])
+    expect(replayed).toBe(REPLAYS)
+    expect(faithful).toBeGreaterThan(REPLAYS / 2)
+  })
+})
