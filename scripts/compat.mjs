@@ -15,6 +15,7 @@
 //   node scripts/compat.mjs --cells a,b           only these cells (the doc is not written)
 //   node scripts/compat.mjs --json out.json       also write the results as JSON
 //   node scripts/compat.mjs --keep                keep the work directories (their paths are printed)
+//   node scripts/compat.mjs --doc-from out.json   rewrite docs/compatibility.md from a --json of a full run
 //   node scripts/compat.mjs --relock a            regenerate a cell's package-lock.json (after editing its package.json)
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -44,6 +45,7 @@ function parseArgs(argv) {
     else if (a === '--json') out.json = argv[++i]
     else if (a === '--keep') out.keep = true
     else if (a === '--quick') out.quick = true
+    else if (a === '--doc-from') out.docFrom = argv[++i]
     else if (a === '--relock') out.relock = argv[++i].split(',').filter(Boolean)
     else throw new Error(`compat: unknown argument ${a} (see the header of scripts/compat.mjs)`)
   }
@@ -55,7 +57,7 @@ function readCell(name) {
   const dir = join(CELLS, name)
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }
-  return { name, dir, pkg, node: pkg.compat?.node ?? '20', unsupported: pkg.compat?.unsupported, expect: pkg.compat?.expect ?? 'pass', vitest: deps.vitest, openai: deps.openai, typescript: deps.typescript }
+  return { name, dir, pkg, node: pkg.compat?.node ?? '20', unsupported: pkg.compat?.unsupported, libCheck: pkg.compat?.libCheck, expect: pkg.compat?.expect ?? 'pass', vitest: deps.vitest, openai: deps.openai, typescript: deps.typescript }
 }
 
 function env(extra) {
@@ -142,7 +144,7 @@ function results(file) {
 
 /** One cell: { cell, vitest, node, unsupported?, install, record, replay, typecheck ('pass' | 'fail' | 'not run'), tests, error?, ms }. */
 async function runCell(cell, work, tarball) {
-  const res = { cell: cell.name, vitest: cell.vitest, node: cell.node, unsupported: cell.unsupported, install: 'not run', record: 'not run', replay: 'not run', typecheck: 'not run', tests: 0, error: undefined, ms: 0, steps: {} }
+  const res = { cell: cell.name, vitest: cell.vitest, node: cell.node, unsupported: cell.unsupported, install: 'not run', record: 'not run', replay: 'not run', typecheck: 'not run', libCheck: 'not run', tests: 0, error: undefined, ms: 0, steps: {} }
   const start = Date.now()
   const fail = (step, message) => {
     res[step] = 'fail'
@@ -199,12 +201,22 @@ async function runCell(cell, work, tarball) {
       return fail('replay', `the run summary says "${summary[0]}": expected every scenario replayed (${fixtures.length} fixtures), none recorded or failed`)
     res.replay = 'pass'
 
-    // --quick (the subset `npm test` runs) skips checking the dependencies' own declarations, the slow part.
-    const tscArgs = ['-p', 'tsconfig.json', ...(args.quick ? ['--skipLibCheck'] : [])]
-    const tsc = await run(node, [join(dir, 'node_modules/typescript/bin/tsc'), ...tscArgs], { cwd: dir, nodeBin })
+    // As a default tsconfig (`tsc --init`, vite's templates) has it: skipLibCheck.
+    const tscBin = join(dir, 'node_modules/typescript/bin/tsc')
+    const tsc = await run(node, [tscBin, '-p', 'tsconfig.json', '--skipLibCheck'], { cwd: dir, nodeBin })
     res.steps.typecheck = tsc.ms
-    if (tsc.code !== 0) return fail('typecheck', `tsc ${tscArgs.join(' ')}:\n${tail(tsc.output)}`)
+    if (tsc.code !== 0) return fail('typecheck', `tsc -p tsconfig.json --skipLibCheck:\n${tail(tsc.output)}`)
     res.typecheck = 'pass'
+    // The declarations too (skipLibCheck false), fluxlab's and the dependencies'; not under --quick (the slow part).
+    // A cell may list a known failure (`compat.libCheck`): reported, not failing the run.
+    if (!args.quick) {
+      const lib = await run(node, [tscBin, '-p', 'tsconfig.json', '--skipLibCheck', 'false'], { cwd: dir, nodeBin })
+      res.steps.libCheck = lib.ms
+      const errors = lib.output.split('\n').filter((l) => /error TS\d+/.test(l)).map((l) => l.trim())
+      res.libCheck = lib.code === 0 ? 'pass' : cell.libCheck ? 'known failure' : 'fail'
+      if (lib.code !== 0) res.libCheckErrors = errors.length ? errors : [tail(lib.output, 5)]
+      if (res.libCheck === 'fail') return fail('libCheck', `tsc -p tsconfig.json --skipLibCheck false:\n${res.libCheckErrors.join('\n')}`)
+    }
     return res
   } catch (err) {
     res.error = String(err?.message ?? err)
@@ -222,10 +234,12 @@ async function expectStartupError(res, dir, nodeBin, vitest, cell) {
   const line = r.output.split('\n').find((l) => l.includes('FLUX_BAD_CONFIG'))
   if (r.code === 0 || !line || !line.includes(`vitest ${cell.vitest}`) || !line.includes(range))
     return Object.assign(res, { record: 'fail', error: `record: expected a startup FLUX_BAD_CONFIG naming vitest ${cell.vitest} and ${range}; vitest exited ${r.code}:\n${tail(r.output)}` })
-  return Object.assign(res, { record: 'pass', replay: 'n/a', typecheck: 'n/a', note: `refused at startup, as expected: ${line.trim()}` })
+  return Object.assign(res, { record: 'pass', replay: 'n/a', typecheck: 'n/a', libCheck: 'n/a', note: `refused at startup, as expected: ${line.trim()}` })
 }
 
-const passed = (r) => r.install === 'pass' && r.record === 'pass' && ['pass', 'n/a'].includes(r.replay) && ['pass', 'n/a'].includes(r.typecheck)
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text)
+
+const passed = (r) => r.install === 'pass' && r.record === 'pass' && ['pass', 'n/a'].includes(r.replay) && ['pass', 'n/a'].includes(r.typecheck) && r.libCheck !== 'fail'
 
 function writeDoc(rows) {
   const cell = (s) => String(s ?? '').replace(/\|/g, '\\|').replace(/\n+/g, ' ').replace(/\s+/g, ' ').trim()
@@ -241,14 +255,22 @@ function writeDoc(rows) {
     'mode (`fluxlab({ scenarios: \'per-test\' })`) with a key skip-gate, an explicit `scenario()` test,',
     '`test.concurrent` scenarios and a file that never uses fluxlab.',
     '',
-    '| cell | vitest | Node | openai | TypeScript | install | record | replay | typecheck | error or note |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| cell | vitest | Node | openai | TypeScript | install | record | replay | typecheck | lib check | error or note |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ]
+  const known = []
   for (const r of rows) {
     const c = readCell(r.cell)
-    const error = r.unsupported ? `unsupported: ${r.unsupported}${r.error ? ` (${r.error})` : ''}` : (r.error ?? r.note ?? '')
-    lines.push(`| ${r.cell} | ${c.vitest} | ${c.node} | ${c.openai} | ${c.typescript} | ${r.install} | ${r.record} | ${r.replay} | ${r.typecheck} | ${cell(error).slice(0, 400)} |`)
+    const error = r.unsupported ? `unsupported: ${r.unsupported}${r.error ? ` (${r.error})` : ''}` : [r.error ?? r.note, c.pkg.compat?.why].filter(Boolean).join(' · ')
+    lines.push(`| ${r.cell} | ${c.vitest} | ${c.node} | ${c.openai} | ${c.typescript} | ${r.install} | ${r.record} | ${r.replay} | ${r.typecheck} | ${r.libCheck} | ${clip(cell(error), 600)} |`)
+    if (r.libCheck === 'known failure') known.push(`- **${r.cell}**, lib check: ${c.libCheck}\n${r.libCheckErrors.map((e) => `  - \`${e.replace(/`/g, "'")}\``).join('\n')}`)
   }
+  lines.push(
+    '',
+    '"typecheck" is `tsc` with `skipLibCheck` (as `tsc --init` and vite\'s templates set it); "lib check" also checks',
+    'every declaration file, fluxlab\'s and the dependencies\' (`skipLibCheck: false`).',
+  )
+  if (known.length) lines.push('', '## Known failures', '', ...known)
   lines.push('', 'The `vitest` peer range in package.json is the tested range above.', '')
   writeFileSync(DOC, lines.join('\n'))
 }
@@ -273,6 +295,7 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'fluxlab-compat-'))
   try {
     if (args.relock) return await relock(args.relock, work)
+    if (args.docFrom) return writeDoc(JSON.parse(readFileSync(args.docFrom, 'utf8')))
     const all = readdirSync(CELLS).filter((n) => existsSync(join(CELLS, n, 'package.json'))).sort(byVersion)
     const unknown = (args.cells ?? []).filter((c) => !all.includes(c))
     if (unknown.length) throw new Error(`compat: no cell ${unknown.join(', ')} (cells: ${all.join(', ')})`)
@@ -291,6 +314,8 @@ async function main() {
     if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2) + '\n')
     const broken = rows.filter((r) => !passed(r) && !r.unsupported)
     const fixed = rows.filter((r) => passed(r) && r.unsupported)
+    for (const r of rows.filter((x) => x.libCheck === 'pass' && readCell(x.cell).libCheck))
+      console.log(`compat: ${r.cell} lists a known lib-check failure but passes it: remove \`compat.libCheck\` from its package.json`)
     for (const r of fixed) console.log(`compat: ${r.cell} is listed unsupported but passes: remove \`compat.unsupported\` from its package.json`)
     console.log(`compat: ${rows.filter(passed).length}/${rows.length} cells pass${broken.length ? `; failing: ${broken.map((r) => r.cell).join(', ')}` : ''}`)
     process.exitCode = broken.length ? 1 : 0
