@@ -42,12 +42,18 @@ if (g.expect && g.beforeEach && g.afterEach) {
   expect.extend(matchers)
   // @note jest-circus starts `test.concurrent` bodies outside beforeEach/afterEach (30: never runs them; 29:
   // runs them later), so such a test has no context of its own: scenario() asks this and refuses.
-  state.jestConcurrentTest = () => {
+  const concurrentName = (): string | undefined => {
     const st = expect.getState()
     const test = st.currentTestIdentity?.()
     if (test) return test.concurrent ? (st.currentConcurrentTestName?.() ?? test.name ?? '') : undefined
     const name = st.currentConcurrentTestName?.()
     return name !== undefined && name !== state.currentTest?.testName ? name : undefined
+  }
+  state.concurrentTest = () => {
+    const name = concurrentName()
+    return name === undefined
+      ? undefined
+      : { runner: 'jest', name, why: 'jest has no per-test async context', fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest 4.1 and later support `test.concurrent`).' }
   }
   g.beforeEach(() => {
     const st = expect.getState()

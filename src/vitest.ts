@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
+import { checkVitestVersion } from './plugin/vitest-version.js'
 import { FluxlabVitestReporter } from './reporter/vitest-reporter.js'
 import type { FluxOptions } from './context/options.js'
 
@@ -35,6 +37,7 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
   return {
     name: 'fluxlab',
     config(config) {
+      checkRunner()
       const test = ((config as { test?: { setupFiles?: string | string[] } }).test ??= {})
       const existing = test.setupFiles === undefined ? [] : Array.isArray(test.setupFiles) ? test.setupFiles : [test.setupFiles]
       if (!existing.includes(SETUP)) test.setupFiles = [...existing, SETUP]
@@ -55,6 +58,28 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
         reporters.push(new FluxlabVitestReporter({ dirs: options.dir ? [options.dir] : [] }))
     },
   } as Plugin
+}
+
+let warned = false
+/**
+ * The vitest fluxlab's setup file will import (resolved from here, as the setup's `import 'vitest'` is): older than
+ * the tested range fails the run at startup, newer warns once.
+ * @note in the `config` hook, which every vitest calls; `configureVitest` does not exist before vitest 3.1.
+ */
+function checkRunner(): void {
+  let version: string | undefined
+  try {
+    version = (createRequire(import.meta.url)('vitest/package.json') as { version?: string }).version
+  } catch {
+    return // a vitest without a readable package.json: nothing to compare, its own errors will say more
+  }
+  if (!version) return
+  const { error, warning } = checkVitestVersion(version)
+  if (error) throw error
+  if (warning && !warned) {
+    warned = true
+    console.warn(warning)
+  }
 }
 
 interface VitestLike {

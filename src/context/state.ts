@@ -5,6 +5,16 @@ import { registerCopy, STATE_KEY } from './copies.js'
 import type { FluxOptions } from './options.js'
 import type { TestContext } from './types.js'
 
+/** A `test.concurrent` test running where fluxlab cannot tell concurrent tests apart. */
+export interface ConcurrentTest {
+  runner: 'jest' | 'vitest'
+  name: string
+  /** Why that runner cannot isolate it, one clause: "jest has no per-test async context". */
+  why: string
+  /** What to do instead. */
+  fix: string
+}
+
 /** What an intercepted request is handed to: the run it was made inside. */
 export interface RequestRoute {
   /** Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws. */
@@ -28,17 +38,18 @@ export interface RequestRoute {
 interface GlobalState {
   /** The run a request belongs to (set while `Scenario.run` drives the agent). */
   runs: AsyncLocalStorage<RequestRoute>
-  /** The test a scenario belongs to (vitest `aroundEach`). */
+  /** The test a scenario belongs to (vitest ≥ 4.1 `aroundEach`). */
   tests: AsyncLocalStorage<TestContext>
-  /** jest has no `aroundEach`: the current test is a module variable there. */
+  /** jest and vitest < 4.1 have no `aroundEach`: the current test is a module variable there. */
   currentTest?: TestContext
   /** The test that ended last, until the next starts: `testOutcome()` in a jest `afterEach` that runs after fluxlab's. */
   lastTest?: TestContext
   /**
-   * jest: the name of the running test when it is a `test.concurrent` one (set by the jest setup).
+   * Under a runner without per-test async context (jest, vitest < 4.1): the running `test.concurrent`
+   * test, if one is running (set by the runner setups); scenario() refuses to open there.
    * @note jest-circus runs concurrent tests without beforeEach/afterEach, so they never get a `currentTest`.
    */
-  jestConcurrentTest?: () => string | undefined
+  concurrentTest?: () => ConcurrentTest | undefined
   /** Options from the runner plugin (`fluxlab({...})`) or `configure()`. */
   options: FluxOptions
   /**

@@ -3,13 +3,13 @@ import { testCommand, type TestRef } from '../commands.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { endCheckFrom, type EndCheck } from './options.js'
-import { state } from './state.js'
+import { state, type ConcurrentTest } from './state.js'
 import type { TestContext, TrackedRun } from './types.js'
 
 export type { TestContext, TrackedRun } from './types.js'
 
 /**
- * The running test, from vitest's `aroundEach` context or jest's current test.
+ * The running test, from vitest's `aroundEach` context, else the runner setup's current test (jest, vitest < 4.1).
  * @example
  * currentTest()?.testName
  */
@@ -78,16 +78,25 @@ export async function finishTest(ctx: TestContext, check: EndCheck = endCheckFro
 }
 
 /**
- * Refuse a scenario in a jest `test.concurrent` test (the jest setup says which test that is).
- * @note SPEC §1: jest has no per-test async context, so `test.concurrent` cannot be isolated.
+ * Refuse a scenario in a `test.concurrent` test where the runner has no per-test async context (jest,
+ * vitest < 4.1); the runner setup says which test that is.
+ * @note SPEC §1: without it, concurrent tests' traffic cannot be told apart, so it is refused, never mis-routed.
  * @example
- * rejectConcurrentJest(state.jestConcurrentTest?.())
+ * rejectConcurrentTest(state.concurrentTest?.())
  */
-export function rejectConcurrentJest(concurrentTestName: string | undefined): void {
-  if (concurrentTestName !== undefined)
-    throw new FluxError('FLUX_CONCURRENT_TEST', {
-      failed: `open a scenario in "${concurrentTestName}"`,
-      reason: 'jest is running tests concurrently (`test.concurrent`) and fluxlab cannot tell their traffic apart',
-      fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest supports `test.concurrent`).',
-    })
+export function rejectConcurrentTest(test: ConcurrentTest | undefined): void {
+  if (test) throw concurrentTestError(test, `open a scenario in "${test.name}"`)
+}
+
+/**
+ * The FLUX_CONCURRENT_TEST error for `failed` (what was refused) in a concurrent test.
+ * @example
+ * throw concurrentTestError(test, 'send POST api.openai.com/v1/chat/completions')
+ */
+export function concurrentTestError(test: ConcurrentTest, failed: string): FluxError {
+  return new FluxError('FLUX_CONCURRENT_TEST', {
+    failed,
+    reason: `${test.runner} is running tests concurrently (\`test.concurrent\`) and ${test.why}, so fluxlab cannot tell their traffic apart`,
+    fix: test.fix,
+  })
 }

@@ -1,59 +1,164 @@
 // Registered by the `fluxlab()` vitest plugin: the only file that knows vitest's test lifecycle.
-import { afterAll, aroundEach, expect, inject } from 'vitest'
+// @note `aroundEach` (per-test async context) exists from vitest 4.1 on. A named import of it fails every test
+// file at load on 3.2 and 4.0, so it is read from the namespace, and those get beforeEach/afterEach (as jest does).
+import * as vitest from 'vitest'
+import { afterAll, afterEach, beforeEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
 import { describeJudgeTapeReport, finishJudgeTapes } from '../judge/index.js'
 import { matchers } from '../matchers/index.js'
 import { configure } from '../context/configure.js'
-import { state } from '../context/state.js'
+import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { collectFacts } from '../reporter/facts.js'
-import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode } from '../scenario/per-test.js'
+import { concurrentGroup, coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode, type TestScenario } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
+
+/** The runner's task, as much of it as fluxlab reads (3.2 has no `fullTestName`; 4.0 and later do). */
+interface TaskLike {
+  name: string
+  fullTestName?: string
+  concurrent?: boolean
+  suite?: SuiteLike
+  file: { filepath: string; projectName?: string }
+  result?: { state?: string }
+  meta: object
+}
+interface SuiteLike {
+  name: string
+  filepath?: string
+  suite?: SuiteLike
+  result?: { state?: string }
+  tasks?: SuiteLike[]
+}
+type AroundEach = (fn: (runTest: () => Promise<void>, context: { task: TaskLike }) => Promise<void>) => void
 
 expect.extend(matchers)
 
 const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
 if (provided?.options) configure(provided.options)
-if (perTestMode(state.options))
-  interceptFromSetup(
-    (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd(),
-    () => toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
-  )
+const rootDir = (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd()
+if (perTestMode(state.options)) interceptFromSetup(rootDir, () => toUpdateState(provided?.updateState) ?? updateStateFromEnv())
 
-aroundEach(async (runTest, context) => {
-  const task = context.task as typeof context.task & { fullTestName?: string; file: { filepath: string; projectName?: string }; result?: { state?: string } }
-  const ctx: TestContext = {
+/** `suite > test`, as vitest ≥ 4 spells `fullTestName` (the scenario name and the `-t` of commands come from it). */
+function fullName(task: TaskLike): string {
+  if (task.fullTestName) return task.fullTestName
+  const names = [task.name]
+  for (let s = task.suite; s && s.filepath === undefined; s = s.suite) names.unshift(s.name)
+  return names.join(' > ')
+}
+
+function contextOf(task: TaskLike): TestContext {
+  return {
     runner: 'vitest',
-    testName: task.fullTestName ?? task.name,
+    testName: fullName(task),
     testFile: task.file.filepath,
     project: provided?.multiProject && task.file.projectName ? task.file.projectName : undefined,
-    rootDir: (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd(),
+    rootDir,
     updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
     runs: [],
     opened: new Set(),
   }
-  try {
-    await state.tests.run(ctx, async () => {
-      if (!coversTest(ctx, state.options)) return runTest()
-      // Whole-suite mode: the test body (with its beforeEach/afterEach hooks) is the scenario's run.
-      const perTest = openTestScenario(ctx, state.options)
-      await perTest.drive(() => runTest())
-      await perTest.finish(task.result?.state !== 'fail')
-    })
-  } finally {
-    // The run summary (fluxlab's vitest reporter) reads this in the main process.
-    if (ctx.runs.length || ctx.opened.size)
-      (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
+}
+
+/** The run summary (fluxlab's vitest reporter) reads this in the main process. */
+function report(task: TaskLike, ctx: TestContext): void {
+  if (ctx.runs.length || ctx.opened.size) (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
+}
+
+const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
+if (typeof aroundEach === 'function') {
+  // vitest ≥ 4.1: each test (with its beforeEach/afterEach hooks) runs in its own async context, `test.concurrent` included.
+  aroundEach(async (runTest, context) => {
+    const task = context.task
+    const ctx = contextOf(task)
+    try {
+      await state.tests.run(ctx, async () => {
+        if (!coversTest(ctx, state.options)) return runTest()
+        // Whole-suite mode: the test body (with its beforeEach/afterEach hooks) is the scenario's run.
+        const perTest = openTestScenario(ctx, state.options)
+        await perTest.drive(() => runTest())
+        await perTest.finish(task.result?.state !== 'fail')
+      })
+    } finally {
+      report(task, ctx)
+    }
+    await finishTest(ctx)
+  })
+} else {
+  routeWithHooks()
+}
+
+/**
+ * vitest 3.2 and 4.0: no per-test async context, so the running test is a module variable set in beforeEach
+ * (tests of a file run one at a time), and whole-suite mode attaches the test's scenario to the worker until
+ * afterEach. `test.concurrent` tests cannot be told apart: scenario() refuses in them, and in whole-suite mode
+ * their model calls are refused (FLUX_CONCURRENT_TEST), never routed to another test.
+ * @note fluxlab's hooks are registered before the test file's, and vitest runs afterEach hooks in reverse
+ * (`sequence.hooks: 'stack'`), so the test's own beforeEach/afterEach traffic falls inside its scenario.
+ */
+function routeWithHooks(): void {
+  const describe = (name: string): ConcurrentTest => ({
+    runner: 'vitest',
+    name,
+    why: 'this vitest has no `aroundEach` (vitest 4.1 added it)',
+    fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios, or upgrade to vitest 4.1 or later (`npm install -D vitest@^4.1.0`).',
+  })
+  const concurrent = concurrentGroup(state.options, describe)
+  state.concurrentTest = () => {
+    const t = concurrent.running()
+    return t && describe(t.testName)
   }
-  await finishTest(ctx)
-})
+  const open = new Map<TaskLike, { ctx: TestContext; perTest?: TestScenario }>()
+  // @note vitest rejects a hook whose first parameter is not destructured once fixtures are in use.
+  beforeEach(({ task }) => {
+    const t = task as unknown as TaskLike
+    const ctx = contextOf(t)
+    if (t.concurrent) {
+      concurrent.enter(ctx)
+      open.set(t, { ctx })
+      return
+    }
+    state.currentTest = ctx
+    state.lastTest = undefined
+    const entry: { ctx: TestContext; perTest?: TestScenario } = { ctx }
+    open.set(t, entry)
+    if (!coversTest(ctx, state.options)) return
+    entry.perTest = openTestScenario(ctx, state.options)
+    entry.perTest.attach()
+  })
+  afterEach(async ({ task }) => {
+    const t = task as unknown as TaskLike
+    const entry = open.get(t)
+    if (!entry) return
+    open.delete(t)
+    const { ctx, perTest } = entry
+    try {
+      if (t.concurrent) {
+        const refused = concurrent.leave(ctx)
+        if (refused) throw refused
+        return
+      }
+      if (state.currentTest === ctx) state.currentTest = undefined
+      // `testOutcome()` in an afterEach that runs after this one (`sequence.hooks: 'list'`).
+      state.lastTest = ctx
+      if (perTest) {
+        await perTest.detach()
+        await perTest.finish(t.result?.state !== 'fail')
+      }
+    } finally {
+      report(t, ctx)
+    }
+    await finishTest(ctx)
+  })
+}
 
 // Judge verdicts no test of this file used any more: reported, and pruned under FLUX_GOLDEN=judge|update only when
 // the whole file passed (a failed test may simply not have reached its judge).
-type SuiteLike = { result?: { state?: string }; tasks?: SuiteLike[] }
 const failed = (t: SuiteLike): boolean => t.result?.state === 'fail' || (t.tasks ?? []).some(failed)
-// @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use.
-afterAll(async ({}, suite?: SuiteLike) => {
+// @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use; where the
+// suite comes (first on 3.2 and 4.0, second on 4.1) differs, so it is the argument that has `tasks`.
+afterAll(async function ({}: object) {
+  const suite = ([...arguments] as unknown[]).find((a): a is SuiteLike => Array.isArray((a as SuiteLike | undefined)?.tasks))
   for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
   // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
   await finishFileScenario()

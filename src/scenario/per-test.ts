@@ -8,9 +8,9 @@ import { findFixtures } from '../cassette/find.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
-import { preemptsRequest, routeRequest, state, type RequestRoute } from '../context/state.js'
+import { preemptsRequest, routeRequest, state, type ConcurrentTest, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
-import { currentTest, finishTest, runningTestRef } from '../context/test-context.js'
+import { concurrentTestError, currentTest, finishTest, runningTestRef } from '../context/test-context.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
@@ -298,6 +298,64 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
   }
 }
 
+
+/** The `test.concurrent` tests running now under a runner without per-test async context. */
+export interface ConcurrentGroup {
+  /** A concurrent test starts (its beforeEach). */
+  enter(test: TestContext): void
+  /** It ends (its afterEach): the refusal it must fail with, if a model call was refused while it ran. */
+  leave(test: TestContext): FluxError | undefined
+  /** One of the running concurrent tests, for scenario() to refuse in. */
+  running(): TestContext | undefined
+}
+
+/**
+ * `test.concurrent` where tests cannot be told apart (vitest < 4.1 has no `aroundEach`). In whole-suite mode a
+ * model call made outside every `Scenario.run` while any of them runs is refused (never recorded into, or
+ * replayed from, the wrong test's scenario), and every concurrent test running then fails with the reason.
+ * Other HTTP passes through.
+ * @example
+ * const group = concurrentGroup(state.options, (name) => ({ runner: 'vitest', name, why, fix }))
+ */
+export function concurrentGroup(options: FluxOptions, describe: (name: string) => ConcurrentTest): ConcurrentGroup {
+  const tests = new Map<TestContext, FluxError | undefined>()
+  let release: (() => void) | undefined
+  const route: RequestRoute = {
+    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined,
+    preempts: (request) => detectModelCall(request.method, new URL(request.url), options.hosts ?? {}) !== undefined,
+    async handle(request) {
+      const url = new URL(request.url)
+      if (!detectModelCall(request.method, url, options.hosts ?? {})) return undefined
+      const names = [...tests.keys()].map((t) => t.testName)
+      const error = concurrentTestError(describe(names.join('", "')), `send ${request.method} ${url.host}${url.pathname} from one of the concurrent tests "${names.join('", "')}"`)
+      for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
+      console.warn(error.message)
+      return offTapeResponse(error.message)
+    },
+  }
+  return {
+    enter(test) {
+      tests.set(test, undefined)
+      if (release || !coversTest(test, options)) return
+      const stop = acquireInterception(routeRequest, preemptsRequest)
+      state.attached = route
+      release = () => {
+        if (state.attached === route) state.attached = undefined
+        stop()
+      }
+    },
+    leave(test) {
+      const refused = tests.get(test)
+      tests.delete(test)
+      if (tests.size === 0) {
+        release?.()
+        release = undefined
+      }
+      return refused
+    },
+    running: () => tests.keys().next().value,
+  }
+}
 
 /** `**` any path, `*` any name part, `?` one character. */
 function globToRegExp(glob: string): RegExp {

