@@ -14,8 +14,9 @@ const MAX = 120
  * first 120 characters still get their own fixtures.
  * @example
  * defaultName(test) // 'test-agent--weather-answers-in-celsius-3f9a1c'
+ * defaultName(test, 'explicit') // 'test-agent--weather-answers-in-celsius--explicit-9b20e4' (whole-suite mode)
  */
-export function defaultName(test: TestContext | undefined): string {
+export function defaultName(test: TestContext | undefined, role?: 'explicit'): string {
   if (!test) {
     // @note inside a runner's test without fluxlab's setup (plugin missing, setup file not loaded): say that, not "no test".
     const running = runningTestRef()
@@ -36,8 +37,9 @@ export function defaultName(test: TestContext | undefined): string {
     })
   }
   const file = relative(test.rootDir, test.testFile).replace(/\.[cm]?[jt]sx?$/, '')
-  const hash = createHash('sha256').update(`${file}\0${test.testName}`).digest('hex').slice(0, 6)
-  const head = `${slug(file)}--${slug(test.testName)}`
+  // @note an unnamed `scenario()` inside a test that whole-suite mode already made a scenario of gets a name of its own.
+  const hash = createHash('sha256').update(`${file}\0${test.testName}${role ? `\0${role}` : ''}`).digest('hex').slice(0, 6)
+  const head = `${slug(file)}--${slug(test.testName)}${role ? `--${role}` : ''}`
   return `${head.slice(0, MAX - hash.length - 1).replace(/-+$/, '')}-${hash}`
 }
 

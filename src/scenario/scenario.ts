@@ -38,7 +38,7 @@ export type { ScenarioOptions } from './options.js'
 export async function scenario(name?: string, options: ScenarioOptions = {}): Promise<Scenario> {
   rejectConcurrentTest(state.concurrentTest?.())
   const test = currentTest()
-  const opened = openCore(name ?? defaultName(test), { ...state.options, ...options }, test)
+  const opened = openCore(name ?? defaultName(test, test?.perTest ? 'explicit' : undefined), { ...state.options, ...options }, test)
   if ('refused' in opened) throw opened.refused
   return new Scenario(opened.core)
 }

@@ -4,6 +4,7 @@
  * (`endCheck` / FLUX_END_CHECK: 'failures' by default, 'strict', 'off'). Driven through a suite
  * project under real vitest and jest, recorded against the local provider and replayed offline.
  */
+import { readdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startCapitalServer, type CapitalServer } from './support/capital-server.js'
 import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project, type RunResult } from './support/project.js'
@@ -96,6 +97,25 @@ describe.each(KITS)('$name: testOutcome() and the end check in whole-suite mode'
       expect(strict.code, strict.output).not.toBe(0)
       expect(strict.output).toContain("the end check is 'strict'")
       expect(strict.output).toContain('model_request_drift')
+    } finally {
+      p.remove()
+    }
+  }, TIMEOUT)
+
+  test('an unnamed scenario() inside a covered test gets a name of its own, so it replays', async () => {
+    const p = createProject(kit.template)
+    try {
+      const fluxImport = kit.name === 'vitest' ? "import { scenario } from 'fluxlab'\n" : "const { scenario } = require('fluxlab')\n"
+      p.write(kit.file, fluxImport + p.read(kit.file))
+      p.edit(kit.file, "expect(await ask('What is the capital of the UK? Use the tool, then answer.')).toBe('The capital of the UK is London.')", "const out = await (await scenario()).run(() => ask('What is the capital of the UK? Use the tool, then answer.'))\n    expect(out.result).toBe('The capital of the UK is London.')")
+      const live = await startCapitalServer()
+      const rec = await kit.run(p, { PROVIDER_URL: live.url, OPENAI_API_KEY: KEY })
+      await live.close()
+      expect(rec.code, rec.output).toBe(0)
+      expect(readdirSync(p.path('tests/scenarios')).filter((d) => d.includes('--explicit-'))).toHaveLength(1)
+      const replay = await kit.run(p, { PROVIDER_URL: live.url, CI: '1' })
+      expect(replay.code, replay.output).toBe(0)
+      expect(replay.output).not.toContain('unused_interaction')
     } finally {
       p.remove()
     }
