@@ -5,7 +5,7 @@
  */
 import { findSecrets, placeholderFor, redactMessage, redactText } from '../secrets.js'
 import { appendPath } from './json-path.js'
-import { decodedSpans } from './stream-view.js'
+import { decodedSpans, lastAtOrBefore } from './stream-view.js'
 
 export interface Finding {
   /** Id of the rule that matched, e.g. `openai-key`. */
@@ -90,18 +90,6 @@ function walk(value: unknown, basePath: string, opts: ScanOptions, escapedOnly: 
     return chain.reduceRight<string>((p, seg) => appendPath(p, typeof seg === 'string' ? redactText(seg) : seg), basePath)
   }
   return findSecrets(texts.join('\u0000'), opts).map((m) => withPath(m.rule, pathOf(owners[lastAtOrBefore(starts, m.start)])))
-}
-
-/** Index of the last element of the ascending `sorted` that is <= `x`. */
-function lastAtOrBefore(sorted: readonly number[], x: number): number {
-  let lo = 0
-  let hi = sorted.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (sorted[mid] <= x) lo = mid
-    else hi = mid - 1
-  }
-  return lo
 }
 
 const withPath = (rule: string, path: string): Finding => (path ? { rule, path } : { rule })

@@ -183,8 +183,12 @@ export function decodedSpans(
   return { spans, rules }
 }
 
-/** Index of the last element of the ascending `sorted` that is <= `x`. */
-function lastAtOrBefore(sorted: readonly number[], x: number): number {
+/**
+ * Index of the last element of the ascending `sorted` that is <= `x`.
+ * @example
+ * lastAtOrBefore([0, 4, 9], 5) // 1
+ */
+export function lastAtOrBefore(sorted: readonly number[], x: number): number {
   let lo = 0
   let hi = sorted.length - 1
   while (lo < hi) {
