@@ -34,7 +34,7 @@ interface Kit {
   label?: string
   run(p: Project, json: string | undefined, env: Record<string, string>): Promise<RunResult>
   summary: RegExp
-  /** The suite with every trait (test/app.test.*): its test names, and how many tests called a model. */
+  /** A full suite (with test/app.test.*): 6 tests, 5 fixtures, 2 drift warnings; else 3 tests, 2 fixtures, none. */
   full: boolean
   /** Add the README's fix for the random temp path (a `redact.replace` rule); absent: not tried on this kit. */
   fixTempPath?: (p: Project) => void
