@@ -1,0 +1,10 @@
+// The app's own geography API (a service of the app, not the model provider), and the tool that reads it.
+const GEO_API = 'https://geo.app.test/capital'
+
+async function capitalFromApp(country) {
+  const res = await fetch(`${GEO_API}?country=${encodeURIComponent(country)}`)
+  if (!res.ok) throw new Error(`geo API answered ${res.status}`)
+  return (await res.json()).capital
+}
+
+module.exports = { GEO_API, capitalFromApp }

@@ -1,0 +1,20 @@
+import OpenAI from 'openai'
+import { describe, expect, it, test } from 'vitest'
+import { ask } from '../src/agent'
+
+const hasKey = !!process.env.OPENAI_API_KEY
+
+describe.skipIf(!hasKey)('capital agent', () => {
+  it('answers the capital of the UK', { retry: 3 }, async () => {
+    expect(await ask('What is the capital of the UK? Use the tool, then answer.')).toBe('The capital of the UK is London.')
+  })
+
+  it('answers France with a client built for the call', async () => {
+    const c = new OpenAI({ baseURL: `${process.env.PROVIDER_URL}/v1`, apiKey: process.env.OPENAI_API_KEY })
+    expect(await ask(`What is the capital of France? Use the tool, then answer. (asked ${new Date().toISOString().slice(0, 10)})`, c)).toContain('Paris')
+  })
+})
+
+test('adds numbers without any model call', () => {
+  expect(1 + 1).toBe(2)
+})
