@@ -16,7 +16,7 @@ useEngineSandbox()
 
 const SOURCE = join(REPO, 'examples/scenarios/capital-agent')
 const files = Object.fromEntries(readdirSync(SOURCE).map((f) => [f, readFileSync(join(SOURCE, f), 'utf8')]))
-const MUTATIONS = 1000
+const MUTATIONS = Number(process.env.FLUX_MUTATIONS ?? 10_000)
 const REPLAYS = 100
 
 function write(dir: string, m: Record<string, string | Buffer>): void {
@@ -80,7 +80,7 @@ async function agent(served: Array<{ channel: 'model' | 'tool'; body: string }>)
 const ours = (e: unknown) => /\/(src|dist)\/(?!.*node_modules)/.test(String((e as Error)?.stack ?? '').split('\n')[1] ?? '')
 
 describe('seeded mutations of a committed fixture', () => {
-  it(`${MUTATIONS} mutants fail with a FluxError or load with every chunk standing for bytes, never another exception`, { timeout: 120_000 }, () => {
+  it(`${MUTATIONS} mutants fail with a FluxError or load with every chunk standing for bytes, never another exception`, { timeout: Math.max(120_000, MUTATIONS * 30) }, () => {
     const dir = join(tempDir(), 'capital-agent')
     const rand = prng(13)
     const crashes: string[] = []
