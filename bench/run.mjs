@@ -21,6 +21,7 @@ import { setupServer } from 'msw/node'
 import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
+import { recordBench } from './record.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -35,6 +36,7 @@ const ROUNDS = Math.min(int('BENCH_ROUNDS', 10), N)
 const BLOCK = Math.ceil(N / ROUNDS)
 const CELLS = int('BENCH_CELLS', 10000)
 const LOAD_REPS = int('BENCH_LOAD_REPS', 3)
+const RECORD_N = int('BENCH_RECORD_N', 60)
 
 // ---------------------------------------------------------------- stats
 
@@ -269,6 +271,18 @@ const replayDone = performance.now()
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }
 
+{
+  const rounds = Math.min(ROUNDS, RECORD_N)
+  const { live, recorded, perRound } = await recordBench({ rounds, block: Math.ceil(RECORD_N / rounds), median })
+  console.log(`3. Recording: time to first chunk (OpenAI SDK stream from a local SSE server: first chunk at once, the rest after 30 ms)`)
+  console.log(`   ${live.length} calls per variant, ${rounds} interleaved rounds`)
+  console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('+ms med', 8)}`)
+  for (const [label, xs] of [['live, no fluxlab (baseline)', live], ['recording (scenario().run())', recorded]])
+    console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad((median(xs) - median(live)).toFixed(2), 8)}`)
+  console.log(`   recording − live, per-round difference of medians: ${Math.min(...perRound).toFixed(2)} … ${Math.max(...perRound).toFixed(2)} ms\n`)
+}
+const recordDone = performance.now()
+
 const dir = mkdtempSync(join(tmpdir(), 'fluxlab-bench-'))
 try {
   const info = generateFixture(dir, EXAMPLE, CELLS)
@@ -280,7 +294,7 @@ try {
     ['readFixture() again, unchanged (kept per process)', cached],
   ]
   const bMed = median(parse)
-  console.log(`2. Fixture load: ${cells.toLocaleString('en-US')} cells (${info.modelCells} model + ${info.toolCells} tool), ${mb.toFixed(1)} MB, median of ${LOAD_REPS}`)
+  console.log(`4. Fixture load: ${cells.toLocaleString('en-US')} cells (${info.modelCells} model + ${info.toolCells} tool), ${mb.toFixed(1)} MB, median of ${LOAD_REPS}`)
   console.log(`   ${padEnd('reader', 50)} ${pad('median', 8)} ${pad('MB/s', 8)} ${pad('cells/s', 10)} ${pad('× base', 8)}`)
   for (const [label, xs] of rows) {
     const m = median(xs)
@@ -292,4 +306,4 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 const sec = (a, b) => ((b - a) / 1000).toFixed(1)
-console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, fixture generation + load ${sec(replayDone, performance.now())} s)`)
+console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, recording ${sec(replayDone, recordDone)} s, fixture generation + load ${sec(recordDone, performance.now())} s)`)

@@ -107,8 +107,34 @@ export async function classifyRequest(request: Request, counters: Counters, conf
   const seq = ++counters.seq
   if (codec) {
     const n = ++counters.model
-    const canonical = canonicalRequest(request.method, url, text, config)
-    return { channel: 'model', seq, n, step: `model#${n}`, key: requestKey(canonical), request, url, text, bytes, codec, canonical }
+    // @note issue 14: the canonical form (the body parsed and redacted) and its SHA-256 key, computed on first use, once:
+    // a recording reads them only when it writes the cell, after the response streamed, so they are not in front of it.
+    let canonical: CanonicalRequest | undefined
+    let key: string | undefined
+    const call: ModelRequest = {
+      channel: 'model',
+      seq,
+      n,
+      step: `model#${n}`,
+      request,
+      url,
+      text,
+      bytes,
+      codec,
+      get canonical() {
+        return (canonical ??= canonicalRequest(request.method, url, text, config))
+      },
+      set canonical(v) {
+        canonical = v
+      },
+      get key() {
+        return (key ??= requestKey(call.canonical))
+      },
+      set key(v) {
+        key = v
+      },
+    }
+    return call
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
   const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
