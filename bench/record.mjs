@@ -1,4 +1,4 @@
-// Section 3 of the bench: time to first chunk while recording, against the same call live.
+// Section 2 of the bench: time to first chunk while recording, against the same call live.
 // A local SSE server on 127.0.0.1 (never a public address) sends its first chunk at once and the
 // rest 30 ms later; the OpenAI SDK streams a chat completion from it. One sample times the SDK
 // call from `create()` to the first chunk its stream yields: live (no fluxlab) and inside a

@@ -274,7 +274,7 @@ const replayDone = performance.now()
 {
   const rounds = Math.min(ROUNDS, RECORD_N)
   const { live, recorded, perRound } = await recordBench({ rounds, block: Math.ceil(RECORD_N / rounds), median })
-  console.log(`3. Recording: time to first chunk (OpenAI SDK stream from a local SSE server: first chunk at once, the rest after 30 ms)`)
+  console.log(`2. Recording: time to first chunk (OpenAI SDK stream from a local SSE server: first chunk at once, the rest after 30 ms)`)
   console.log(`   ${live.length} calls per variant, ${rounds} interleaved rounds`)
   console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('+ms med', 8)}`)
   for (const [label, xs] of [['live, no fluxlab (baseline)', live], ['recording (scenario().run())', recorded]])
@@ -294,7 +294,7 @@ try {
     ['readFixture() again, unchanged (kept per process)', cached],
   ]
   const bMed = median(parse)
-  console.log(`4. Fixture load: ${cells.toLocaleString('en-US')} cells (${info.modelCells} model + ${info.toolCells} tool), ${mb.toFixed(1)} MB, median of ${LOAD_REPS}`)
+  console.log(`3. Fixture load: ${cells.toLocaleString('en-US')} cells (${info.modelCells} model + ${info.toolCells} tool), ${mb.toFixed(1)} MB, median of ${LOAD_REPS}`)
   console.log(`   ${padEnd('reader', 50)} ${pad('median', 8)} ${pad('MB/s', 8)} ${pad('cells/s', 10)} ${pad('× base', 8)}`)
   for (const [label, xs] of rows) {
     const m = median(xs)
