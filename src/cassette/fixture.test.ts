@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -127,5 +127,79 @@ describe('readSource', () => {
     expect(readSource(fixture(manifest({ source })))).toEqual(source)
     expect(readSource(fixture())).toBeUndefined()
     expect(readSource(join(tmpdir(), 'flux-no-such-fixture'))).toBeUndefined()
+  })
+})
+
+describe('readFixture keeps what it read (issue 14)', () => {
+  const T = 1_700_000_000 // a fixed file time, in seconds: stat sizes and times below are equal on purpose
+  const pin = (dir: string) => {
+    for (const f of ['scenario.yaml', 'model.jsonl', 'tools.jsonl', '.']) utimesSync(join(dir, f), T, T)
+  }
+  /** Rewrite tools.jsonl in place (same inode), same size: the tool's output 1 becomes `to`. */
+  const editOutput = (dir: string, to: number) => {
+    const file = join(dir, 'tools.jsonl')
+    const text = readFileSync(file, 'utf8')
+    const next = text.replace(/"output":\d/, `"output":${to}`)
+    expect(next.length).toBe(text.length)
+    const fd = openSync(file, 'r+')
+    writeSync(fd, next, 0, 'utf8')
+    closeSync(fd)
+  }
+  const outputOf = (dir: string) => readFixture(dir).tools[0].output
+
+  it('reads an unchanged fixture once and hands out one frozen result', () => {
+    const dir = fixture()
+    const a = readFixture(dir)
+    expect(readFixture(dir)).toBe(a)
+    expect(Object.isFrozen(a.model[0].response.chunks[0])).toBe(true)
+    expect(() => (a.model as ModelCell[]).push(model(9))).toThrow(TypeError)
+  })
+
+  it('reads a re-recorded fixture (the directory swapped whole) again, even with files of the same size and times', () => {
+    const dir = fixture()
+    pin(dir)
+    expect(outputOf(dir)).toBe(1)
+    writeFixture({ dir, manifest: manifest(), model: [model(1), model(3)], tools: [{ ...tool(2), output: 7 }] })
+    pin(dir)
+    expect(outputOf(dir)).toBe(7)
+  })
+
+  it('reads a file edited in place with the same size and its old mtime again', () => {
+    const dir = fixture()
+    pin(dir)
+    expect(outputOf(dir)).toBe(1)
+    editOutput(dir, 5)
+    pin(dir)
+    expect(outputOf(dir)).toBe(5)
+  })
+
+  it('reads a file edited in place right after the read (same size, same time tick) again', () => {
+    const dir = fixture()
+    for (let i = 2; i < 10; i++) {
+      readFixture(dir)
+      editOutput(dir, i)
+      expect(outputOf(dir)).toBe(i)
+      const file = join(dir, 'tools.jsonl')
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/"output":\d/, '"output":1'))
+    }
+  })
+
+  it('reads a directory swapped in by hand (another copy with equal sizes and times) again', () => {
+    const dir = fixture()
+    const other = `${dir}-other`
+    writeFixture({ dir: other, manifest: manifest(), model: [model(1), model(3)], tools: [{ ...tool(2), output: 8 }] })
+    pin(dir)
+    pin(other)
+    expect(outputOf(dir)).toBe(1)
+    renameSync(dir, `${dir}-old`)
+    renameSync(other, dir)
+    pin(dir)
+    expect(outputOf(dir)).toBe(8)
+  })
+
+  it('reads again under another `disable` (the secret scan depends on it)', () => {
+    const dir = fixture()
+    const a = readFixture(dir)
+    expect(readFixture(dir, { disable: ['openai-key'] })).not.toBe(a)
   })
 })

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { join, relative, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import YAML from 'yaml'
 import { rerunCommand, testCommand, type TestRef } from '../commands.js'
 import { writeDirAtomic, writeFileAtomic } from './atomic.js'
+import { cachedFixture } from './fixture-cache.js'
 import { FORMAT_VERSION, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { describeIssue, fixtureError, invalidUtf8Lines, readJsonl, refuseSecrets, tooDeep, type FixtureProblem } from './jsonl.js'
@@ -48,8 +49,14 @@ interface ReadFixtureOptions extends ScanOptions {
  * const fx = readFixture('tests/scenarios/weather')
  */
 export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture {
-  return readFixtureLines(dir, opts).fixture
+  // @note issue 14: every `scenario()` used to parse, validate and secret-scan its fixture again. Kept per
+  // process while no file of it changed (./fixture-cache.ts); the result is frozen, since callers share it.
+  const key = `${resolve(dir)}\0${dir}\0${[...new Set(opts.disable ?? [])].sort().join(',')}`
+  return readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => readOnce(dir, opts).fixture))
 }
+
+/** The files a fixture read depends on (their stamps, with the directory's, say whether a kept read is still good). */
+const CACHED_FILES = [FILES.manifest, FILES.model, FILES.tools, FILES.trace]
 
 interface FixtureLines {
   fixture: Fixture

@@ -81,6 +81,30 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
  * // '…:generateContent?key=[REDACTED:0c1d2e3f]'
  */
 export function createRedactor(config: RedactorConfig = {}): Redactor {
+  // @note issue 14: every run built its redactor again; one per configuration is enough (a redactor holds no state).
+  const key = configKey(config)
+  const known = redactors.get(key)
+  if (known) return known
+  const made = buildRedactor(config)
+  if (redactors.size >= 64) redactors.delete(redactors.keys().next().value!)
+  redactors.set(key, made)
+  return made
+}
+
+const redactors = new Map<string, Redactor>()
+
+/** A config as a string: equal strings, equal redactors (a RegExp by its source and flags). */
+function configKey(config: RedactorConfig): string {
+  return JSON.stringify([
+    config.headers ?? [],
+    config.queryParams ?? [],
+    config.bodyPaths ?? [],
+    config.disable ?? [],
+    (config.replace ?? []).map((r) => (typeof r.pattern === 'string' ? ['s', r.pattern, r.with ?? null] : ['r', r.pattern.source, r.pattern.flags, r.with ?? null])),
+  ])
+}
+
+function buildRedactor(config: RedactorConfig): Redactor {
   const headerNames = new Set(lowerSet([...SENSITIVE_HEADERS, ...(config.headers ?? [])]))
   const paramNames = new Set(lowerSet([...SENSITIVE_QUERY_PARAMS, ...(config.queryParams ?? [])]))
   const bodyPaths = [...new Set(config.bodyPaths ?? [])].sort()

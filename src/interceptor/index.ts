@@ -98,7 +98,7 @@ function createState(): InterceptionState {
       if (s.preempts?.(request)) {
         const response = await s.router(request)
         if (!response) return
-        if (response.type !== 'error') s.answered.add(requestId)
+        if (response.type !== 'error' && drains()) s.answered.add(requestId)
         // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
         // so the app's msw or nock never see a model call fluxlab answered: no handler of theirs runs and
         // no "unhandled request" warning or error fires for it.
@@ -116,7 +116,7 @@ function createState(): InterceptionState {
         const response = signal?.aborted ? 'aborted' : await Promise.race([router(request), abort])
         if (response === 'aborted') controller.errorWith(signal?.reason)
         else if (response) {
-          if (response.type !== 'error') s.answered.add(requestId)
+          if (response.type !== 'error' && drains()) s.answered.add(requestId)
           controller.respondWith(response)
         }
         else await passthrough.call(controller)
@@ -178,8 +178,8 @@ function attach(): void {
     if (running.emitter.listeners('request')[0] !== st.onRequest) {
       unlisten(running)
       running.emitter.prependListener('request', st.onRequest)
-      running.emitter.prependListener('response', st.onResponse)
     }
+    drainIfShared(running)
     if (!st.attached.includes(running)) st.attached.push(running)
     if (!st.owned.includes(running)) followDispose(running)
   }
@@ -216,7 +216,9 @@ function anchor(own: Shared): void {
   const add = (own.emitter as SharedEmitter & { addListener(event: string, listener: Listener): unknown }).addListener.bind(own.emitter)
   ;(own.emitter as SharedEmitter & { addListener(event: string, listener: Listener): unknown }).addListener = (event, listener) => {
     st.shared.add(own)
-    return add(event, listener)
+    const out = add(event, listener)
+    if (event === 'response' && st.attached.includes(own)) drainIfShared(own)
+    return out
   }
 }
 
@@ -238,6 +240,23 @@ function detach(): void {
     restored = true
   }
   if (restored) syncBuiltinESMExports()
+}
+
+/**
+ * Listen to `response` only while another library does: the fetch interceptor clones every response for that
+ * event only when someone listens, and a clone nobody reads is what our listener drains (issue 14: a replayed
+ * stream was teed and read twice for nothing).
+ */
+function drainIfShared(i: Shared): void {
+  const theirs = i.emitter.listeners('response').filter((l) => l !== st.onResponse).length
+  const ours = i.emitter.listeners('response').includes(st.onResponse)
+  if (theirs > 0 && !ours) i.emitter.prependListener('response', st.onResponse)
+  else if (theirs === 0 && ours) i.emitter.removeListener('response', st.onResponse)
+}
+
+/** Whether our `response` listener is on any interceptor: only then is a clone of what we answer made, and drained. */
+function drains(): boolean {
+  return st.attached.some((i) => i.emitter.listeners('response').includes(st.onResponse))
 }
 
 function unlisten(i: Shared): void {

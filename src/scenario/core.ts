@@ -120,7 +120,8 @@ export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fix
     settings: core.settings,
     intervention: o.intervention,
     test: core.test,
-    input: o.input ?? core.fixture?.manifest.input ?? core.options.input,
+    // @note the fixture is shared and frozen (issue 14): the agent gets its own copy of the recorded input.
+    input: o.input ?? (core.fixture?.manifest.input !== undefined ? structuredClone(core.fixture.manifest.input) : core.options.input),
     command: (env) => scenarioCommand(core, env),
   })
 }

@@ -199,7 +199,7 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
   const iv = Intervention.forWhatIf(spec, { scenario: s.name, parentSteps, offTape, usingFork: !!fork })
   if (fork) s.test?.opened.add(dir)
 
-  const run = startRun(s, { mode: 'replay', fixture: fork ?? parent, intervention: iv, name: cfName, input: parent.manifest.input })
+  const run = startRun(s, { mode: 'replay', fixture: fork ?? parent, intervention: iv, name: cfName, input: parent.manifest.input !== undefined ? structuredClone(parent.manifest.input) : undefined })
   const { result, failure } = await run.drive(agent)
   // @note a counterfactual reports its divergences (hermetic, firstDivergence): the end-of-test check must not fail on them.
   run.acknowledged = true

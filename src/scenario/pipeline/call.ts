@@ -33,6 +33,8 @@ export interface ModelRequest extends CallBase {
   request: Request
   url: URL
   text: string
+  /** The request's body as sent (read once, by `classifyRequest`; `request`'s own body is used up). */
+  bytes: Buffer
   codec: ModelCallCodec
   canonical: CanonicalRequest
 }
@@ -45,6 +47,8 @@ export interface HttpToolRequest extends CallBase {
   id: string
   request: Request
   url: URL
+  /** The request's body as sent (read once, by `classifyRequest`; `request`'s own body is used up). */
+  bytes: Buffer
   name: string
   args: Record<string, unknown>
   callId?: undefined
@@ -91,20 +95,51 @@ export interface Counters {
  * @example
  * const call = await classifyRequest(request, counters, config)
  */
+const EMPTY = Buffer.alloc(0)
+
 export async function classifyRequest(request: Request, counters: Counters, config: ClassifyConfig): Promise<ModelRequest | HttpToolRequest> {
   const url = new URL(request.url)
   const codec = detectModelCall(request.method, url, config.hosts)
-  const text = Buffer.from(await request.clone().arrayBuffer()).toString('utf8')
+  // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
+  // it), and a live send reuses these bytes.
+  const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
+  const text = bytes.toString('utf8')
   const seq = ++counters.seq
   if (codec) {
     const n = ++counters.model
-    const canonical = canonicalRequest(request.method, url, text, config)
-    return { channel: 'model', seq, n, step: `model#${n}`, key: requestKey(canonical), request, url, text, codec, canonical }
+    // @note issue 14: the canonical form (the body parsed and redacted) and its SHA-256 key, computed on first use, once:
+    // a recording reads them only when it writes the cell, after the response streamed, so they are not in front of it.
+    let canonical: CanonicalRequest | undefined
+    let key: string | undefined
+    const call: ModelRequest = {
+      channel: 'model',
+      seq,
+      n,
+      step: `model#${n}`,
+      request,
+      url,
+      text,
+      bytes,
+      codec,
+      get canonical() {
+        return (canonical ??= canonicalRequest(request.method, url, text, config))
+      },
+      set canonical(v) {
+        canonical = v
+      },
+      get key() {
+        return (key ??= requestKey(call.canonical))
+      },
+      set key(v) {
+        key = v
+      },
+    }
+    return call
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
   const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
   const n = ++counters.tool
-  return { channel: 'tool', kind: 'http', seq, n, id: `tool#${n}`, step: `tool#${n} ${name}`, key, request, url, name, args, ...(rpcId !== undefined ? { rpcId } : {}) }
+  return { channel: 'tool', kind: 'http', seq, n, id: `tool#${n}`, step: `tool#${n} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}) }
 }
 
 /**
@@ -131,6 +166,7 @@ export function rewriteCall(call: ModelRequest, to: { url: URL; text: string }, 
   call.request = new Request(to.url, { method: call.request.method, headers, body: to.text, signal: call.request.signal })
   call.url = to.url
   call.text = to.text
+  call.bytes = Buffer.from(to.text, 'utf8')
   call.canonical = canonicalRequest(call.request.method, to.url, to.text, config)
   call.key = requestKey(call.canonical)
 }

@@ -45,7 +45,7 @@ async function captureLive(
   journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
   let res: Response
   try {
-    res = await send(log, call.request, call.step)
+    res = await send(log, call.request, call.bytes, call.step)
   } catch (e) {
     if (isFluxError(e)) throw e
     // @note SPEC §3: the real request failed before a response (DNS, refused, reset, TLS): a cell, replayed as the same
@@ -182,7 +182,7 @@ function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | T
   }
 }
 
-async function send(log: RunLog, request: Request, step: string): Promise<Response> {
+async function send(log: RunLog, request: Request, bytes: Buffer, step: string): Promise<Response> {
   const placeholder = [...request.headers.values(), request.url].some((v) => v.includes(REPLAY_KEY))
   if (placeholder)
     throw new FluxError('FLUX_NO_KEY', {
@@ -196,15 +196,15 @@ async function send(log: RunLog, request: Request, step: string): Promise<Respon
       reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${new URL(request.url).host})`,
       fix: 'Unset FLUX_OFFLINE to record, or commit a recorded fixture for this scenario.',
     })
-  return log.config.live(await liveRequest(request, log.config.upstream))
+  return log.config.live(liveRequest(request, bytes, log.config.upstream))
 }
 
 /**
- * The request as it goes out: its body buffered (a `node:http` request written in chunks has no
- * length, and a streamed body cannot be sent again through fetch), to its host's upstream when one
- * is set (`upstream` / `FLUX_UPSTREAM`): the same method, headers and body.
+ * The request as it goes out: its body as `classifyRequest` buffered it (a `node:http` request written
+ * in chunks has no length, and a streamed body cannot be sent again through fetch), to its host's
+ * upstream when one is set (`upstream` / `FLUX_UPSTREAM`): the same method, headers and body.
  */
-async function liveRequest(request: Request, upstream: Record<string, URL>): Promise<Request> {
+function liveRequest(request: Request, bytes: Buffer, upstream: Record<string, URL>): Request {
   const url = new URL(request.url)
   const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
   const bodyless = request.method === 'GET' || request.method === 'HEAD' || request.body === null
@@ -217,7 +217,7 @@ async function liveRequest(request: Request, upstream: Record<string, URL>): Pro
   }
   const headers = new Headers(request.headers)
   for (const h of ['host', 'content-length', 'transfer-encoding']) headers.delete(h)
-  const body = bodyless ? undefined : await request.arrayBuffer()
+  const body = bodyless ? undefined : (bytes as Uint8Array<ArrayBuffer>)
   return new Request(target, { method: request.method, headers, body, signal: request.signal })
 }
 

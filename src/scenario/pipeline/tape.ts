@@ -81,7 +81,8 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
     if (call.kind === 'fn') {
       if (cell.truncated) return { error: log.truncatedError(cell) }
       log.push({ seq: call.seq, channel: 'tool', cell })
-      return cell.error ? { error: restoreError(cell.error) } : { output: cell.output }
+      // @note the fixture is shared and frozen (issue 14): the agent gets its own copy of what it may change.
+      return cell.error ? { error: restoreError(structuredClone(cell.error)) } : { output: structuredClone(cell.output) }
     }
     if (cell.truncated) return { response: log.refuseTruncated(cell) }
     log.push({ seq: call.seq, channel: 'tool', cell })

@@ -1,0 +1,130 @@
+/**
+ * Parse once per worker (issue 14): a fixture read is kept, frozen, for as long as none of its files
+ * changed. A file is unchanged while its stat (dev, inode, size, mtime, ctime) is; the directory's own
+ * stat is part of the stamp too, so a re-record (a whole new directory swapped in, see ./staging.ts)
+ * is a new version even when every file in it looks the same.
+ *
+ * @note a stat can miss an edit: file times tick coarsely (a few ms on Linux), so a file rewritten in
+ * place with the same size within the tick of the read looks unchanged (git's "racy clean" problem).
+ * A file whose mtime is that close to the read is stamped with a hash of its bytes as well, and checked
+ * by content at every use until a check happens well after its mtime.
+ */
+import { createHash } from 'node:crypto'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** A file changed (ctime) less than this before it was stamped is checked by content (covers coarse and 2 s FAT times). */
+const RACY_NS = 2_500_000_000n
+/** Fixtures kept at most (most recently used first out last). */
+const MAX_ENTRIES = 64
+/** Total bytes of the files of kept fixtures at most; a larger fixture is read every time. */
+const MAX_BYTES = 256 * 1024 * 1024
+
+interface FileStamp {
+  stat: string
+  size: number
+  /** sha1 of the bytes, only for a file modified close to the stamp. */
+  hash?: string
+}
+
+interface Entry<T> {
+  stamps: Array<FileStamp | undefined>
+  bytes: number
+  value: T
+}
+
+const entries = new Map<string, Entry<unknown>>()
+let total = 0
+
+function stampOf(path: string, now: bigint): FileStamp | undefined {
+  let st
+  try {
+    st = statSync(path, { bigint: true })
+  } catch {
+    return undefined
+  }
+  const stamp: FileStamp = { stat: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.isDirectory() ? 'd' : 'f'}`, size: Number(st.size) }
+  // the kernel sets ctime to the current tick at every change (mtime can be set back): a ctime old enough means any later change shows.
+  if (st.isFile() && now - st.ctimeNs < RACY_NS) stamp.hash = hashFile(path)
+  return stamp
+}
+
+function hashFile(path: string): string {
+  try {
+    return createHash('sha1').update(readFileSync(path)).digest('hex')
+  } catch {
+    return 'unreadable'
+  }
+}
+
+const nowNs = () => BigInt(Date.now()) * 1_000_000n
+
+/** The stamps of `dir` itself and of each of `files` in it (`undefined`: missing). */
+function stamps(dir: string, files: readonly string[]): Array<FileStamp | undefined> {
+  const now = nowNs()
+  return [stampOf(dir, now), ...files.map((f) => stampOf(join(dir, f), now))]
+}
+
+/** Whether `kept` still describes the file at `path` (stat equal, and content equal for a racy stamp). */
+function same(kept: FileStamp | undefined, path: string, now: bigint): boolean {
+  const fresh = stampOf(path, now)
+  if (!kept || !fresh) return kept === fresh
+  if (kept.stat !== fresh.stat) return false
+  if (kept.hash === undefined) return true
+  if ((fresh.hash ?? hashFile(path)) !== kept.hash) return false
+  // Checked by content well after its last change: from now on a change shows in its stat.
+  if (fresh.hash === undefined) delete kept.hash
+  return true
+}
+
+/**
+ * `read()`'s result for the fixture `dir` under `key`, read again only when `dir` or one of `files` changed
+ * since it was kept. What `read` throws is never kept. The value is deep-frozen: callers share it.
+ * @example
+ * const fx = cachedFixture(`${dir}\0${disable}`, dir, ['scenario.yaml', 'model.jsonl'], () => parse(dir))
+ */
+export function cachedFixture<T extends object>(key: string, dir: string, files: readonly string[], read: () => T): T {
+  const hit = entries.get(key)
+  if (hit) {
+    const now = nowNs()
+    if (same(hit.stamps[0], dir, now) && files.every((f, i) => same(hit.stamps[i + 1], join(dir, f), now))) {
+      entries.delete(key)
+      entries.set(key, hit)
+      return hit.value as T
+    }
+    forget(key)
+  }
+  // @note stamped before the read: a change during the read leaves a stamp older than the content, so the
+  // next use reads again (never the other way round).
+  const before = stamps(dir, files)
+  const value = deepFreeze(read())
+  const bytes = before.reduce((n, s) => n + (s?.size ?? 0), 0)
+  if (bytes <= MAX_BYTES) {
+    entries.set(key, { stamps: before, bytes, value })
+    total += bytes
+    for (const [k] of entries) {
+      if (entries.size <= MAX_ENTRIES && total <= MAX_BYTES) break
+      forget(k)
+    }
+  }
+  return value
+}
+
+function forget(key: string): void {
+  const e = entries.get(key)
+  if (!e) return
+  total -= e.bytes
+  entries.delete(key)
+}
+
+/** Freeze `value` and everything it holds (iteratively: a deep fixture must not overflow the stack). */
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value]
+  while (stack.length) {
+    const v = stack.pop()
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue
+    Object.freeze(v)
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push(child)
+  }
+  return value
+}
