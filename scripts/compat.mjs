@@ -69,7 +69,8 @@ function readCell(name) {
     shared: pkg.compat?.shared ?? (runner === 'jest' ? 'shared-jest' : 'shared'),
     env: pkg.compat?.env ?? {},
     label: `${runner} ${deps[runner]}${transformer ? ` + ${transformer}${deps[transformer] ? ` ${deps[transformer]}` : ''}` : ''}`,
-    clients: CLIENTS.filter((c) => deps[c]).map((c) => `${c} ${deps[c]}`).join(', '),
+    // A client that is part of Node (node:http) is named by `compat.client`; none listed is the global fetch.
+    clients: [pkg.compat?.client, ...CLIENTS.filter((c) => deps[c]).map((c) => `${c} ${deps[c]}`)].filter(Boolean).join(', '),
     node: pkg.compat?.node ?? '20',
     unsupported: pkg.compat?.unsupported,
     libCheck: pkg.compat?.libCheck,
