@@ -11,14 +11,13 @@ const sep = '[/\\\\]'
 // named 'DeferredPromise'"). The workers inherit the flag from this process, so it decides here.
 const nativeEsm = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--experimental-vm-modules')
 
-module.exports = {
-  testEnvironment: 'node',
-  // Under native ESM the setup is the ESM build, which the tests' `import 'fluxlab'` shares its modules with.
-  setupFilesAfterEnv: [path.join(__dirname, 'dist', nativeEsm ? 'jest.js' : 'jest.cjs')],
-  // The fluxlab run summary after jest's own. A config with its own `reporters` replaces this list:
-  // add 'fluxlab/jest-reporter' to it to keep the summary.
-  reporters: ['default', path.join(__dirname, 'dist', 'jest-reporter.cjs')],
-  transform: nativeEsm
+const testEnvironment = 'node'
+// Under native ESM the setup is the ESM build, which the tests' `import 'fluxlab'` shares its modules with.
+const setupFilesAfterEnv = [path.join(__dirname, 'dist', nativeEsm ? 'jest.js' : 'jest.cjs')]
+// The fluxlab run summary after jest's own. A config with its own `reporters` replaces this list:
+// add 'fluxlab/jest-reporter' to it to keep the summary.
+const reporters = ['default', path.join(__dirname, 'dist', 'jest-reporter.cjs')]
+const transform = nativeEsm
     ? { '\\.[cm]?[jt]sx?$': 'babel-jest' }
     : {
         [`${sep}node_modules${sep}${esmOnly.replace(/\//g, sep)}.+\\.m?js$`]: [
@@ -26,9 +25,11 @@ module.exports = {
           { babelrc: false, configFile: false, plugins: [require.resolve('@babel/plugin-transform-modules-commonjs')] },
         ],
         '\\.[cm]?[jt]sx?$': 'babel-jest',
-      },
-  transformIgnorePatterns: nativeEsm ? ['/node_modules/'] : [`/node_modules/(?!${esmOnly})`],
+      }
+const transformIgnorePatterns = nativeEsm ? ['/node_modules/'] : [`/node_modules/(?!${esmOnly})`]
   // @note jest takes every `*.snap` file for one of its snapshot files: a fixture's `trace.snap` has no test file
   // next to it, so jest reports it obsolete (failing the run) and `jest -u` deletes it. Hide them from jest's file map.
-  modulePathIgnorePatterns: [`${sep}trace\\.snap$`],
-}
+const modulePathIgnorePatterns = [`${sep}trace\\.snap$`]
+
+// Shorthand properties, so Node's ESM import of this file sees each as a named export (as the types declare).
+module.exports = { testEnvironment, setupFilesAfterEnv, reporters, transform, transformIgnorePatterns, modulePathIgnorePatterns }

@@ -3,6 +3,10 @@
 // - `POST /v1/chat/completions` streams real recorded OpenAI chat-completions SSE (provider-traffic.json):
 //   turn 1 asks for `get_capital`, turn 2 (the request carries the tool result) answers. The country of the
 //   prompt is swapped into the recorded bytes, so each test gets its own answer.
+// - `POST /v1/messages` streams real recorded Anthropic messages SSE (test/fixtures/traffic/anthropic/
+//   tool_use_response.txt, a get_weather(Paris) tool call): turn 1 is that stream with the tool renamed get_capital
+//   and its input the prompt's country; turn 2 (the request carries a tool_result) is the same stream's text block
+//   with the answer, and stop_reason end_turn.
 // - `GET /geo/capital?country=UK` is the app's tool, a non-model host on fluxlab's tool channel.
 // Every request is counted, so the harness can tell that replay never reached it.
 import { readFileSync } from 'node:fs'
@@ -15,6 +19,27 @@ const { exchanges } = JSON.parse(readFileSync(new URL('./provider-traffic.json',
 const [TOOL_TURN, ANSWER_TURN] = exchanges
 if (!TOOL_TURN.body.includes('"arguments":"UK"') || !ANSWER_TURN.body.includes('"content":" London"'))
   throw new Error('compat provider: the recorded traffic no longer has the bytes it swaps')
+
+const ANTHROPIC = readFileSync(new URL('../test/fixtures/traffic/anthropic/tool_use_response.txt', import.meta.url), 'utf8')
+const ANTHROPIC_SWAPS = [
+  ['"name":"get_weather"', '"name":"get_capital"'],
+  ["\"text\":\"'ll check the current weather in Paris for you.\"", "\"text\":\"'ll look up the capital of {country} for you.\""],
+  ['"partial_json":"{\\"locati"', '"partial_json":"{\\"countr"'],
+  ['"partial_json":"on\\": \\"P"', '"partial_json":"y\\": \\""'],
+  ['"partial_json":"ar"', '"partial_json":"{country}"'],
+  ['"partial_json":"is\\"}"', '"partial_json":"\\"}"'],
+]
+for (const [from] of [...ANTHROPIC_SWAPS, ['"stop_reason":"tool_use"'], ['"text":"I"']])
+  if (!ANTHROPIC.includes(from)) throw new Error(`compat provider: the recorded Anthropic traffic no longer has ${from}`)
+
+function anthropicTurn(turn, country) {
+  if (turn === 1) return ANTHROPIC_SWAPS.reduce((body, [from, to]) => body.split(from).join(to.replace('{country}', country)), ANTHROPIC)
+  // The answer: the recorded text block alone (its first delta carrying the answer), then the message's end.
+  return ANTHROPIC.split('\n\n')
+    .filter((ev) => !/"index":1|"text":"'ll check/.test(ev))
+    .map((ev) => ev.replace('"text":"I"', `"text":"The capital of ${country === 'UK' ? 'the UK' : country} is ${CAPITALS[country]}."`).replace('"stop_reason":"tool_use"', '"stop_reason":"end_turn"'))
+    .join('\n\n')
+}
 
 function forCountry(ex, country) {
   let body = ex.body
@@ -53,6 +78,17 @@ export async function startProvider() {
         if (!CAPITALS[country] || parsed.messages.length > 3)
           return json(res, 400, { error: { message: `compat provider: no recorded turn for ${JSON.stringify(prompt)}` } })
         void stream(res, forCountry(turn === 1 ? TOOL_TURN : ANSWER_TURN, country))
+        return
+      }
+      if (req.method === 'POST' && url.pathname === '/v1/messages') {
+        const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+        const first = parsed.messages[0]?.content
+        const prompt = typeof first === 'string' ? first : (first?.find?.((b) => b.type === 'text')?.text ?? '')
+        const country = /capital of (?:the )?(\w+)/.exec(prompt)?.[1] ?? ''
+        const turn = parsed.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result')) ? 2 : 1
+        if (!CAPITALS[country] || parsed.messages.length > 3)
+          return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `compat provider: no recorded turn for ${JSON.stringify(prompt)}` } })
+        void stream(res, { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'request-id': 'req_compat' }, body: anthropicTurn(turn, country) })
         return
       }
       json(res, 404, { error: { message: `compat provider: nothing at ${req.method} ${req.url}` } })

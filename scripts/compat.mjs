@@ -57,7 +57,37 @@ function readCell(name) {
   const dir = join(CELLS, name)
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }
-  return { name, dir, pkg, node: pkg.compat?.node ?? '20', unsupported: pkg.compat?.unsupported, libCheck: pkg.compat?.libCheck, expect: pkg.compat?.expect ?? 'pass', vitest: deps.vitest, openai: deps.openai, typescript: deps.typescript }
+  const runner = deps.jest ? 'jest' : 'vitest'
+  const transformer = TRANSFORMERS.find((t) => deps[t]) ?? (runner === 'jest' && pkg.compat?.env?.NODE_OPTIONS?.includes('--experimental-vm-modules') ? 'native ESM' : undefined)
+  return {
+    name,
+    dir,
+    pkg,
+    runner,
+    version: deps[runner],
+    // The shared sources the cell's own files go over: compat/shared (vitest), compat/shared-jest, …
+    shared: pkg.compat?.shared ?? (runner === 'jest' ? 'shared-jest' : 'shared'),
+    env: pkg.compat?.env ?? {},
+    label: `${runner} ${deps[runner]}${transformer ? ` + ${transformer}${deps[transformer] ? ` ${deps[transformer]}` : ''}` : ''}`,
+    // A client that is part of Node (node:http) is named by `compat.client`; none listed is the global fetch.
+    clients: [pkg.compat?.client, ...CLIENTS.filter((c) => deps[c]).map((c) => `${c} ${deps[c]}`)].filter(Boolean).join(', '),
+    node: pkg.compat?.node ?? '20',
+    unsupported: pkg.compat?.unsupported,
+    libCheck: pkg.compat?.libCheck,
+    expect: pkg.compat?.expect ?? 'pass',
+    vitest: deps.vitest,
+    typescript: deps.typescript,
+  }
+}
+
+const TRANSFORMERS = ['ts-jest', '@swc/jest', 'babel-jest']
+/** The client libraries a cell's app calls the provider with (shown in the table). */
+const CLIENTS = ['openai', '@anthropic-ai/sdk', 'ai', '@ai-sdk/openai', '@ai-sdk/anthropic', 'axios', 'got', 'undici', 'msw']
+
+/** The runner's command line for one run writing its JSON report to `out` (vitest's and jest's have the same shape). */
+function runnerArgs(cell, dir, out) {
+  if (cell.runner === 'jest') return [join(dir, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`]
+  return [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]
 }
 
 function env(extra) {
@@ -129,7 +159,7 @@ async function pack(work) {
 /** Copy the shared consumer sources, then the cell's own files over them. */
 function stage(cell, work) {
   const dir = join(work, cell.name)
-  cpSync(join(COMPAT, 'shared'), dir, { recursive: true })
+  cpSync(join(COMPAT, cell.shared), dir, { recursive: true })
   for (const f of readdirSync(cell.dir)) cpSync(join(cell.dir, f), join(dir, f), { recursive: true })
   return dir
 }
@@ -144,7 +174,7 @@ function results(file) {
 
 /** One cell: { cell, vitest, node, unsupported?, install, record, replay, typecheck ('pass' | 'fail' | 'not run'), tests, error?, ms }. */
 async function runCell(cell, work, tarball) {
-  const res = { cell: cell.name, vitest: cell.vitest, node: cell.node, unsupported: cell.unsupported, install: 'not run', record: 'not run', replay: 'not run', typecheck: 'not run', libCheck: 'not run', tests: 0, error: undefined, ms: 0, steps: {} }
+  const res = { cell: cell.name, runner: cell.label, node: cell.node, unsupported: cell.unsupported, install: 'not run', record: 'not run', replay: 'not run', typecheck: 'not run', libCheck: 'not run', tests: 0, error: undefined, ms: 0, steps: {} }
   const start = Date.now()
   const fail = (step, message) => {
     res[step] = 'fail'
@@ -161,20 +191,19 @@ async function runCell(cell, work, tarball) {
     if (install.code !== 0)
       return fail('install', `\`npm ci\` failed in compat/cells/${cell.name} (command: cd compat/cells/${cell.name} && npm ci; after a package.json change: node scripts/compat.mjs --relock ${cell.name}):\n${tail(install.output)}`)
     res.install = 'pass'
-    const vitest = [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json']
     const node = nodeBin
 
-    if (cell.expect === 'startup-error') return await expectStartupError(res, dir, nodeBin, vitest, cell)
+    if (cell.expect === 'startup-error') return await expectStartupError(res, dir, nodeBin, runnerArgs(cell, dir, 'record.json'), cell)
 
     const provider = await startProvider()
     let record
     try {
-      record = await run(node, [...vitest, '--outputFile.json=record.json'], { cwd: dir, nodeBin, extraEnv: { PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY } })
+      record = await run(node, runnerArgs(cell, dir, 'record.json'), { cwd: dir, nodeBin, extraEnv: { ...cell.env, PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY } })
     } finally {
       await provider.close()
     }
     res.steps.record = record.ms
-    if (record.code !== 0 || !existsSync(join(dir, 'record.json'))) return fail('record', `vitest exited ${record.code}:\n${tail(record.output, 40)}`)
+    if (record.code !== 0 || !existsSync(join(dir, 'record.json'))) return fail('record', `${cell.runner} exited ${record.code}:\n${tail(record.output, 40)}`)
     const rec = results(join(dir, 'record.json'))
     res.tests = Object.keys(rec.tests).length
     const notPassed = Object.entries(rec.tests).filter(([, s]) => s !== 'passed')
@@ -188,9 +217,9 @@ async function runCell(cell, work, tarball) {
     res.fixtures = fixtures.length
 
     // The provider is closed: its URL refuses connections, so any live call fails the replay.
-    const replay = await run(node, [...vitest, '--outputFile.json=replay.json'], { cwd: dir, nodeBin, extraEnv: { PROVIDER_URL: provider.url, CI: '1' } })
+    const replay = await run(node, runnerArgs(cell, dir, 'replay.json'), { cwd: dir, nodeBin, extraEnv: { ...cell.env, PROVIDER_URL: provider.url, CI: '1' } })
     res.steps.replay = replay.ms
-    if (replay.code !== 0 || !existsSync(join(dir, 'replay.json'))) return fail('replay', `vitest exited ${replay.code}:\n${tail(replay.output, 40)}`)
+    if (replay.code !== 0 || !existsSync(join(dir, 'replay.json'))) return fail('replay', `${cell.runner} exited ${replay.code}:\n${tail(replay.output, 40)}`)
     const rep = results(join(dir, 'replay.json'))
     const differ = Object.keys({ ...rec.tests, ...rep.tests }).filter((k) => rec.tests[k] !== rep.tests[k])
     if (differ.length) return fail('replay', `results differ from the record run: ${differ.map((k) => `${k}: ${rec.tests[k]} -> ${rep.tests[k]}`).join('; ')}`)
@@ -228,7 +257,7 @@ async function runCell(cell, work, tarball) {
 
 /** A runner older than the tested range: every run stops at startup with an error naming the version found and the range. */
 async function expectStartupError(res, dir, nodeBin, vitest, cell) {
-  const r = await run(nodeBin, [...vitest, '--outputFile.json=record.json'], { cwd: dir, nodeBin, extraEnv: { OPENAI_API_KEY: KEY, PROVIDER_URL: 'http://127.0.0.1:9' } })
+  const r = await run(nodeBin, vitest, { cwd: dir, nodeBin, extraEnv: { OPENAI_API_KEY: KEY, PROVIDER_URL: 'http://127.0.0.1:9' } })
   res.steps.record = r.ms
   const range = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies.vitest
   const line = r.output.split('\n').find((l) => l.includes('FLUX_BAD_CONFIG'))
@@ -249,20 +278,28 @@ function writeDoc(rows) {
     '<!-- Generated by `npm run test:compat` (scripts/compat.mjs). Do not edit by hand. -->',
     '',
     'Each cell is a fresh consumer project (compat/cells/&lt;name&gt;/, installed with `npm ci` from its own',
-    'lockfile and the packed fluxlab). It records against a local OpenAI-compatible provider with a key set,',
-    'replays with the provider down, the key unset and `CI=1`, then type-checks. A cell passes when every test',
-    'passes in both runs with the same result, none is skipped, and `tsc` is clean. The tests use whole-suite',
-    'mode (`fluxlab({ scenarios: \'per-test\' })`) with a key skip-gate, an explicit `scenario()` test,',
-    '`test.concurrent` scenarios and a file that never uses fluxlab.',
+    'lockfile and the packed fluxlab). It records against a local provider (compat/provider.mjs: recorded',
+    'OpenAI chat-completions and Anthropic messages SSE, on 127.0.0.1) with a key set, replays with the provider',
+    'down, the key unset and `CI=1`, then type-checks. A cell passes when every test passes in both runs with',
+    'the same result, none is skipped, every scenario replays, and `tsc` is clean.',
     '',
-    '| cell | vitest | Node | openai | TypeScript | install | record | replay | typecheck | lib check | error or note |',
+    '- vitest cells (compat/shared) adopt whole-suite mode with `fluxlab({ scenarios: \'per-test\' })`: a key',
+    '  skip-gate, a client built at import, a client built per call, `retry: 3`, an explicit `scenario()` test,',
+    '  `test.concurrent` scenarios and a file that never uses fluxlab. The `client-*` cells swap the app\'s',
+    '  client (src/agent.ts) and keep the tests; `app-msw-2` adds the app\'s own msw 2 `setupServer`.',
+    '- jest cells (compat/shared-jest, TypeScript type-checked under `module: commonjs` with',
+    '  `types: [\'jest\', \'fluxlab/jest\']`; compat/shared-jest-esm for native ESM) adopt with `preset: \'fluxlab\'`',
+    '  and `globals: { fluxlab: { scenarios: \'per-test\' } }`: a key skip-gate, a client built at import, a client',
+    '  built per call, `jest.retryTimes(3)`, an explicit `scenario()` test and a file that never uses fluxlab.',
+    '',
+    '| cell | runner | Node | client | TypeScript | install | record | replay | typecheck | lib check | error or note |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ]
   const known = []
   for (const r of rows) {
     const c = readCell(r.cell)
     const error = r.unsupported ? `unsupported: ${r.unsupported}${r.error ? ` (${r.error})` : ''}` : [r.error ?? r.note, c.pkg.compat?.why].filter(Boolean).join(' · ')
-    lines.push(`| ${r.cell} | ${c.vitest} | ${c.node} | ${c.openai} | ${c.typescript} | ${r.install} | ${r.record} | ${r.replay} | ${r.typecheck} | ${r.libCheck} | ${clip(cell(error), 600)} |`)
+    lines.push(`| ${r.cell} | ${cell(c.label)} | ${c.node} | ${cell(c.clients || 'fetch')} | ${c.typescript} | ${r.install} | ${r.record} | ${r.replay} | ${r.typecheck} | ${r.libCheck} | ${clip(cell(error), 600)} |`)
     if (r.libCheck === 'known failure') known.push(`- **${r.cell}**, lib check: ${c.libCheck}\n${r.libCheckErrors.map((e) => `  - \`${e.replace(/`/g, "'")}\``).join('\n')}`)
   }
   lines.push(
@@ -271,7 +308,15 @@ function writeDoc(rows) {
     'every declaration file, fluxlab\'s and the dependencies\' (`skipLibCheck: false`).',
   )
   if (known.length) lines.push('', '## Known failures', '', ...known)
-  lines.push('', 'The `vitest` peer range in package.json is the tested range above.', '')
+  lines.push(
+    '',
+    '"not run" in the lib check column: that cell\'s row comes from a `--quick` run (no declaration check).',
+    '',
+    'The `vitest` and `jest` peer ranges in package.json are the tested ranges above. The release check',
+    '(`npm run check:release`: publint, `@arethetypeswrong/cli --pack`, and every export imported from ESM and',
+    'required from CJS in the packed package) is separate from this table.',
+    '',
+  )
   writeFileSync(DOC, lines.join('\n'))
 }
 
@@ -304,7 +349,7 @@ async function main() {
     const rows = []
     for (const name of names) {
       const cell = readCell(name)
-      process.stdout.write(`compat: ${name} (vitest ${cell.vitest}, Node ${cell.node}) … `)
+      process.stdout.write(`compat: ${name} (${cell.label}, Node ${cell.node}) … `)
       const r = await runCell(cell, work, tarball)
       rows.push(r)
       console.log(`${passed(r) ? 'pass' : r.unsupported ? 'fail (listed unsupported)' : 'FAIL'} in ${(r.ms / 1000).toFixed(1)} s (${Object.entries(r.steps).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')})${r.error ? `\n  ${r.error.split('\n').join('\n  ')}` : ''}`)
@@ -324,10 +369,12 @@ async function main() {
   }
 }
 
-/** vitest-3.2.0 before vitest-3.2 before vitest-4.0.0 …: by the cell's vitest version. */
+/** vitest cells, then jest cells; vitest-3.2.0 before vitest-3.2 before vitest-4.0.0 …: by the runner's version. */
 function byVersion(a, b) {
-  const v = (n) => readCell(n).vitest.split('.').map(Number)
-  const [x, y] = [v(a), v(b)]
+  const [ca, cb] = [readCell(a), readCell(b)]
+  if (ca.runner !== cb.runner) return ca.runner === 'vitest' ? -1 : 1
+  const v = (c) => c.version.split('.').map(Number)
+  const [x, y] = [v(ca), v(cb)]
   for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0)
   return a.localeCompare(b)
 }

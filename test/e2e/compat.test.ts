@@ -1,6 +1,6 @@
 /**
  * Issue 15: the compatibility matrix's representative subset, in `npm test` so it stays fixed. The two
- * vitest lines without `aroundEach` (3.2, and the oldest 4.0) are installed from their own lockfiles with the
+ * vitest lines without `aroundEach` (3.2, and the oldest 4.0) and jest 30 + ts-jest are installed from their own lockfiles with the
  * packed package, record against the local provider, replay with the key unset and CI=1, and type-check
  * (`node scripts/compat.mjs --cells … --quick`; the whole matrix is `npm run test:compat`).
  * An install that fails (no registry, no npm cache) fails this test with the command, never skips it.
@@ -12,7 +12,15 @@ import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { assertBuilt, REPO } from './support/project.js'
 
-const CELLS = ['vitest-3.2', 'vitest-4.0.0']
+/** Each cell with the tests and fixtures its run must have. */
+const EXPECTED: Record<string, { tests: number; fixtures: number }> = {
+  // Whole-suite UK and France, and the explicit scenario; the concurrent tests are refused on these versions.
+  'vitest-3.2': { tests: 9, fixtures: 3 },
+  'vitest-4.0.0': { tests: 9, fixtures: 3 },
+  // preset: 'fluxlab' over the shared jest suite (ts-jest, module commonjs): UK, France, the explicit scenario.
+  'jest-30-ts-jest': { tests: 5, fixtures: 3 },
+}
+const CELLS = Object.keys(EXPECTED)
 const out = mkdtempSync(join(tmpdir(), 'fluxlab-compat-e2e-'))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
 
@@ -50,8 +58,6 @@ test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same r
       replay: 'pass',
       typecheck: 'pass',
     })
-    // Whole-suite UK and France, and the explicit scenario; the concurrent tests are refused on these versions.
-    expect(r.fixtures).toBe(3)
-    expect(r.tests).toBe(9)
+    expect({ tests: r.tests, fixtures: r.fixtures }, r.cell).toEqual(EXPECTED[r.cell])
   }
 }, 300_000)

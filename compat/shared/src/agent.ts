@@ -2,7 +2,8 @@
 // OpenAI SDK does), and a tool that calls the app's geography service over HTTP.
 import OpenAI from 'openai'
 
-export const client = new OpenAI({ baseURL: `${process.env.PROVIDER_URL}/v1` })
+export const createClient = (apiKey?: string) => new OpenAI({ baseURL: `${process.env.PROVIDER_URL}/v1`, apiKey })
+export const client = createClient()
 
 async function turn(c: OpenAI, messages: OpenAI.ChatCompletionMessageParam[]) {
   const res = await c.chat.completions.create({

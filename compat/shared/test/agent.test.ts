@@ -1,8 +1,7 @@
 // Written as a suite nobody wrote for fluxlab: a key skip-gate, a client built at import time, a
 // client built per call, `retry: 3`, a date in a prompt. Whole-suite mode records each test.
-import OpenAI from 'openai'
 import { describe, expect, it, test } from 'vitest'
-import { ask } from '../src/agent.js'
+import { ask, createClient } from '../src/agent.js'
 
 const hasKey = !!process.env.OPENAI_API_KEY
 
@@ -12,7 +11,7 @@ describe.skipIf(!hasKey)('capital agent', () => {
   })
 
   it('answers France with a client built for the call', async () => {
-    const c = new OpenAI({ baseURL: `${process.env.PROVIDER_URL}/v1`, apiKey: process.env.OPENAI_API_KEY })
+    const c = createClient(process.env.OPENAI_API_KEY)
     expect(await ask(`What is the capital of France? Use the tool, then answer. (asked ${new Date().toISOString().slice(0, 10)})`, c)).toContain('Paris')
   })
 })
