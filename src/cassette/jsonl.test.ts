@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -45,6 +45,15 @@ describe('readJsonl', () => {
     expect(isFluxError(e, 'FLUX_FIXTURE_INVALID')).toBe(true)
     expect(e.message).toMatch(/Failed to read fixture .*model\.jsonl: the file is missing\. Restore it\.$/)
     expect(problemOf(e)).toEqual({ file: missing, reason: 'the file is missing', fix: 'Restore it.' })
+  })
+
+  it('refuses a file over 256 MiB before reading it, with its size', () => {
+    const f = file('{"seq":1}\n')
+    truncateSync(f, 256 * 1024 * 1024 + 1) // sparse: no 256 MiB written
+    const e = thrown(() => readJsonl(f, opts))
+    expect(isFluxError(e, 'FLUX_FIXTURE_INVALID')).toBe(true)
+    expect(e.message).toContain(`the file is ${256 * 1024 * 1024 + 1} bytes, more than the ${256 * 1024 * 1024} fluxlab reads`)
+    expect(problemOf(e)).toMatchObject({ file: f })
   })
 
   it('fails at a line that is not JSON, carrying file and line as fields', () => {

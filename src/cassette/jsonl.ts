@@ -5,7 +5,7 @@
  * redactor's `disable`), and problems thrown as errors that carry where and why as fields.
  * Whole files are written with `writeFileAtomic` and appends go through `AppendFile` (./atomic.ts).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, relative } from 'node:path'
 import { FluxError } from '../errors.js'
 import { redactMessage } from '../secrets.js'
@@ -14,6 +14,11 @@ import { describeFinding, scanJsonl, type Finding, type ScanOptions } from './sc
 
 /** Deepest nesting a line may have: far above any recorded request or response, far below what overflows the stack. */
 const MAX_DEPTH = 1000
+/**
+ * The largest JSONL file fluxlab reads (256 MiB): a bigger one is refused before it is read, with its size,
+ * instead of running the process out of memory or past V8's longest string.
+ */
+const MAX_FILE_BYTES = 256 * 1024 * 1024
 
 /** Where and why a file is not what its reader expects: the fields of a FLUX_FIXTURE_INVALID or FLUX_FORMAT_VERSION error. */
 export interface FixtureProblem {
@@ -112,6 +117,13 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
     if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false }
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason: 'the file is missing', fix: opts.missing }, noun)
   }
+  const size = statSync(file).size
+  if (size > MAX_FILE_BYTES)
+    throw fixtureError(
+      'FLUX_FIXTURE_INVALID',
+      { file, reason: `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads (a body over the cap is stored cut, so a recording is never this big)`, fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() },
+      noun,
+    )
   const bytes = readFileSync(file)
   const text = bytes.toString('utf8')
   // @note issue 13: a byte that is not UTF-8 would be read as U+FFFD and served as other bytes; the lines holding one are bad.
