@@ -13,7 +13,7 @@ import { scenario, type Lab, type Outcome, type ScenarioOptions } from 'fluxlab'
 import { loadExchanges, startProviderServer, type Exchange, type ProviderServer, type ProviderServerOptions } from '../support/index.js'
 
 /** Env vars that change the mode; vitest's own process may have CI set. */
-const MODE_ENV = ['CI', 'FLUX_GOLDEN', 'FLUX_OFFLINE', 'FLUX_CASSETTE_MAX_BYTES'] as const
+export const MODE_ENV = ['CI', 'FLUX_GOLDEN', 'FLUX_OFFLINE', 'FLUX_CASSETTE_MAX_BYTES'] as const
 
 const dirs: string[] = []
 const closers: Array<() => Promise<void>> = []

@@ -23,7 +23,7 @@ import {
   type FakeSecret,
   type Placement,
 } from '../support/secret-corpus.js'
-import { tempDir, useEngineSandbox } from './helpers.js'
+import { MODE_ENV, tempDir, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
 
@@ -73,8 +73,13 @@ async function runCell(pattern: (typeof PATTERN_IDS)[number], placement: Placeme
 
 beforeAll(async () => {
   const root = tempDir()
+  // The sandbox clears the mode variables (CI, FLUX_GOLDEN, …) for each test; this recording runs before them.
+  const saved = MODE_ENV.map((k) => [k, process.env[k]] as const)
+  for (const [k] of saved) delete process.env[k]
   const { output } = await captureOutput(async () => {
     for (let i = 0; i < CELLS.length; i += 6) runs.push(...(await Promise.all(CELLS.slice(i, i + 6).map((c) => runCell(c.pattern, c.placement, root)))))
+  }).finally(() => {
+    for (const [k, v] of saved) if (v !== undefined) process.env[k] = v
   })
   // Each cell's secret is its own, so a leak in the shared output still names its cell.
   for (const r of runs) r.said += output
