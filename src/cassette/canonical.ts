@@ -47,11 +47,26 @@ function canonicalBody(bodyText: string, opts: CanonicalOptions): unknown {
   try {
     parsed = JSON.parse(bodyText)
   } catch {
-    return { text: opts.redactor.text(bodyText) }
+    return { text: opts.redactor.text(withoutBoundary(bodyText)) }
   }
   const redacted = opts.redactor.json(parsed)
   for (const p of [...DEFAULT_IGNORE_PATHS, ...(opts.ignore ?? [])]) removePath(redacted, parsePath(p))
   return numberIds(redacted, new Map())
+}
+
+/** The first line of a multipart body: `--` and the boundary the client drew at random for this request. */
+const MULTIPART_START = /^--([^\r\n]{1,200})\r\n/
+
+/**
+ * A multipart body with its boundary replaced by a fixed word, so two uploads of the same parts
+ * have the same key.
+ * @example
+ * withoutBoundary('--x7f\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--x7f--\r\n')
+ * // '--<boundary>\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--<boundary>--\r\n'
+ */
+function withoutBoundary(text: string): string {
+  const boundary = MULTIPART_START.exec(text)?.[1]
+  return boundary === undefined ? text : text.split(boundary).join('<boundary>')
 }
 
 /**

@@ -3,12 +3,13 @@ import { anthropicCodec } from './anthropic/index.js'
 import { geminiCodec } from './gemini/index.js'
 import { openaiChatCodec } from './openai-chat/index.js'
 import { openaiEmbeddingsCodec } from './openai-embeddings/index.js'
+import { openaiMediaCodec } from './openai-media/index.js'
 import { openaiResponsesCodec } from './openai-responses/index.js'
 
 /**
  * Every provider family's codec, one per family.
  * @example
- * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings']
+ * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media']
  */
 export const codecs: readonly ModelCallCodec[] = [
   openaiChatCodec,
@@ -16,6 +17,7 @@ export const codecs: readonly ModelCallCodec[] = [
   anthropicCodec,
   geminiCodec,
   openaiEmbeddingsCodec,
+  openaiMediaCodec,
 ]
 
 /**

@@ -52,11 +52,11 @@ test('a malformed FLUX_UPSTREAM is FLUX_BAD_CONFIG naming the pair', async () =>
 test('a recording that reached a provider host but made no model call it knows is FLUX_RECORD_FAILED, and writes nothing', async () => {
   const dir = tempDir()
   const server = await serve(['openai-chat/openai-text.json'])
-  // A path the openai-chat family does not serve (text-to-speech), on a host mapped to it.
+  // A path no family serves (a file upload), on a host mapped to openai-chat.
   const options = { upstream: { 'api.vendor.invalid': server.url }, hosts: { 'api.vendor.invalid': 'openai-chat' as const } }
-  const s = await scenario('speech', { dir, ...options })
-  await expect(s.run(() => fetch('https://api.vendor.invalid/v1/audio/speech', { method: 'POST', body: '{"input":"hi"}' }))).rejects.toThrow(
-    'FLUX_RECORD_FAILED: Failed to record scenario "speech": the run reached api.vendor.invalid (openai-chat) at POST /v1/audio/speech, which fluxlab does not know as a model call',
+  const s = await scenario('upload', { dir, ...options })
+  await expect(s.run(() => fetch('https://api.vendor.invalid/v1/files', { method: 'POST', body: '{"purpose":"batch"}' }))).rejects.toThrow(
+    'FLUX_RECORD_FAILED: Failed to record scenario "upload": the run reached api.vendor.invalid (openai-chat) at POST /v1/files, which fluxlab does not know as a model call',
   )
-  expect(existsSync(join(dir, 'speech'))).toBe(false)
+  expect(existsSync(join(dir, 'upload'))).toBe(false)
 })

@@ -10,7 +10,7 @@ import { FunctionCalls } from './function-calls.js'
 import { geminiJudge } from './judge.js'
 
 /** `…/models/<model>:<action>`: Gemini API (`/v1beta/models/…`) and Vertex AI (`/v1/projects/…/publishers/google/models/…`). */
-const PATH = /\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/
+const PATH = /\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|predict|predictLongRunning)$/
 /** The model in a request path (`/models/<id>:<action>`): the part a what-if's `model()` replaces. */
 const MODEL_IN_PATH = /(\/(?:models|tunedModels)\/)([^/:]+)(:[A-Za-z]+)$/
 
