@@ -1,6 +1,9 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import type { TestContext } from '../context/types.js'
-import { coversTest, perTestMode } from './per-test.js'
+import { coversTest, openTestScenario, perTestMode } from './per-test.js'
 
 const ctx = (testFile: string): TestContext => ({ runner: 'vitest', testName: 't', testFile, rootDir: '/repo', updateState: 'new', runs: [], opened: new Set() })
 
@@ -25,5 +28,34 @@ describe('coversTest', () => {
     expect(coversTest(ctx('/repo/x.e2e.ts'), only)).toBe(true)
     expect(coversTest(ctx('/repo/test/unit/a.test.ts'), only)).toBe(false)
     expect(coversTest(ctx('/repo/test/a.test.ts'), { scenarios: 'explicit' })).toBe(false)
+  })
+})
+
+describe('openTestScenario with no fixture where recording is off', () => {
+  // `.invalid` never resolves (RFC 2606): a request that slipped past the refusal fails to connect, never reaching a public address.
+  const hosts = { 'api.vendor.invalid': 'openai-chat' as const }
+  const refusing = () => {
+    const test: TestContext = { ...ctx('/repo/test/a.test.ts'), rootDir: mkdtempSync(join(tmpdir(), 'flux-pt-')), updateState: 'none' }
+    return openTestScenario(test, { hosts })
+  }
+
+  test('refuses a model call, and the test fails at its end even when it caught the error', async () => {
+    const s = refusing()
+    let status = 0
+    await s.drive(async () => {
+      status = (await fetch('https://api.vendor.invalid/v1/chat/completions', { method: 'POST', body: '{"model":"m","messages":[]}' })).status
+    })
+    expect(status).toBe(400)
+    await expect(s.finish(true)).rejects.toThrow('FLUX_NO_RECORDING')
+  })
+
+  test('refuses a request to a provider host that is not a model call (a file upload), rather than sending it live', async () => {
+    const s = refusing()
+    let status = 0
+    await s.drive(async () => {
+      status = (await fetch('https://api.vendor.invalid/v1/files', { method: 'POST', body: '{"purpose":"batch"}' })).status
+    })
+    expect(status).toBe(400)
+    await expect(s.finish(true)).rejects.toThrow('FLUX_NO_RECORDING')
   })
 })

@@ -15,7 +15,7 @@ import { fillReplayKeys } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
-import { detectModelCall } from '../providers/registry.js'
+import { detectModelCall, providerOfHost } from '../providers/registry.js'
 import { openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { defaultName } from './names.js'
 import { settleTrace, traceRule } from './persist.js'
@@ -254,17 +254,20 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
 }
 
 /**
- * The scenario of a test that can neither replay nor record here: model calls are refused with
- * `refused`; other HTTP passes through as it would without fluxlab.
+ * The scenario of a test that can neither replay nor record here: model calls, and any other
+ * request to a provider's host (a file upload, a model list), are refused with `refused`; other
+ * HTTP passes through as it would without fluxlab.
  */
 function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string): TestScenario {
   let fatal: FluxError | undefined
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
+  const hosts = options.hosts ?? {}
+  const refuses = (method: string, url: URL) => detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
   const route: RequestRoute = {
-    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined,
-    preempts: (request) => detectModelCall(request.method, new URL(request.url), options.hosts ?? {}) !== undefined,
+    claims: refuses,
+    preempts: (request) => refuses(request.method, new URL(request.url)),
     async handle(request) {
-      if (!detectModelCall(request.method, new URL(request.url), options.hosts ?? {})) return undefined
+      if (!refuses(request.method, new URL(request.url))) return undefined
       fatal ??= refused
       return offTapeResponse(refused.message)
     },
