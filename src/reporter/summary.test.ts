@@ -43,8 +43,26 @@ describe('summarize', () => {
     expect(s.cost).toBeCloseTo(0.004)
     expect(formatSummary(s, pc.createColors(false))).toBe(
       ' fluxlab  3 scenarios: 2 replayed, 1 recorded, 1 failed · hermetic 1/2 · live model calls 2 · recorded cost $0.00400 + no price for x · drift warnings 1\n' +
-        '          ⚠ capital model#1 model_request_drift: m',
+        '          ⚠ capital model#1 model_request_drift: m\n' +
+        '            a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: give it a placeholder with `redact.replace`, or leave its field out of the key with `ignore` (docs/configuration.md)',
     )
+  })
+
+  it('folds drift at one place across tests into one line with its count, showing what changed', () => {
+    // Measured on a real suite: a system prompt carrying the time drifted in 72 requests of 36 tests, and each
+    // summary line was cut before the difference.
+    const root = project({})
+    const served = 'request differs from the recording, served by position: '
+    const at = (t: string) => `${served}input[0].content[0].text differs at character 2955: "…TIME: Tuesday, December 1, 2026 at 3:24:03 PM UTC" → "…TIME: Tuesday, December 1, 2026 at ${t} PM UTC"`
+    const tests: RanTest[] = ['3:25:10', '3:25:11', '3:25:12'].map((t, i) => ({
+      file: join(root, 'a.test.ts'), name: `t${i}`, state: 'passed' as const,
+      facts: facts(root, [], [run({ warnings: [{ code: 'model_request_drift', step: 'model#1', message: at(t) }] })]),
+    }))
+    const text = formatSummary(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))
+    expect(text.split('\n')[1]).toBe(
+      '          ⚠ 3× model_request_drift in 1 scenario, first capital model#1: input[0].content[0].text differs at character 2955: "…TIME: Tuesday, December 1, 2026 at 3:24:03 PM UTC" → "…TIME: Tuesday, December 1, 2026 at 3:25:10 PM UTC"',
+    )
+    expect(text.split('\n')).toHaveLength(3)
   })
 
   it('lists a fixture as unopened only when its source test file ran and its test is gone or passed without opening it', () => {

@@ -138,8 +138,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     ...(s.skipped ? [`tests skipped ${s.skippedWithFixture.length ? c.yellow(String(s.skipped)) : s.skipped}`] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
-  for (const d of s.drift.slice(0, 5)) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, 110)}`)
-  if (s.drift.length > 5) lines.push(`${pad}  … ${s.drift.length - 5} more`)
+  lines.push(...driftLines(s.drift, c, pad))
   if (s.skippedWithFixture.length) {
     const n = s.skippedWithFixture.length
     lines.push(`${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay:`)
@@ -153,6 +152,42 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     lines.push(`${pad}remove ${s.obsolete.length > 1 ? 'them' : 'it'} with: rm -r ${s.obsolete.map((d) => quote(rel(d))).join(' ')}`)
   }
   return lines.join('\n')
+}
+
+const SERVED = 'request differs from the recording, served by position: '
+
+/**
+ * The drift warnings, each said once: warnings of one code at one place (a prompt field that
+ * holds today's date drifts in every test) fold into one line with their count, and each line
+ * shows what changed, not the words every drift message shares.
+ */
+function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.createColors>, pad: string): string[] {
+  const groups = new Map<string, SuiteSummary['drift']>()
+  for (const d of drift) {
+    const what = d.message.startsWith(SERVED) ? d.message.slice(SERVED.length) : d.message
+    const where = /^(\S+) (?:differs|added|removed)/.exec(what)?.[1] ?? what
+    const key = `${d.code}\0${where}`
+    const group = groups.get(key) ?? []
+    if (group.length === 0) groups.set(key, group)
+    group.push({ ...d, message: what })
+  }
+  const lines: string[] = []
+  const shown = [...groups.values()].slice(0, 5)
+  for (const g of shown) {
+    if (g.length <= 2) {
+      for (const d of g) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, 200)}`)
+      continue
+    }
+    const scenarios = new Set(g.map((d) => d.scenario)).size
+    const first = g[0]
+    lines.push(`${pad}${c.yellow('⚠')} ${g.length}× ${first.code} in ${scenarios} scenario${scenarios === 1 ? '' : 's'}, first ${first.scenario} ${first.step}: ${clip(first.message, 200)}`)
+  }
+  const rest = [...groups.values()].slice(5).reduce((n, g) => n + g.length, 0)
+  if (rest > 0) lines.push(`${pad}  … ${rest} more`)
+  if (drift.some((d) => d.code === 'model_request_drift')) {
+    lines.push(`${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: give it a placeholder with \`redact.replace\`, or leave its field out of the key with \`ignore\` (docs/configuration.md)`)
+  }
+  return lines
 }
 
 const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)

@@ -85,7 +85,7 @@ for (const kit of kits)
         expect(text.split('\n')[0]).toBe(
           ' fluxlab  1 scenario: 1 replayed, 0 recorded, 0 failed · hermetic 1/1 · live model calls 0 · recorded cost $0.0000341 · drift warnings 2',
         )
-        expect(text).toContain('          ⚠ capital model#1 model_request_drift: request differs from the recording, served by position: messages[0].content differs')
+        expect(text).toContain('          ⚠ capital model#1 model_request_drift: messages[0].content differs')
         expect(text).toContain('          ⚠ capital model#2 model_request_drift:')
         expect(text).toContain('          1 fixture no test opened (obsolete, like an obsolete snapshot):\n            tests/scenarios/old-name\n          remove it with: rm -r tests/scenarios/old-name')
         expect(text).not.toContain('elsewhere')
