@@ -48,6 +48,18 @@ describe('summarize', () => {
     )
   })
 
+  it('says how many recording runs had no call to record (a whole-suite test with no model call writes no fixture)', () => {
+    // Measured on a real suite: "137 scenarios: 0 replayed, 137 recorded" while 20 of them wrote nothing.
+    const root = project({})
+    const tests: RanTest[] = [
+      { file: join(root, 'a.test.ts'), name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record' })]) },
+      { file: join(root, 'a.test.ts'), name: 'adds', state: 'passed', facts: facts(root, [], [run({ mode: 'record', modelCalls: 0, toolCalls: 0, cost: 0 })]) },
+    ]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(s).toMatchObject({ scenarios: 2, recorded: 2, empty: 1 })
+    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain('2 scenarios: 0 replayed, 2 recorded (1 with no call to record), 0 failed')
+  })
+
   it('folds drift at one place across tests into one line with its count, showing what changed', () => {
     // Measured on a real suite: a system prompt carrying the time drifted in 72 requests of 36 tests, and each
     // summary line was cut before the difference.

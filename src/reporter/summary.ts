@@ -25,6 +25,8 @@ export interface SuiteSummary {
   scenarios: number
   replayed: number
   recorded: number
+  /** Of `recorded`: runs that recorded no call at all (a whole-suite test with no model call writes no fixture). */
+  empty: number
   failed: number
   hermetic: number
   liveModelCalls: number
@@ -57,7 +59,7 @@ export interface SummaryInput {
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, failed: 0, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skipped: 0, skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, failed: 0, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skipped: 0, skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set(input.bases.map((b) => resolve(input.rootDir, b)))
@@ -70,6 +72,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       s.scenarios++
       if (run.mode === 'replay') s.replayed++
       else s.recorded++
+      if (run.mode === 'record' && run.modelCalls === 0 && run.toolCalls === 0) s.empty++
       // @note a divergence the test asserted on (`expect(cf).not.toBeHermetic()`, a denial it expects) is not a failure.
       if (t.state === 'failed' || (run.failures.length > 0 && !run.acknowledged)) s.failed++
       if (run.hermetic) s.hermetic++
@@ -130,7 +133,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   const pad = '          '
   if (s.scenarios === 0 && s.obsolete.length === 0 && s.skippedWithFixture.length === 0) return `${tag} no scenarios ran`
   const head = [
-    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded, ${s.failed ? c.red(`${s.failed} failed`) : '0 failed'}`,
+    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded${s.empty ? ` (${s.empty} with no call to record)` : ''}, ${s.failed ? c.red(`${s.failed} failed`) : '0 failed'}`,
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + no price for ${s.unpriced.join(', ')}`) : ''}`,
