@@ -11,7 +11,8 @@ const sep = '[/\\\\]'
 // named 'DeferredPromise'"). The workers inherit the flag from this process, so it decides here.
 const nativeEsm = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--experimental-vm-modules')
 
-const testEnvironment = 'node'
+// jest's node environment, letting go of fluxlab's interception as each test file ends (see jest-environment.cjs).
+const testEnvironment = path.join(__dirname, 'jest-environment.cjs')
 // Under native ESM the setup is the ESM build, which the tests' `import 'fluxlab'` shares its modules with.
 const setupFilesAfterEnv = [path.join(__dirname, 'dist', nativeEsm ? 'jest.js' : 'jest.cjs')]
 // The fluxlab run summary after jest's own. A config with its own `reporters` replaces this list:

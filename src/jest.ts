@@ -15,7 +15,7 @@ import { finishTest, type TestContext } from './context/test-context.js'
 import { appendFacts, collectFacts } from './reporter/facts.js'
 import { configure } from './context/configure.js'
 import type { FluxOptions } from './context/options.js'
-import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode, type TestScenario } from './scenario/per-test.js'
+import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode, releaseFromSetup, type TestScenario } from './scenario/per-test.js'
 
 interface JestExpect {
   extend(m: object): void
@@ -30,6 +30,8 @@ interface JestExpect {
   }
 }
 type Hook = (fn: () => unknown) => void
+/** Where fluxlab's jest environment (`jest-environment.cjs`) finds what to undo before it tears the file's environment down. */
+const TEARDOWN = Symbol.for('fluxlab.jest.teardown')
 const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; afterEach?: Hook; afterAll?: Hook }
 
 if (g.expect && g.beforeEach && g.afterEach) {
@@ -38,7 +40,13 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // jest config `globals: { fluxlab: { scenarios: 'per-test' } }` (or `withFluxlab`) reaches the worker as a global.
   const fromConfig = (globalThis as { fluxlab?: FluxOptions }).fluxlab
   if (fromConfig && typeof fromConfig === 'object') configure(fromConfig)
-  if (perTestMode(state.options)) interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
+  if (perTestMode(state.options)) {
+    interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
+    // @note each test file has its own environment, but the HTTP modules and diagnostics channels it patches are
+    // the process's: fluxlab's jest environment lets go of them when the file's environment is torn down (after
+    // the file's own afterAll), or the next file's requests would go through this file's interception too.
+    ;(globalThis as Record<symbol, unknown>)[TEARDOWN] = releaseFromSetup
+  }
   expect.extend(matchers)
   // @note jest-circus starts `test.concurrent` bodies outside beforeEach/afterEach (30: never runs them; 29:
   // runs them later), so such a test has no context of its own: scenario() asks this and refuses.

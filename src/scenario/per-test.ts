@@ -87,7 +87,22 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
       return offTapeResponse(error.message)
     },
   }
-  acquireInterception(routeRequest, preemptsRequest)
+  releaseOutside = acquireInterception(routeRequest, preemptsRequest)
+}
+
+let releaseOutside: (() => void) | undefined
+
+/**
+ * Undo `interceptFromSetup`: this environment's interception is let go, so it stops answering for
+ * environments after it (jest: the next test file of the worker, which sets up its own). Called by
+ * fluxlab's jest environment when the file's environment is torn down, after the file's own `afterAll`.
+ * @example
+ * releaseFromSetup()
+ */
+export function releaseFromSetup(): void {
+  releaseOutside?.()
+  releaseOutside = undefined
+  state.outside = undefined
 }
 
 /** The file scenarios of this worker by test file: open from the first call outside a test until the file ends. */
