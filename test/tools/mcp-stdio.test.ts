@@ -134,3 +134,23 @@ test('mcp() from fluxlab follows the run it is sent in: a client shared across s
   for (const o of out) expect(o).toReplayFaithfully()
   expect(out[1]).toCallWith('get_weather', { city: 'Oslo' })
 }, 30_000)
+
+test('the handshake is matched by method and never reported unused: another client version that skips tools/list still replays', async () => {
+  const dir = tempDir()
+  const log = join(tempDir(), 'spawns.log')
+  await (await scenario('stdio-handshake', { dir })).run((lab: Lab) => weatherAgent(lab.mcp(stdio(log)), 'Paris'))
+
+  process.env.CI = '1'
+  const out = await (await scenario('stdio-handshake', { dir })).run(async (lab: Lab) => {
+    const client = new Client({ name: 'agent', version: '2.0.0' }, { capabilities: { roots: { listChanged: true } } })
+    await client.connect(lab.mcp(stdio(log)))
+    const answer = text(await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }))
+    await client.close()
+    return answer
+  })
+  expect(out.result).toBe('Paris: 18°C')
+  expect(out).toReplayFaithfully()
+  expect(out.divergences).toEqual([])
+  expect(out.calls.map((c) => c.name)).toEqual(['get_weather'])
+  expect(spawns(log)).toBe(1)
+}, 30_000)
