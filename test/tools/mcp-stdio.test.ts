@@ -13,6 +13,7 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { mcp, scenario, type Lab } from 'fluxlab'
 import { matchers } from 'fluxlab/matchers'
 import { expect, test } from 'vitest'
+import { fluxlab as fluxlabCli } from '../cli/support.js'
 import { tempDir, useEngineSandbox } from '../engine/helpers.js'
 
 useEngineSandbox()
@@ -153,4 +154,22 @@ test('the handshake is matched by method and never reported unused: another clie
   expect(out.divergences).toEqual([])
   expect(out.calls.map((c) => c.name)).toEqual(['get_weather'])
   expect(spawns(log)).toBe(1)
+}, 30_000)
+
+test('fluxlab show labels the transport: stdio MCP steps say so, in the terminal and in the HTML viewer', async () => {
+  const dir = tempDir()
+  const log = join(tempDir(), 'spawns.log')
+  await (await scenario('stdio-show', { dir })).run((lab: Lab) => weatherAgent(lab.mcp(stdio(log)), 'Paris'))
+
+  const tree = await fluxlabCli(['show', 'stdio-show', '--dir', dir], { cwd: dir })
+  expect(tree.code, tree.output).toBe(0)
+  expect(tree.stdout).toMatch(/tool#4 mcp get_weather \[mcp stdio\] \{"body"/)
+  expect(tree.stdout).toMatch(/tool#1 mcp initialize \[mcp stdio\]/)
+
+  const file = join(dir, 'trace.html')
+  const r = await fluxlabCli(['show', 'stdio-show', '--dir', dir, '--html', file], { cwd: dir })
+  expect(r.code, r.output).toBe(0)
+  const html = readFileSync(file, 'utf8')
+  expect(html).toContain('<b>mcp get_weather</b> <span class="transport stdio" title="MCP over stdio: stdio://mcp-stdio-server/ (one chunk per server message)">MCP stdio</span>')
+  expect(html).toContain('class="bar tool mcp-stdio"')
 }, 30_000)
