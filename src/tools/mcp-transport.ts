@@ -113,7 +113,16 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
   }
   inner.onerror = (e) => wrapper.onerror?.(e)
   inner.onclose = () => {
-    for (const a of [...open]) end(a)
+    // @note the server went away by itself (it exited, its stdout closed): the messages still waiting for their
+    // answers end with a transport error, so a replay closes the client at the same point instead of leaving it waiting.
+    for (const a of [...open]) {
+      if (closed || a.done) end(a)
+      else {
+        a.closed = true
+        open.delete(a)
+        a.controller.error(Object.assign(new Error(`MCP server ${url.host} closed its stdio before answering`), { name: 'McpServerClosed' }))
+      }
+    }
     notifyClose()
   }
 
@@ -153,7 +162,10 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
         }
       }
     } catch (e) {
-      if (!closed) wrapper.onerror?.(e instanceof Error ? e : new Error(String(e)))
+      if (closed) return
+      // The answer failed mid-stream (live, or as recorded): the server is gone, as it was when it was recorded.
+      wrapper.onerror?.(e instanceof Error ? e : new Error(String(e)))
+      notifyClose()
     } finally {
       readers.delete(reader)
     }

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { mcp, scenario, type Lab } from 'fluxlab'
 import { matchers } from 'fluxlab/matchers'
 import { expect, test } from 'vitest'
@@ -48,7 +48,7 @@ test('lab.mcp records every message both ways; the replay (CI=1) never starts th
   const dir = tempDir()
   const log = join(tempDir(), 'spawns.log')
   const rec = await (await scenario('stdio-weather', { dir })).run((lab: Lab) => weatherAgent(lab.mcp(stdio(log)), 'Paris'))
-  expect(rec.result).toEqual({ tools: ['get_weather', 'get_config'], answer: 'Paris: 18°C', logs: ['looking up Paris'] })
+  expect(rec.result).toEqual({ tools: ['get_weather', 'get_config', 'summarize', 'crash'], answer: 'Paris: 18°C', logs: ['looking up Paris'] })
   expect(spawns(log)).toBe(1)
 
   const cells = toolLines(dir, 'stdio-weather')
@@ -172,4 +172,61 @@ test('fluxlab show labels the transport: stdio MCP steps say so, in the terminal
   const html = readFileSync(file, 'utf8')
   expect(html).toContain('<b>mcp get_weather</b> <span class="transport stdio" title="MCP over stdio: stdio://mcp-stdio-server/ (one chunk per server message)">MCP stdio</span>')
   expect(html).toContain('class="bar tool mcp-stdio"')
+
+  // the fixture verifies offline like any other: keys re-derive, the secret scan is clean
+  const verify = await fluxlabCli(['test', 'stdio-show', '--dir', dir], { cwd: dir })
+  expect(verify.code, verify.output).toBe(0)
+}, 30_000)
+
+test('both directions: a server request inside a call (sampling) and parallel calls record and replay', async () => {
+  const dir = tempDir()
+  const log = join(tempDir(), 'spawns.log')
+  const sampled: string[] = []
+  const agent = async (lab: Lab) => {
+    const client = new Client({ name: 'agent', version: '1.0.0' }, { capabilities: { sampling: {} } })
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      const first = req.params.messages[0].content
+      sampled.push(first.type === 'text' ? first.text : '?')
+      return { model: 'client-model', role: 'assistant', content: { type: 'text', text: 'short' } }
+    })
+    await client.connect(lab.mcp(stdio(log)))
+    const summary = text(await client.callTool({ name: 'summarize', arguments: { text: 'a long story' } }))
+    const both = (await Promise.all(['Paris', 'Oslo'].map((city) => client.callTool({ name: 'get_weather', arguments: { city } })))).map(text)
+    await client.close()
+    return { summary, both }
+  }
+  const rec = await (await scenario('stdio-both-ways', { dir })).run(agent)
+  expect(rec.result).toEqual({ summary: 'summary: short', both: ['Paris: 18°C', 'Oslo: -3°C'] })
+  expect(sampled).toEqual(['Summarize: a long story'])
+
+  process.env.CI = '1'
+  const out = await (await scenario('stdio-both-ways', { dir })).run(agent)
+  expect(out.result).toEqual(rec.result)
+  // the replayed server request reached the client's handler, and its answer matched the recorded one
+  expect(sampled).toEqual(['Summarize: a long story', 'Summarize: a long story'])
+  expect(out).toReplayFaithfully()
+  expect(spawns(log)).toBe(1)
+  expect(out.calls.map((c) => c.name).sort()).toEqual(['get_weather', 'get_weather', 'summarize'])
+  // the client's answer to the sampling request is protocol, on the tape as `mcp response`
+  expect(toolLines(dir, 'stdio-both-ways').map((c) => c.name)).toContain('mcp response')
+}, 30_000)
+
+test('a server that exits mid-call closes the client on replay too, instead of leaving the call waiting', async () => {
+  const dir = tempDir()
+  const log = join(tempDir(), 'spawns.log')
+  const agent = async (lab: Lab) => {
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    let closedBy = 'open'
+    client.onclose = () => void (closedBy = 'closed')
+    await client.connect(lab.mcp(stdio(log)))
+    const answer = await client.callTool({ name: 'crash', arguments: {} }).then(text, (e: Error) => `error: ${e.message}`)
+    return { answer, closedBy }
+  }
+  const rec = await (await scenario('stdio-crash', { dir })).run(agent)
+  expect(rec.result).toEqual({ answer: expect.stringMatching(/^error: .*Connection closed/), closedBy: 'closed' })
+
+  process.env.CI = '1'
+  const out = await (await scenario('stdio-crash', { dir })).run(agent)
+  expect(out.result).toEqual(rec.result)
+  expect(spawns(log)).toBe(1)
 }, 30_000)
