@@ -185,8 +185,8 @@ test('both directions: a server request inside a call (sampling) and parallel ca
   const agent = async (lab: Lab) => {
     const client = new Client({ name: 'agent', version: '1.0.0' }, { capabilities: { sampling: {} } })
     client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
-      const first = req.params.messages[0].content
-      sampled.push(first.type === 'text' ? first.text : '?')
+      const first = req.params.messages[0].content as { type: string; text?: string }
+      sampled.push(first.text ?? '?')
       return { model: 'client-model', role: 'assistant', content: { type: 'text', text: 'short' } }
     })
     await client.connect(lab.mcp(stdio(log)))
