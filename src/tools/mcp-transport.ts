@@ -83,6 +83,9 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
   let closed = false
   let notified = false
   let liveError: unknown
+  /** A message went out untouched (no run took it): server messages without a recorded answer are expected. */
+  let untouched = false
+  let warned = false
   const open = new Set<Answers>()
   let latest: Answers | undefined
   const readers = new Set<ReadableStreamDefaultReader<Uint8Array>>()
@@ -103,8 +106,14 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
   // A server message joins the answers of the request it answers (by id), else of the latest message sent.
   inner.onmessage = (m) => {
     const target = isResponse(m) ? [...open].find((a) => !a.done && a.id === m.id) : latest && !latest.closed ? latest : undefined
-    // @note nothing was sent yet (or the message answers a request that went out untouched): not on any tape.
-    if (!target) return wrapper.onmessage?.(m)
+    if (!target) {
+      // @note nothing was sent yet (or the message answers a request that went out untouched): it is on no tape. Said once.
+      if (!untouched && !warned) {
+        warned = true
+        console.warn(`[fluxlab] MCP server ${url.host} sent ${m.method ?? `a response to ${String(m.id)}`} before the client sent anything: it reaches the client, but it is not recorded, so a replay will not send it.`)
+      }
+      return wrapper.onmessage?.(m)
+    }
     target.controller.enqueue(encoder.encode(`${JSON.stringify(m)}\n`))
     if (isResponse(m)) {
       target.done = true
@@ -183,6 +192,7 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
     const response = await route(request)
     if (!response) {
       // No run takes it (outside every test and scenario): it goes out untouched, as HTTP does.
+      untouched = true
       await start()
       if (latest?.done) end(latest)
       latest = undefined
