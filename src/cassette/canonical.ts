@@ -109,7 +109,9 @@ export function httpToolCall(
   const rpc = jsonRpc(body)
   if (rpc && 'id' in rpc) rpc.id = '<jsonrpc-id>'
   if (body !== null) args.body = body
-  const name = mcpName(method, rpc, opts.mcp) ?? `${method} ${url.host}${url.pathname}`
+  // @note MCP over stdio (src/tools/mcp-transport.ts): the client's answer to a server request (sampling, roots) is protocol, not a tool.
+  const answer = url.protocol === 'stdio:' && rpc !== undefined && rpc.method === undefined && ('result' in rpc || 'error' in rpc)
+  const name = answer ? 'mcp response' : (mcpName(method, rpc, opts.mcp) ?? `${method} ${url.host}${url.pathname}`)
   const rpcId = rpc ? rpcIdOf(bodyText) : undefined
   return { name, args, key: toolKey(name, args), ...(rpcId !== undefined ? { rpcId } : {}) }
 }

@@ -39,6 +39,8 @@ export interface StepView {
   truncated: boolean
   /** Set on a fork's step that a what-if injected (a fault, a substitute): what was injected. */
   injected?: string
+  /** MCP tool steps: the transport the message went over (`stdio`: a child process's stdin/stdout; `http`: streamable HTTP). */
+  mcp?: 'stdio' | 'http'
 }
 
 export interface RunView {
@@ -130,7 +132,14 @@ function toolView(s: Extract<TraceStep, { channel: 'tool' }>, index: number, n: 
     responseBody: c.kind === 'http' ? responseBody : c.output === undefined ? undefined : JSON.stringify(c.output, null, 2),
     truncated: c.truncated === true,
     ...injectedOf(c),
+    ...mcpOf(c),
   }
+}
+
+/** An MCP message's transport: stdio cells live at `stdio://<server>/` (src/tools/mcp-transport.ts). */
+function mcpOf(c: { kind: string; name: string; url?: string }): { mcp?: 'stdio' | 'http' } {
+  if (c.kind !== 'http' || !c.name.startsWith('mcp ')) return {}
+  return { mcp: c.url?.startsWith('stdio:') ? 'stdio' : 'http' }
 }
 
 /** A what-if stores what it injected on the cell (`injected: "injectAt(4, error …)"`). */

@@ -1,3 +1,5 @@
+import type { McpTransport, McpTransportOptions } from '../tools/mcp-transport.js'
+
 /** What the agent function receives from `Scenario.run`. */
 export interface Lab {
   /** The scenario's name. */
@@ -23,6 +25,13 @@ export interface Lab {
    * const read = lab.tool('read', async ({ path }) => fs.readFile(path, 'utf8'))
    */
   tool<T>(name: string, tool: T): T
+  /**
+   * Put an MCP client's transport on the tape (`StdioClientTransport`, or any MCP SDK transport):
+   * every JSON-RPC message both ways is a tool-channel cell, and in replay the server is never started.
+   * @example
+   * await client.connect(lab.mcp(new StdioClientTransport({ command: 'node', args: ['server.mjs'] })))
+   */
+  mcp<T extends McpTransport>(transport: T, options?: McpTransportOptions): T
 }
 
 /** The agent function a scenario runs. */

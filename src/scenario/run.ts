@@ -12,6 +12,7 @@ import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { detectModelCall } from '../providers/registry.js'
+import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import type { Intervention } from './intervention.js'
 import type { Agent, Lab } from './lab.js'
@@ -232,6 +233,7 @@ export class Run implements TrackedRun, RequestRoute {
       input: this.init.input,
       tools: (tools) => wrapTools(tools, invoke),
       tool: (name, tool) => wrapTool(name, tool, invoke),
+      mcp: (transport, options) => wrapMcpTransport(transport, (request) => this.handle(request), options),
     }
   }
 

@@ -74,7 +74,8 @@ function headLine(s: StepView, c: Output['c']): string {
   }
   const args = s.args === undefined ? '' : ` ${clip(JSON.stringify(s.args), 60)}`
   const result = s.error ? c.red(` ✗ ${clip(s.error, 60)}`) : s.status !== undefined ? ` → ${s.status >= 400 ? c.red(String(s.status)) : s.status}` : ''
-  return `${n} ${c.green(s.id)} ${c.bold(s.title)}${args}${result} ${c.dim(`· ${s.durationMs} ms`)}`
+  const transport = s.mcp ? ` ${c.magenta(`[mcp ${s.mcp}]`)}` : ''
+  return `${n} ${c.green(s.id)} ${c.bold(s.title)}${transport}${args}${result} ${c.dim(`· ${s.durationMs} ms`)}`
 }
 
 function details(s: StepView, c: Output['c']): string[] {

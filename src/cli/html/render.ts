@@ -90,7 +90,7 @@ function timeline(steps: StepView[], divergedAt?: number): string {
     const ticks = s.chunks
       .map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`)
       .join('')
-    const cls = `bar ${s.channel}${divergedAt === s.index ? ' diverged' : ''}`
+    const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index ? ' diverged' : ''}`
     return `<a class="${cls}" href="#step-${s.index}" data-step="${s.index}" style="left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%" title="${esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)}">${ticks}</a>`
   })
   const rows = steps
@@ -104,7 +104,7 @@ function stepCard(s: StepView, divergedAt?: number): string {
   const head =
     s.channel === 'model'
       ? `<span class="id">${esc(s.id)}</span> <b>${esc(s.model ?? '?')}</b> <span class="dim">${esc(s.family ?? '')}</span>`
-      : `<span class="id">${esc(s.id)}</span> <b>${esc(s.title)}</b>${s.callId ? ` <span class="dim">${esc(s.callId)}</span>` : ''}`
+      : `<span class="id">${esc(s.id)}</span> <b>${esc(s.title)}</b>${s.mcp ? ` <span class="transport ${s.mcp}" title="${esc(mcpTitle(s))}">MCP ${s.mcp}</span>` : ''}${s.callId ? ` <span class="dim">${esc(s.callId)}</span>` : ''}`
   const facts: string[] = []
   if (s.usage) {
     const u = s.usage
@@ -131,6 +131,11 @@ function stepCard(s: StepView, divergedAt?: number): string {
       ${s.requestBody !== undefined ? body('request', s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments', s.requestBody) : ''}
       ${s.responseBody !== undefined ? body('response', s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output', s.responseBody) : ''}
     </li>`
+}
+
+/** What the transport label says on hover: where the MCP message went. */
+function mcpTitle(s: StepView): string {
+  return s.mcp === 'stdio' ? `MCP over stdio: ${s.url ?? 'a child process'} (one chunk per server message)` : `MCP over streamable HTTP: ${s.url ?? ''}`
 }
 
 function chunkStrip(s: StepView): string {

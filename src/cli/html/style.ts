@@ -25,6 +25,9 @@ code, pre, .lane-label, .lane-ms, .id, .n, table { font-family: ui-monospace, SF
 .step.diverged { border-color: var(--fork); box-shadow: 0 0 0 2px var(--fork) inset; }
 .badge { background: var(--fork); color: #fff; border-radius: 10px; padding: 0 8px; font-size: 12px; }
 .badge.injected { background: var(--warn); }
+.transport { border: 1px solid currentColor; border-radius: 4px; padding: 0 5px; font-size: 11px; }
+.transport.stdio { color: #7a4fd0; }
+.bar.mcp-stdio { background: repeating-linear-gradient(135deg, var(--tool) 0 6px, #7a4fd0 6px 9px); }
 .n { display: inline-block; min-width: 1.6em; color: var(--dim); } .id { color: var(--model); } .tool .id { color: var(--tool); }
 .facts { color: var(--dim); margin: 2px 0 6px; }
 .text { white-space: pre-wrap; border-left: 2px solid var(--line); padding-left: 8px; margin: 4px 0; }

@@ -5,6 +5,7 @@ import { emptyUsage } from '../../providers/types.js'
 import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
+import { ownSender } from '../../context/own-sender.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunLog } from './log.js'
@@ -196,6 +197,9 @@ async function send(log: RunLog, request: Request, bytes: Buffer, step: string):
       reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${new URL(request.url).host})`,
       fix: 'Unset FLUX_OFFLINE to record, or commit a recorded fixture for this scenario.',
     })
+  // @note a message that is not HTTP on the wire (MCP over stdio, src/tools/mcp-transport.ts) goes out the way its maker said.
+  const own = ownSender(request)
+  if (own) return own()
   return log.config.live(liveRequest(request, bytes, log.config.upstream))
 }
 

@@ -1,0 +1,29 @@
+/**
+ * Requests that are not HTTP on the wire (an MCP message over a child's stdio) walk the same
+ * pipeline as HTTP ones; the code that made such a request says how it goes out live. Kept on
+ * `globalThis` so the ESM and CJS copies of one version agree.
+ */
+type Sender = () => Promise<Response>
+
+const KEY = Symbol.for('fluxlab.own-senders.v1')
+const senders: WeakMap<Request, Sender> = ((globalThis as Record<symbol, unknown>)[KEY] as WeakMap<Request, Sender> | undefined) ??
+  ((globalThis as Record<symbol, unknown>)[KEY] = new WeakMap<Request, Sender>()) as WeakMap<Request, Sender>
+
+/**
+ * Mark `request` as sent by `send` when it goes live (instead of fetch), and return it.
+ * @example
+ * route(sentBy(new Request('stdio://weather/', { method: 'POST', body }), () => writeToChild(body)))
+ */
+export function sentBy(request: Request, send: Sender): Request {
+  senders.set(request, send)
+  return request
+}
+
+/**
+ * How `request` goes out live, when its maker said so (`sentBy`).
+ * @example
+ * const send = ownSender(request) ?? (() => fetch(request))
+ */
+export function ownSender(request: Request): Sender | undefined {
+  return senders.get(request)
+}
