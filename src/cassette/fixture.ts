@@ -183,20 +183,6 @@ export function readSource(dir: string): SourceTest | undefined {
   }
 }
 
-/**
- * The hosts a fixture's model calls went to (scenario.yaml `providerHosts`), or none when it cannot be read.
- * @example
- * readProviderHosts('tests/scenarios/weather') // ['api.openai.com']
- */
-export function readProviderHosts(dir: string): string[] {
-  try {
-    const hosts = (YAML.parse(readFileSync(join(dir, FILES.manifest), 'utf8')) as { providerHosts?: unknown } | null)?.providerHosts
-    return Array.isArray(hosts) ? hosts.filter((h): h is string => typeof h === 'string') : []
-  } catch {
-    return []
-  }
-}
-
 function sourceOf(manifest: unknown): SourceTest | undefined {
   const src = (manifest as { source?: Record<string, unknown> } | null)?.source
   if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined

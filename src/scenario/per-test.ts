@@ -5,7 +5,6 @@
  */
 import { relative, resolve } from 'node:path'
 import { findFixtures } from '../cassette/find.js'
-import { readProviderHosts } from '../cassette/fixture.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
@@ -269,29 +268,16 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
   }
 }
 
-/** The hosts the fixtures under `base` made model calls to, read once per worker. */
-const providerHostsByBase = new Map<string, Set<string>>()
-function recordedProviderHosts(base: string): Set<string> {
-  let hosts = providerHostsByBase.get(base)
-  if (!hosts) providerHostsByBase.set(base, (hosts = new Set(findFixtures(base).flatMap((d) => readProviderHosts(d).map((h) => h.toLowerCase())))))
-  return hosts
-}
-
 /**
  * The scenario of a test that can neither replay nor record here: model calls, and any other
  * request to a provider's host (a file upload, a model list), are refused with `refused`; other
- * HTTP passes through as it would without fluxlab. A provider's host is a known vendor's, or one
- * the suite's other fixtures made model calls to (a local LM Studio or Ollama, a gateway): measured
- * on a real suite, a test asked its local model server for its models, got connection refused,
- * and returned early, passing on nothing.
+ * HTTP passes through as it would without fluxlab.
  */
 function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string): TestScenario {
   let fatal: FluxError | undefined
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const hosts = options.hosts ?? {}
-  const recorded = recordedProviderHosts(resolve(test.rootDir, options.dir ?? DEFAULT_DIR))
-  const refuses = (method: string, url: URL) =>
-    detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined || recorded.has(url.host.toLowerCase())
+  const refuses = (method: string, url: URL) => detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
   const route: RequestRoute = {
     claims: refuses,
     preempts: (request) => refuses(request.method, new URL(request.url)),
