@@ -279,9 +279,9 @@ if (ONLY.has('record')) {
   const { live, recorded, perRound } = await recordBench({ rounds, block: Math.ceil(RECORD_N / rounds), median })
   console.log(`2. Recording: time to first chunk (OpenAI SDK stream from a local SSE server: first chunk at once, the rest after 30 ms)`)
   console.log(`   ${live.length} calls per variant, ${rounds} interleaved rounds`)
-  console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('+ms med', 8)}`)
+  console.log(`   ${padEnd('variant', 50)} ${pad('p10', 8)} ${pad('p25', 8)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('+ms p25', 8)} ${pad('+ms med', 8)}`)
   for (const [label, xs] of [['live, no fluxlab (baseline)', live], ['recording (scenario().run())', recorded]])
-    console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad((median(xs) - median(live)).toFixed(2), 8)}`)
+    console.log(`   ${padEnd(label, 50)} ${pad(ms(pct(xs, 10)), 8)} ${pad(ms(pct(xs, 25)), 8)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad((pct(xs, 25) - pct(live, 25)).toFixed(2), 8)} ${pad((median(xs) - median(live)).toFixed(2), 8)}`)
   console.log(`   recording − live, per-round difference of medians: ${Math.min(...perRound).toFixed(2)} … ${Math.max(...perRound).toFixed(2)} ms\n`)
 }
 const recordDone = performance.now()
