@@ -1,0 +1,222 @@
+/**
+ * AWS Bedrock (issue 16): the real `@aws-sdk/client-bedrock-runtime` (node:http, SigV4, binary
+ * event streams) against a local Bedrock Runtime. Record a tool call and its answer through
+ * Converse, ConverseStream, InvokeModel and InvokeModelWithResponseStream, then replay with the
+ * AWS keys unset and CI=1: the SDK gets the same frames at the same byte boundaries (its CRC32
+ * checks pass), the trace has usage and cost, and no credential reaches the fixture.
+ */
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
+  InvokeModelCommand,
+  InvokeModelWithResponseStreamCommand,
+  type ContentBlock,
+  type Message,
+} from '@aws-sdk/client-bedrock-runtime'
+import { NodeHttpHandler } from '@smithy/node-http-handler'
+import { scenario, type Lab } from 'fluxlab'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { ANSWER, TOOL_USE_ID, startBedrockServer, type BedrockServer } from '../support/bedrock-server.js'
+import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
+
+useEngineSandbox()
+
+// Real-looking credentials (made up): an access key id, its secret, and an STS session token.
+const ACCESS_KEY_ID = 'AKIAZ7QW3RTN5XKVB2LD'
+const SECRET_ACCESS_KEY = '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'
+const SESSION_TOKEN = `IQoJb3JpZ2luX2VjEHwaCXVzLWVhc3QtMSJHMEUCIQDx7mK2pL9vQ4nR8sT1uW3yZ6aB0cE5fH7jK9mN2pQ4rSAIgV${'x9Kd2Lq7Wm4Zp1Rt8Yb3Nc6Vf0Hs5Jg'.repeat(6)}`
+const AWS_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_REGION', 'AWS_EC2_METADATA_DISABLED'] as const
+const saved: Record<string, string | undefined> = {}
+beforeEach(() => {
+  for (const k of AWS_VARS) {
+    saved[k] = process.env[k]
+    delete process.env[k]
+  }
+  // The credential chain must never ask an instance metadata service (a link-local address) in these tests.
+  process.env.AWS_EC2_METADATA_DISABLED = 'true'
+})
+afterEach(() => {
+  for (const k of AWS_VARS) {
+    if (saved[k] === undefined) delete process.env[k]
+    else process.env[k] = saved[k]
+  }
+})
+
+const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0'
+const TOOLS = { tools: [{ toolSpec: { name: 'get_weather', description: 'Weather in a city.', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }] }
+
+/**
+ * The client a user builds: credentials from the environment (the default chain), the endpoint of the local Bedrock.
+ * @note the Bedrock Runtime client sends over HTTP/2 by default (`NodeHttp2Handler`), which no interception
+ * sees; its HTTP/1.1 handler, the one every other AWS client uses, is (docs/providers.md).
+ */
+const client = (server: BedrockServer) => new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, requestHandler: new NodeHttpHandler() })
+
+async function record(server: BedrockServer, name: string, agent: (lab: Lab) => Promise<unknown>) {
+  const dir = tempDir()
+  process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY_ID
+  process.env.AWS_SECRET_ACCESS_KEY = SECRET_ACCESS_KEY
+  process.env.AWS_SESSION_TOKEN = SESSION_TOKEN
+  const s = await scenario(name, { dir })
+  expect(s.mode).toBe('record')
+  const recorded = await s.run(agent)
+  const hits = server.requests.length
+  await server.close()
+  delete process.env.AWS_ACCESS_KEY_ID
+  delete process.env.AWS_SECRET_ACCESS_KEY
+  delete process.env.AWS_SESSION_TOKEN
+  process.env.CI = '1'
+  const again = await scenario(name, { dir })
+  expect(again.mode).toBe('replay')
+  const replayed = await again.run(agent)
+  // The placeholders are gone again after the run.
+  expect(process.env.AWS_ACCESS_KEY_ID).toBeUndefined()
+  return { recorded, replayed, hits, fixture: join(dir, name) }
+}
+
+/** Every file of a fixture as one string: what must hold no credential. */
+const fixtureText = (dir: string) =>
+  readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n')
+
+function expectNoCredentials(dir: string): void {
+  const all = fixtureText(dir)
+  for (const secret of [ACCESS_KEY_ID, SECRET_ACCESS_KEY, SESSION_TOKEN, SESSION_TOKEN.slice(0, 40), 'AWS4-HMAC-SHA256 Credential', 'Signature=']) expect(all).not.toContain(secret)
+}
+
+const userTurn: Message = { role: 'user', content: [{ text: 'Weather in Paris?' }] }
+const toolResult = (id: string, json: Record<string, unknown>): Message => ({ role: 'user', content: [{ toolResult: { toolUseId: id, content: [{ json }] } }] })
+/** The agent's tool, wrapped so replay never runs it. */
+const weatherTool = (lab: Lab) => lab.tool('get_weather', async ({ city }: { city: string }, _o: { toolCallId: string }) => ({ city, tempC: 18, sky: 'sunny' }))
+
+describe('@aws-sdk/client-bedrock-runtime', () => {
+  test('Converse: a tool call, then the answer, identically in replay with the AWS keys unset', async () => {
+    const server = await startBedrockServer()
+    track(server)
+    const agent = async (lab: Lab) => {
+      const bedrock = client(server)
+      const weather = weatherTool(lab)
+      const first = await bedrock.send(new ConverseCommand({ modelId: MODEL, system: [{ text: 'Answer briefly.' }], messages: [userTurn], toolConfig: TOOLS }))
+      const call = first.output?.message?.content?.find((b): b is ContentBlock.ToolUseMember => 'toolUse' in b && b.toolUse !== undefined)?.toolUse
+      const second = await bedrock.send(new ConverseCommand({ modelId: MODEL, system: [{ text: 'Answer briefly.' }], messages: [userTurn, first.output!.message!, toolResult(call!.toolUseId!, await weather(call!.input as { city: string }, { toolCallId: call!.toolUseId! }))], toolConfig: TOOLS }))
+      return { call, stop: [first.stopReason, second.stopReason], text: second.output?.message?.content?.[0]?.text, usage: [first.usage, second.usage] }
+    }
+    const { recorded, replayed, hits, fixture } = await record(server, 'converse', agent)
+    expect(hits).toBe(2)
+    expect(recorded.result).toEqual({
+      call: { toolUseId: TOOL_USE_ID, name: 'get_weather', input: { city: 'Paris' } },
+      stop: ['tool_use', 'end_turn'],
+      text: ANSWER,
+      usage: [
+        { inputTokens: 380, outputTokens: 51, totalTokens: 431 },
+        { inputTokens: 412, outputTokens: 14, totalTokens: 426 },
+      ],
+    })
+    expect(replayed.result).toEqual(recorded.result)
+    expect(replayed.hermetic).toBe(true)
+    expect(replayed.divergences).toEqual([])
+    // The signed request carried the credentials; the fixture does not.
+    expect(String(server.requests[0].headers.authorization)).toContain(`Credential=${ACCESS_KEY_ID}/`)
+    expect(server.requests[0].headers['x-amz-security-token']).toBe(SESSION_TOKEN)
+    expectNoCredentials(fixture)
+    const cells = readJsonl(join(fixture, 'model.jsonl'))
+    expect(cells.map((c) => [c.family, c.model, c.finishReason, c.usage.input, c.usage.output])).toEqual([
+      ['bedrock', MODEL, 'tool_use', 380, 51],
+      ['bedrock', MODEL, 'end_turn', 412, 14],
+    ])
+    expect(cells[0].toolCalls).toEqual([{ id: TOOL_USE_ID, name: 'get_weather', args: { city: 'Paris' } }])
+    expect(cells[1].text).toBe(ANSWER)
+    // Priced as Claude 3.5 Haiku ($0.8 / $4 per million tokens): 792 in, 65 out.
+    expect(replayed.cost().total).toBeCloseTo((792 * 0.8 + 65 * 4) / 1e6, 9)
+  })
+
+  test('ConverseStream: the SDK reads the recorded event-stream frames, split where they were, with valid CRCs', async () => {
+    const server = await startBedrockServer()
+    track(server)
+    const agent = async (lab: Lab) => {
+      const bedrock = client(server)
+      const weather = weatherTool(lab)
+      const turns = []
+      const messages: Message[] = [userTurn]
+      for (let i = 0; i < 2; i++) {
+        const res = await bedrock.send(new ConverseStreamCommand({ modelId: MODEL, messages, toolConfig: TOOLS }))
+        const events: string[] = []
+        let text = ''
+        let input = ''
+        let tool: { toolUseId?: string; name?: string } | undefined
+        let usage: unknown
+        let stop: string | undefined
+        for await (const e of res.stream!) {
+          events.push(Object.keys(e)[0])
+          if (e.contentBlockStart?.start?.toolUse) tool = e.contentBlockStart.start.toolUse
+          text += e.contentBlockDelta?.delta?.text ?? ''
+          input += e.contentBlockDelta?.delta?.toolUse?.input ?? ''
+          if (e.messageStop) stop = e.messageStop.stopReason
+          if (e.metadata) usage = e.metadata.usage
+        }
+        turns.push({ events, text, tool, input, stop, usage })
+        if (tool) {
+          messages.push({ role: 'assistant', content: [{ toolUse: { toolUseId: tool.toolUseId, name: tool.name, input: JSON.parse(input) } }] }, toolResult(tool.toolUseId!, await weather(JSON.parse(input), { toolCallId: tool.toolUseId! })))
+        }
+      }
+      return turns
+    }
+    const { recorded, replayed, fixture } = await record(server, 'converse-stream', agent)
+    expect(recorded.result[0]).toMatchObject({ tool: { toolUseId: TOOL_USE_ID, name: 'get_weather' }, input: '{"city":"Paris"}', stop: 'tool_use' })
+    expect(recorded.result[1]).toMatchObject({ text: ANSWER, stop: 'end_turn', usage: { inputTokens: 412, outputTokens: 14, totalTokens: 426 } })
+    expect(recorded.result[1].events).toEqual(['messageStart', 'contentBlockDelta', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata'])
+    expect(replayed.result).toEqual(recorded.result)
+    expect(replayed.divergences).toEqual([])
+    const cells = readJsonl(join(fixture, 'model.jsonl'))
+    // Stored byte-exact, at the boundaries the server wrote (frame 2 in two writes).
+    for (const [i, cell] of cells.entries()) {
+      const stored = cell.response.chunks.map((c: { text?: string; b64?: string }) => (c.b64 !== undefined ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!, 'utf8')))
+      const frames = server.written[i]
+      expect(Buffer.concat(stored)).toEqual(Buffer.concat(frames))
+      expect(stored.map((b: Buffer) => b.length)).toEqual([frames[0].length, 7, frames[1].length - 7, ...frames.slice(2).map((f) => f.length)])
+      expect(cell.response.headers['content-type']).toBe('application/vnd.amazon.eventstream')
+    }
+    expect(cells.map((c) => [c.finishReason, c.usage.input, c.usage.output, c.text])).toEqual([
+      ['tool_use', 380, 51, ''],
+      ['end_turn', 412, 14, ANSWER],
+    ])
+    expect(cells[0].toolCalls).toEqual([{ id: TOOL_USE_ID, name: 'get_weather', args: { city: 'Paris' } }])
+    expectNoCredentials(fixture)
+  })
+
+  test('InvokeModel and InvokeModelWithResponseStream with a Claude body: read by the Anthropic parser, replayed', async () => {
+    const server = await startBedrockServer()
+    track(server)
+    const body = (messages: unknown[]) => JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 200, system: 'Answer briefly.', tools: [{ name: 'get_weather', input_schema: { type: 'object' } }], messages })
+    const agent = async (lab: Lab) => {
+      const bedrock = client(server)
+      const weather = weatherTool(lab)
+      const user = { role: 'user', content: 'Weather in Paris?' }
+      const first = JSON.parse(new TextDecoder().decode((await bedrock.send(new InvokeModelCommand({ modelId: MODEL, contentType: 'application/json', body: body([user]) }))).body))
+      const tool = first.content[0]
+      const next = [user, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: tool.id, content: JSON.stringify(await weather(tool.input, { toolCallId: tool.id })) }] }]
+      const res = await bedrock.send(new InvokeModelWithResponseStreamCommand({ modelId: MODEL, contentType: 'application/json', body: body(next) }))
+      let text = ''
+      for await (const e of res.body!) {
+        const event = JSON.parse(new TextDecoder().decode(e.chunk!.bytes))
+        if (event.type === 'content_block_delta') text += event.delta.text
+      }
+      return { tool: tool.name, args: tool.input, text }
+    }
+    const { recorded, replayed, fixture } = await record(server, 'invoke', agent)
+    expect(recorded.result).toEqual({ tool: 'get_weather', args: { city: 'Paris' }, text: ANSWER })
+    expect(replayed.result).toEqual(recorded.result)
+    expect(replayed.divergences).toEqual([])
+    const cells = readJsonl(join(fixture, 'model.jsonl'))
+    expect(cells.map((c) => [c.family, c.model, c.finishReason, c.usage.input, c.usage.output, c.text])).toEqual([
+      ['bedrock', MODEL, 'tool_use', 371, 48, ''],
+      ['bedrock', MODEL, 'end_turn', 402, 15, ANSWER],
+    ])
+    expect(cells[0].toolCalls).toEqual([{ id: 'toolu_bdrk_01A9F2xQ7uN3kLpV8sWcYtRz', name: 'get_weather', args: { city: 'Paris' } }])
+    expectNoCredentials(fixture)
+  })
+})
