@@ -152,12 +152,13 @@ export interface BinaryBody {
   /** True for a response content type in this format. */
   matches(contentType: string | undefined): boolean
   /**
-   * The body with `text` applied to every string inside its frames, one piece per frame, each
-   * re-encoded where it changed (lengths and checksums recomputed), with the offset in `bytes`
-   * where the frame ended; `undefined` when nothing changed. Bytes after the last whole frame (a
-   * cut stream) are a last piece, kept only when `text` finds nothing in them.
+   * The body redacted inside its frames by `redact` (the redactor's stream form: texts in, the same
+   * texts redacted out, secrets found across them), one piece per frame, each re-encoded where it
+   * changed (lengths and checksums recomputed), with the offset in `bytes` where the frame ended;
+   * `undefined` when nothing changed. Bytes after the last whole frame (a cut stream) are a last
+   * piece, kept only when `redact` finds nothing in them.
    */
-  redact(bytes: Uint8Array, text: (s: string) => string): Array<{ bytes: Uint8Array; end: number }> | undefined
+  redact(bytes: Uint8Array, redact: (parts: readonly string[]) => string[]): Array<{ bytes: Uint8Array; end: number }> | undefined
   /** A readable view of the body: one line per frame. */
   describe(bytes: Uint8Array): string
 }

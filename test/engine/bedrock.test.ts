@@ -5,6 +5,7 @@
  * AWS keys unset and CI=1: the SDK gets the same frames at the same byte boundaries (its CRC32
  * checks pass), the trace has usage and cost, and no credential reaches the fixture.
  */
+import { randomBytes } from 'node:crypto'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import {
@@ -19,15 +20,23 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { scenario, type Lab } from 'fluxlab'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { ANSWER, TOOL_USE_ID, startBedrockServer, type BedrockServer } from '../support/bedrock-server.js'
+import { readFixture } from '../../src/cassette/fixture.js'
+import { renderHtml } from '../../src/cli/html/render.js'
+import { runView } from '../../src/cli/steps.js'
+import { PRICES_AS_OF } from '../../src/pricing/table.js'
+import { ANSWER, TOOL_USE_ID, frame, startBedrockServer, type BedrockServer } from '../support/bedrock-server.js'
 import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
 
-// Real-looking credentials (made up): an access key id, its secret, and an STS session token.
-const ACCESS_KEY_ID = 'AKIAZ7QW3RTN5XKVB2LD'
-const SECRET_ACCESS_KEY = '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'
-const SESSION_TOKEN = `IQoJb3JpZ2luX2VjEHwaCXVzLWVhc3QtMSJHMEUCIQDx7mK2pL9vQ4nR8sT1uW3yZ6aB0cE5fH7jK9mN2pQ4rSAIgV${'x9Kd2Lq7Wm4Zp1Rt8Yb3Nc6Vf0Hs5Jg'.repeat(6)}`
+// Real-looking, made-up credentials built at run time (no key-shaped literal in the repository): an STS
+// access key id (ASIA…), its secret, and a session token; and a long-term key id (AKIA…) a model echoes.
+const pick = (alphabet: string, n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join('')
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+const ACCESS_KEY_ID = ['AS', 'IA', pick(UPPER, 16)].join('')
+const LONG_TERM_KEY_ID = ['AK', 'IA', pick(UPPER, 16)].join('')
+const SECRET_ACCESS_KEY = pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+', 40)
+const SESSION_TOKEN = `IQoJb3JpZ2luX2Vj${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+', 600)}`
 const AWS_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_REGION', 'AWS_EC2_METADATA_DISABLED'] as const
 const saved: Record<string, string | undefined> = {}
 beforeEach(() => {
@@ -55,7 +64,7 @@ const TOOLS = { tools: [{ toolSpec: { name: 'get_weather', description: 'Weather
  */
 const client = (server: BedrockServer) => new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, requestHandler: new NodeHttpHandler() })
 
-async function record(server: BedrockServer, name: string, agent: (lab: Lab) => Promise<unknown>) {
+async function record<R>(server: BedrockServer, name: string, agent: (lab: Lab) => Promise<R>) {
   const dir = tempDir()
   process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY_ID
   process.env.AWS_SECRET_ACCESS_KEY = SECRET_ACCESS_KEY
@@ -85,11 +94,11 @@ const fixtureText = (dir: string) =>
 
 function expectNoCredentials(dir: string): void {
   const all = fixtureText(dir)
-  for (const secret of [ACCESS_KEY_ID, SECRET_ACCESS_KEY, SESSION_TOKEN, SESSION_TOKEN.slice(0, 40), 'AWS4-HMAC-SHA256 Credential', 'Signature=']) expect(all).not.toContain(secret)
+  for (const secret of [ACCESS_KEY_ID, LONG_TERM_KEY_ID, SECRET_ACCESS_KEY, SESSION_TOKEN.slice(16, 56), 'Credential=', 'Signature=']) expect(all).not.toContain(secret)
 }
 
 const userTurn: Message = { role: 'user', content: [{ text: 'Weather in Paris?' }] }
-const toolResult = (id: string, json: Record<string, unknown>): Message => ({ role: 'user', content: [{ toolResult: { toolUseId: id, content: [{ json }] } }] })
+const toolResult = (id: string, json: Record<string, string | number>): Message => ({ role: 'user', content: [{ toolResult: { toolUseId: id, content: [{ json }] } }] })
 /** The agent's tool, wrapped so replay never runs it. */
 const weatherTool = (lab: Lab) => lab.tool('get_weather', async ({ city }: { city: string }, _o: { toolCallId: string }) => ({ city, tempC: 18, sky: 'sunny' }))
 
@@ -186,6 +195,21 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     ])
     expect(cells[0].toolCalls).toEqual([{ id: TOOL_USE_ID, name: 'get_weather', args: { city: 'Paris' } }])
     expectNoCredentials(fixture)
+    // The viewer shows the frames decoded, one a line, not the binary body.
+    const fx = readFixture(fixture)
+    const view = runView(fx)
+    const body = view.steps.find((s) => s.channel === 'model')!.responseBody!
+    expect(body.split('\n').map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual([
+      'event messageStart',
+      'event contentBlockStart',
+      'event contentBlockDelta',
+      'event contentBlockDelta',
+      'event contentBlockStop',
+      'event messageStop',
+      'event metadata',
+    ])
+    expect(body).toContain(`event contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"${TOOL_USE_ID}","name":"get_weather"}}`)
+    expect(renderHtml(view, { dir: fixture, manifest: fx.manifest, pricesAsOf: PRICES_AS_OF })).toContain('event metadata {&quot;usage&quot;:{&quot;inputTokens&quot;:380')
   })
 
   test('InvokeModel and InvokeModelWithResponseStream with a Claude body: read by the Anthropic parser, replayed', async () => {
@@ -218,5 +242,41 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     ])
     expect(cells[0].toolCalls).toEqual([{ id: 'toolu_bdrk_01A9F2xQ7uN3kLpV8sWcYtRz', name: 'get_weather', args: { city: 'Paris' } }])
     expectNoCredentials(fixture)
+  })
+
+  test('credentials the model streams back (one split across two frames and two chunks) are redacted inside the frames; the SDK replays valid frames', async () => {
+    const half = LONG_TERM_KEY_ID.length / 2
+    const secretFrames = [
+      frame('messageStart', { role: 'assistant' }),
+      frame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: `Found ${ACCESS_KEY_ID} and ${LONG_TERM_KEY_ID.slice(0, half)}` } }),
+      frame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: `${LONG_TERM_KEY_ID.slice(half)}; aws_secret_access_key=${SECRET_ACCESS_KEY}` } }),
+      frame('contentBlockStop', { contentBlockIndex: 0 }),
+      frame('messageStop', { stopReason: 'end_turn' }),
+      frame('metadata', { usage: { inputTokens: 30, outputTokens: 40, totalTokens: 70 }, metrics: { latencyMs: 90 } }),
+    ]
+    const frames = Buffer.concat(secretFrames)
+    // Written in two chunks that cut frame 3 (and so the key's second half) in the middle.
+    const cut = secretFrames[0].length + secretFrames[1].length + 30
+    const server = await startBedrockServer(() => ({ status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: [frames.subarray(0, cut), frames.subarray(cut)] }))
+    track(server)
+    const agent = async () => {
+      const res = await client(server).send(new ConverseStreamCommand({ modelId: MODEL, messages: [userTurn] }))
+      let text = ''
+      const events: string[] = []
+      for await (const e of res.stream!) {
+        events.push(Object.keys(e)[0])
+        text += e.contentBlockDelta?.delta?.text ?? ''
+      }
+      return { text, events }
+    }
+    const { recorded, replayed, fixture } = await record(server, 'secret-stream', agent)
+    expect(recorded.result.text).toBe(`Found ${ACCESS_KEY_ID} and ${LONG_TERM_KEY_ID}; aws_secret_access_key=${SECRET_ACCESS_KEY}`)
+    // Replay: every frame decodes (the SDK checks both CRC32s of each) and carries placeholders.
+    expect(replayed.result.events).toEqual(recorded.result.events)
+    expect(replayed.result.text).toMatch(/^Found \[REDACTED:[0-9a-f]{8}\] and \[REDACTED:[0-9a-f]{8}\]; aws_secret_access_key=\[REDACTED:[0-9a-f]{8}\]$/)
+    expectNoCredentials(fixture)
+    const [cell] = readJsonl(join(fixture, 'model.jsonl'))
+    expect(cell.text).toBe(replayed.result.text)
+    expect(cell.response.chunks).toHaveLength(secretFrames.length)
   })
 })

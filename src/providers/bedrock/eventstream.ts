@@ -64,42 +64,43 @@ function stringHeaders(headers: MessageHeaders): Record<string, string> {
 }
 
 /**
- * The body with `text` applied to each frame's payload and string headers, one piece per frame:
- * a frame `text` changed is encoded again (new lengths and CRC32s), the others keep their bytes.
- * `undefined` when nothing changed. The bytes after the last whole frame (a cut stream) are kept
- * as a last piece only when `text` finds nothing in them.
+ * The body redacted inside its frames, one piece per frame. `redact` is the redactor's stream form:
+ * it gets every frame's payload (one JSON document a line) together, so a key the model streams
+ * in two deltas is found as one, and returns them redacted. A frame it changed (a payload, or a
+ * string header, redacted one by one) is encoded again with new lengths and CRC32s; the others keep
+ * their bytes. `undefined` when nothing changed. Bytes after the last whole frame (a cut stream)
+ * are kept as a last piece only when `redact` finds nothing in them.
  * @example
- * redactEventStream(bytes, redactor.text) // [{ bytes: frame1, end: 87 }, …] or undefined
+ * redactEventStream(bytes, (parts) => redactor.chunks(parts)) // [{ bytes: frame1, end: 87 }, …] or undefined
  */
-export function redactEventStream(bytes: Uint8Array, text: (s: string) => string): Array<{ bytes: Uint8Array; end: number }> | undefined {
+export function redactEventStream(bytes: Uint8Array, redact: (parts: readonly string[]) => string[]): Array<{ bytes: Uint8Array; end: number }> | undefined {
   const read = readFrames(bytes)
+  const messages = read.ranges.map(([start, end]) => codec.decode(bytes.subarray(start, end)))
+  const payloads = messages.map((m) => `${toUtf8(m.body)}\n`)
+  const redacted = payloads.length > 0 ? redact(payloads) : []
   let changed = false
-  const out = read.ranges.map(([start, end]) => {
-    const original = bytes.subarray(start, end)
-    const message = codec.decode(original)
-    let touched = false
+  const out = read.ranges.map(([start, end], i) => {
+    const message = messages[i]
+    let touched = redacted[i] !== payloads[i]
     const headers: MessageHeaders = {}
     for (const [name, h] of Object.entries(message.headers)) {
       if (h.type !== 'string') {
         headers[name] = h
         continue
       }
-      const value = text(h.value)
+      const [value] = redact([h.value])
       touched ||= value !== h.value
       headers[name] = { type: 'string', value }
     }
-    const payload = toUtf8(message.body)
-    const redacted = text(payload)
-    touched ||= redacted !== payload
-    if (!touched) return { bytes: original, end }
+    if (!touched) return { bytes: bytes.subarray(start, end), end }
     changed = true
-    return { bytes: codec.encode({ headers, body: fromUtf8(redacted) }), end }
+    return { bytes: codec.encode({ headers, body: fromUtf8(redacted[i].replace(/\n$/, '')) }), end }
   })
   const last = read.ranges.at(-1)?.[1] ?? 0
   if (last < bytes.length) {
     const tail = bytes.subarray(last)
     const asText = toUtf8(tail)
-    if (text(asText) === asText) out.push({ bytes: tail, end: bytes.length })
+    if (redact([asText])[0] === asText) out.push({ bytes: tail, end: bytes.length })
     else changed = true
   }
   return changed ? out : undefined

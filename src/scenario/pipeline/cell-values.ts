@@ -25,7 +25,7 @@ export function redactChunks(chunks: Chunk[], redactor: Redactor, binary?: Binar
  */
 function redactBinary(chunks: Chunk[], redactor: Redactor, binary: BinaryBody): Chunk[] {
   const parts = chunks.map((c) => decodeChunk(c))
-  const pieces = binary.redact(Buffer.concat(parts), redactor.text)
+  const pieces = binary.redact(Buffer.concat(parts), (texts) => redactor.chunks(texts))
   if (pieces === undefined) return chunks
   const ends: number[] = []
   let offset = 0
