@@ -6,6 +6,8 @@
  * checks pass), the trace has usage and cost, and no credential reaches the fixture.
  */
 import { randomBytes } from 'node:crypto'
+import { createServer as createHttp2Server } from 'node:http2'
+import type { AddressInfo } from 'node:net'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import {
@@ -278,5 +280,47 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     const [cell] = readJsonl(join(fixture, 'model.jsonl'))
     expect(cell.text).toBe(replayed.result.text)
     expect(cell.response.chunks).toHaveLength(secretFrames.length)
+  })
+
+  test("the client's default HTTP/2 handler is not intercepted, and a warning names the host and the fix", async () => {
+    // A local Bedrock over cleartext HTTP/2, which is what the default handler speaks to an http:// endpoint.
+    const h2 = createHttp2Server((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: ANSWER }] } }, stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 9, totalTokens: 14 } }))
+      })
+    })
+    await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r))
+    track({ close: () => new Promise<void>((r) => h2.close(() => r())) })
+    const origin = `http://127.0.0.1:${(h2.address() as AddressInfo).port}`
+    const warnings: Array<Error & { code?: string }> = []
+    const onWarning = (w: Error & { code?: string }) => warnings.push(w)
+    process.on('warning', onWarning)
+    process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY_ID
+    process.env.AWS_SECRET_ACCESS_KEY = SECRET_ACCESS_KEY
+    try {
+      const s = await scenario('http2', { dir: tempDir() })
+      const out = await s
+        .run(async () => {
+          const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: origin, maxAttempts: 1 })
+          const r = await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn] }))
+          bedrock.destroy()
+          return r.output?.message?.content?.[0]?.text
+        })
+        .catch((e: Error) => e)
+      await new Promise((r) => setImmediate(r))
+      const mine = warnings.filter((w) => w.code === 'FLUX_HTTP2_UNSEEN')
+      expect(mine.map((w) => w.message)).toEqual([
+        `[fluxlab] an HTTP/2 session to ${origin} is not intercepted: its requests are neither recorded nor replayed (they go to the network). A Bedrock Runtime client sends over HTTP/2 by default: give it the HTTP/1.1 handler, \`new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() })\` (from '@smithy/node-http-handler').`,
+      ])
+      // Not intercepted: the client got its answer from the network, and the run saw no model call.
+      expect(out).not.toBeInstanceOf(Error)
+      const outcome = out as Exclude<typeof out, Error>
+      expect(outcome.result).toBe(ANSWER)
+      expect(outcome.modelCalls).toEqual([])
+    } finally {
+      process.off('warning', onWarning)
+    }
   })
 })
