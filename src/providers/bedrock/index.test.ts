@@ -1,5 +1,6 @@
 import { EventStreamCodec } from '@smithy/core/event-streams'
 import { describe, expect, it } from 'vitest'
+import { canonicalRequest, requestKey } from '../../cassette/canonical.js'
 import { createRedactor } from '../../cassette/redact.js'
 import { bedrockCodec as codec } from './index.js'
 import { describeEventStream, readFrames, redactEventStream } from './eventstream.js'
@@ -61,6 +62,15 @@ describe('bedrock parseRequest', () => {
   it("reads a Claude InvokeModel body with the Anthropic codec, the path's model winning", () => {
     const body = { anthropic_version: 'bedrock-2023-05-31', system: 'Be brief.', tools: [{ name: 'get_weather' }], messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] }] }
     expect(codec.parseRequest(body, new URL(`${base}/invoke`))).toEqual({ model: 'anthropic.claude-3-5-haiku-20241022-v1:0', stream: false, system: 'Be brief.', tools: ['get_weather'], toolResults: [{ id: 'toolu_1' }] })
+  })
+})
+
+describe('bedrock request keys', () => {
+  it("number Bedrock's minted toolUseIds (tooluse_…) like other providers' ids, so a later request echoing a new one still matches", () => {
+    const body = (id: string) => JSON.stringify({ messages: [{ role: 'assistant', content: [{ toolUse: { toolUseId: id, name: 'get_weather', input: {} } }] }, { role: 'user', content: [{ toolResult: { toolUseId: id, content: [] } }] }] })
+    const key = (id: string) => requestKey(canonicalRequest('POST', converse, body(id), { redactor: createRedactor() }))
+    expect(key('tooluse_kZJMlvQmRJ6eAyJE5GIl7Q')).toBe(key('tooluse_Qm3xW9aB2cD4eF6gH8iJ0k'))
+    expect(canonicalRequest('POST', converse, body('tooluse_kZJMlvQmRJ6eAyJE5GIl7Q'), { redactor: createRedactor() }).body).toMatchObject({ messages: [{ content: [{ toolUse: { toolUseId: 'tooluse_<1>' } }] }, {}] })
   })
 })
 
