@@ -15,7 +15,10 @@ import {
   ConverseCommand,
   ConverseStreamCommand,
   InvokeModelCommand,
+  InternalServerException,
   InvokeModelWithResponseStreamCommand,
+  ServiceUnavailableException,
+  ThrottlingException,
   type ContentBlock,
   type Message,
 } from '@aws-sdk/client-bedrock-runtime'
@@ -322,5 +325,43 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     } finally {
       process.off('warning', onWarning)
     }
+  })
+
+  describe('injected faults reach the SDK as its own exceptions', () => {
+    const converseLoop = (server: BedrockServer, maxAttempts: number) => async (lab: Lab) => {
+      const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts, retryMode: 'standard', requestHandler: new NodeHttpHandler() })
+      const weather = weatherTool(lab)
+      const first = await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn], toolConfig: TOOLS }))
+      const call = first.output!.message!.content!.find((b) => b.toolUse)!.toolUse!
+      const second = await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn, first.output!.message!, toolResult(call.toolUseId!, await weather(call.input as { city: string }, { toolCallId: call.toolUseId! }))], toolConfig: TOOLS }))
+      return second.output?.message?.content?.[0]?.text
+    }
+    async function recorded() {
+      const server = await startBedrockServer()
+      track(server)
+      const dir = tempDir()
+      process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY_ID
+      process.env.AWS_SECRET_ACCESS_KEY = SECRET_ACCESS_KEY
+      await (await scenario('faults', { dir })).run(converseLoop(server, 1))
+      await server.close()
+      delete process.env.AWS_ACCESS_KEY_ID
+      delete process.env.AWS_SECRET_ACCESS_KEY
+      return { s: await scenario('faults', { dir }), server }
+    }
+
+    test.each([
+      [429, ThrottlingException],
+      [500, InternalServerException],
+      [503, ServiceUnavailableException],
+    ] as const)('an injected %i is the SDK exception when it may not retry, and is retried from the tape when it may', async (status, Exception) => {
+      const { s, server } = await recorded()
+      const refused = await s.injectAt('model#2', { status }).run(converseLoop(server, 1))
+      expect(refused.error).toBeInstanceOf(Exception)
+      expect(String((refused.error as Error).message)).toContain('injected by fluxlab')
+      const retried = await s.injectAt('model#2', { status }).run(converseLoop(server, 2))
+      expect(retried.error).toBeUndefined()
+      expect(retried.result).toBe(ANSWER)
+      expect(retried.modelCalls.map((c) => c.status)).toEqual([200, status, 200])
+    })
   })
 })
