@@ -2,16 +2,39 @@
  * AWS event streams (`application/vnd.amazon.eventstream`): the binary framing of Bedrock's
  * ConverseStream and InvokeModelWithResponseStream. Each frame is a 12-byte prelude (total length,
  * headers length, prelude CRC32), typed headers, a payload and a message CRC32. Frames are decoded
- * and encoded by the AWS SDK's own codec (`@smithy/core/event-streams`), so a frame we rewrite is
- * one the SDK accepts.
+ * and encoded by the AWS SDK's own codec (`@smithy/core/event-streams`, loaded when first needed), so a
+ * frame we rewrite is one the SDK accepts.
  */
-import { EventStreamCodec } from '@smithy/core/event-streams'
+import { createRequire } from 'node:module'
+import type { EventStreamCodec } from '@smithy/core/event-streams'
+import { FluxError } from '../../errors.js'
 
 const toUtf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
 const fromUtf8 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'))
-const codec = new EventStreamCodec(toUtf8, fromUtf8)
 type Message = ReturnType<EventStreamCodec['decode']>
 type MessageHeaders = Message['headers']
+
+let loaded: EventStreamCodec | undefined
+
+/**
+ * The AWS SDK's own event-stream codec, loaded the first time a Bedrock stream is read: `@smithy/core`
+ * is an optional peer dependency, installed with every `@aws-sdk/*` client, so projects without
+ * Bedrock never load it (and never install it for fluxlab).
+ */
+function sdkCodec(): EventStreamCodec {
+  if (loaded) return loaded
+  let mod: typeof import('@smithy/core/event-streams')
+  try {
+    mod = createRequire(import.meta.url)('@smithy/core/event-streams') as typeof import('@smithy/core/event-streams')
+  } catch (e) {
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: 'read an AWS event stream (a Bedrock streaming response)',
+      reason: `fluxlab reads it with the AWS SDK's codec from @smithy/core, which it cannot load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+      fix: 'Install it beside fluxlab: npm install --save-dev @smithy/core',
+    })
+  }
+  return (loaded = new mod.EventStreamCodec(toUtf8, fromUtf8))
+}
 
 /** The content type of an AWS event stream. */
 export const EVENT_STREAM = 'application/vnd.amazon.eventstream'
@@ -46,7 +69,7 @@ export function readFrames(bytes: Uint8Array): Frames {
     if (at + total > bytes.length) return { frames, ranges, problem: `the stream ends inside frame ${frames.length + 1} (${bytes.length - at} of ${total} bytes)` }
     let message: Message
     try {
-      message = codec.decode(bytes.subarray(at, at + total))
+      message = sdkCodec().decode(bytes.subarray(at, at + total))
     } catch (e) {
       return { frames, ranges, problem: `frame ${frames.length + 1} does not decode: ${e instanceof Error ? e.message : String(e)}` }
     }
@@ -75,6 +98,7 @@ function stringHeaders(headers: MessageHeaders): Record<string, string> {
  */
 export function redactEventStream(bytes: Uint8Array, redact: (parts: readonly string[]) => string[]): Array<{ bytes: Uint8Array; end: number }> | undefined {
   const read = readFrames(bytes)
+  const codec = sdkCodec()
   const messages = read.ranges.map(([start, end]) => codec.decode(bytes.subarray(start, end)))
   const payloads = messages.map((m) => `${toUtf8(m.body)}\n`)
   const redacted = payloads.length > 0 ? redact(payloads) : []

@@ -90,7 +90,7 @@ function modelCellBase(log: RunLog, call: ModelRequest): Pick<ModelCell, 'seq' |
 
 function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
   const base = modelCellBase(log, call)
-  const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url, bodyBuffer(stored.rec.chunks))
+  const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url, call.codec.binaryBody ? bodyBuffer(stored.rec.chunks) : undefined)
   return {
     ...base,
     response: stored.rec,
