@@ -36,6 +36,15 @@ export function bodyText(chunks: readonly Chunk[]): string {
   return Buffer.concat(chunks.map((c) => decodeChunk(c))).toString('utf8')
 }
 
+/**
+ * The whole body's exact bytes (a binary body, such as an AWS event stream, is read from these).
+ * @example
+ * bodyBuffer(cell.response.chunks).length // 2048
+ */
+export function bodyBuffer(chunks: readonly Chunk[]): Uint8Array {
+  return Buffer.concat(chunks.map((c) => decodeChunk(c)))
+}
+
 /** Total size in bytes of the stored chunks. */
 export function bodyBytes(chunks: readonly Chunk[]): number {
   let n = 0

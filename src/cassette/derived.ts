@@ -6,7 +6,7 @@
 import stableStringify from 'fast-json-stable-stringify'
 import { codecFor } from '../providers/registry.js'
 import type { ModelCell } from './cell.js'
-import { bodyText } from './chunks.js'
+import { bodyBuffer, bodyText } from './chunks.js'
 
 const FIELDS = ['text', 'toolCalls', 'usage', 'finishReason', 'model', 'providerError'] as const
 
@@ -33,7 +33,7 @@ export function derivedMismatch(cell: ModelCell): DerivedMismatch | undefined {
     response.status === 0
       ? { text: '', toolCalls: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: cell.model }
       : (() => {
-          const parsed = codec.parseResponse(bodyText(response.chunks), response.headers['content-type'], response.status, url)
+          const parsed = codec.parseResponse(bodyText(response.chunks), response.headers['content-type'], response.status, url, codec.binaryBody ? bodyBuffer(response.chunks) : undefined)
           return { ...parsed, model: parsed.model ?? codec.parseRequest(cell.request.body, url).model, providerError: parsed.error }
         })()
   for (const field of FIELDS) {

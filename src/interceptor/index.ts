@@ -4,6 +4,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { bypass } from 'msw'
+import { guardHttp2 } from './http2.js'
 import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
 
 /**
@@ -56,6 +57,8 @@ interface InterceptionState {
   router?: Router
   preempts?: Preempts
   detachUndici?: () => void
+  /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
+  unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
   owned: Shared[]
   /** Owned interceptors another library's listeners have sat on: they stay applied (see `detach`). */
@@ -152,8 +155,12 @@ function createState(): InterceptionState {
 export function acquireInterception(router: Router, preempts: Preempts): () => void {
   st.router = router
   st.preempts = preempts
-  if (st.refs++ === 0) st.detachUndici = attachUndici(() => st.router, liveFetch)
-  else refreshUndici()
+  if (st.refs++ === 0) {
+    st.detachUndici = attachUndici(() => st.router, liveFetch)
+    const http2 = guardHttp2()
+    st.unguardHttp2 = http2.undo
+    if (http2.patched) syncBuiltinESMExports()
+  } else refreshUndici()
   attach()
   let released = false
   return () => {
@@ -163,6 +170,8 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
       detach()
       st.detachUndici?.()
       st.detachUndici = undefined
+      if (st.unguardHttp2?.()) syncBuiltinESMExports()
+      st.unguardHttp2 = undefined
     }
   }
 }
