@@ -1,0 +1,228 @@
+import { relative, sep } from 'node:path'
+import { upstreamFrom } from '../../context/options.js'
+import { REPLAY_KEY } from '../../context/replay-keys.js'
+import { FluxError } from '../../errors.js'
+import { readFixture } from '../../cassette/fixture.js'
+import { parse } from '../args.js'
+import { fixtureRoot, loadConfig } from '../config.js'
+import { CliError, EXIT } from '../errors.js'
+import { display, findFixtures, forkParent, requireFixture } from '../fixtures.js'
+import type { Output } from '../output.js'
+import { compareResponse, type LiveResponse } from '../drift/compare.js'
+import { buildRequest, planRequest, type PlannedRequest } from '../drift/request.js'
+import { renderChange, type ShapeChange } from '../drift/shape.js'
+
+/** How long one live request may take, body included. */
+const TIMEOUT_MS = 120_000
+
+interface StepResult {
+  step: string
+  status: 'ok' | 'changed' | 'error' | 'skipped'
+  changes: ShapeChange[]
+  reason?: string
+}
+
+/**
+ * `fluxlab drift [names or globs…]`: re-send every fixture's recorded model requests to the live
+ * provider and compare the shape of what comes back with the recording. Reads fixtures, never writes them.
+ * @example
+ * await driftCommand(['billing/*'], out) // 0 shapes held · 1 a shape changed · 3 could not check
+ */
+export async function driftCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parse('drift', argv, { dir: { type: 'string' }, config: { type: 'string' }, 'dry-run': { type: 'boolean' } })
+  const { options } = await loadConfig(values.config)
+  const root = fixtureRoot(values.dir, options)
+  const dirs = selectFixtures(positionals, root)
+  const upstream = upstreamFrom(options)
+  const fixtures = dirs.map((dir) => {
+    const fx = readFixture(dir, { disable: options.redact?.disable, rerun: false })
+    return { name: relative(root, dir).split(sep).join('/') || fx.manifest.name, plans: fx.model.map((cell) => planRequest(cell, upstream)) }
+  })
+  const sends = fixtures.flatMap((f) => f.plans.filter((p) => !p.skip))
+  const distinct = new Map<string, PlannedRequest>()
+  for (const p of sends) distinct.set(sendKey(p), p)
+  printPlan(out, fixtures.length, sends.length, [...distinct.values()], values['dry-run'] === true)
+  if (distinct.size === 0)
+    throw new CliError(EXIT.error, {
+      failed: 'check the fixtures for drift',
+      reason: `none of the ${fixtures.reduce((n, f) => n + f.plans.length, 0)} recorded model calls can be re-sent (each is listed with why)`,
+      fix: 'Re-record them with FLUX_GOLDEN=update, or name other fixtures',
+      details: fixtures.flatMap((f) => f.plans.map((p) => `${f.name} ${p.step}: ${p.skip ?? 'no model call'}`)).slice(0, 12),
+    })
+  if (values['dry-run']) return EXIT.ok
+
+  const keys = resolveKeys([...distinct.values()])
+  const secrets = [...new Set(keys.values())].filter((k): k is string => k !== undefined)
+  const scrub = (text: string) => secrets.reduce((t, k) => t.split(k).join('[REDACTED]'), text)
+  const answers = new Map<string, Promise<LiveResponse | { failed: string }>>()
+  let changed = 0
+  let errors = 0
+  for (const [i, f] of fixtures.entries()) {
+    const results: StepResult[] = []
+    for (const p of f.plans) {
+      if (p.skip) {
+        results.push({ step: p.step, status: 'skipped', changes: [], reason: p.skip })
+        continue
+      }
+      out.progress(`drift ${i + 1}/${fixtures.length} ${f.name} ${p.step} → ${p.target.host}`)
+      const k = sendKey(p)
+      if (!answers.has(k)) answers.set(k, send(p, keys.get(p.keyVars.join(' ')), scrub))
+      const live = await answers.get(k)!
+      if ('failed' in live) results.push({ step: p.step, status: 'error', changes: [], reason: live.failed })
+      else if (isOk(p.cell.response.status) && !isOk(live.status))
+        results.push({ step: p.step, status: 'error', changes: [], reason: `${p.host} answered HTTP ${live.status}${errorText(live)}, so there is no answer to compare` })
+      else {
+        const changes = compareResponse(p.cell, live)
+        results.push({ step: p.step, status: changes.length ? 'changed' : 'ok', changes })
+      }
+    }
+    out.clearProgress()
+    if (results.some((r) => r.status === 'changed')) changed++
+    else if (results.some((r) => r.status === 'error')) errors++
+    printFixture(out, f.name, results, scrub)
+  }
+  out.line()
+  if (changed === 0 && errors === 0) {
+    out.line(out.c.green(`✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} request${answers.size === 1 ? '' : 's'} sent, no fixture written).`))
+    return EXIT.ok
+  }
+  out.error({
+    failed: `confirm the recorded shape of ${changed + errors} of ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}`,
+    reason: [changed ? `${changed} changed shape, each change listed above as a JSON path` : '', errors ? `${errors} could not be checked, each with its reason above` : ''].filter(Boolean).join('; '),
+    fix: changed
+      ? 'If the new shape is what your code should handle, re-record those fixtures with FLUX_GOLDEN=update (the command is in each scenario.yaml) and check your agent against it'
+      : 'Fix the cause named above (key, upstream, network) and run `npx fluxlab drift` again',
+  })
+  return changed ? EXIT.failed : EXIT.error
+}
+
+const isOk = (status: number) => status >= 200 && status < 300
+const sendKey = (p: PlannedRequest) => `${p.target.href}\0${p.cell.key}`
+
+function errorText(live: LiveResponse): string {
+  const text = live.body.trim().replace(/\s+/g, ' ')
+  return text ? `: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}` : ''
+}
+
+/** Names, paths or globs (`billing/*`, `**`) on the command line; none means every fixture under the root. Forks only when named. */
+function selectFixtures(patterns: string[], root: string): string[] {
+  const all = findFixtures(root)
+  const named = (dir: string) => relative(root, dir).split(sep).join('/')
+  const found = new Set<string>()
+  if (patterns.length === 0) for (const d of all) if (!forkParent(d)) found.add(d)
+  for (const p of patterns) {
+    if (!/[*?[]/.test(p)) {
+      found.add(requireFixture(p, root))
+      continue
+    }
+    const re = globToRegExp(p)
+    const hits = all.filter((d) => re.test(named(d)) && (!forkParent(d) || p.includes('forks')))
+    if (hits.length === 0)
+      throw new CliError(EXIT.error, {
+        failed: `find fixtures matching "${p}"`,
+        reason: `no scenario under ${display(root)} matches it`,
+        fix: 'Match scenario names relative to the fixture root (`billing/*`, `**/refund`), or pass --dir <fixture root>',
+        details: all.slice(0, 12).map(named),
+      })
+    for (const d of hits) found.add(d)
+  }
+  if (found.size === 0)
+    throw new CliError(EXIT.error, {
+      failed: `check the fixtures under ${display(root)} for drift`,
+      reason: 'no fixtures were found (no directory with scenario.yaml), and an empty check would pass silently',
+      fix: 'Run it where your fixtures are, pass --dir <fixture root> (or "dir" in fluxlab.config.mjs), or record one first',
+    })
+  return [...found]
+}
+
+/** `*` any characters but `/`, `**` any characters, `?` one character. */
+function globToRegExp(glob: string): RegExp {
+  let re = ''
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*'
+      i++
+      if (glob[i + 1] === '/') i++
+    } else if (c === '*') re += '[^/]*'
+    else if (c === '?') re += '[^/]'
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp(`^${re}$`)
+}
+
+/** Before anything is sent: what, where, with which key variable, and that it costs money. */
+function printPlan(out: Output, fixtures: number, sends: number, distinct: PlannedRequest[], dryRun: boolean): void {
+  const byHost = new Map<string, PlannedRequest[]>()
+  for (const p of distinct) byHost.set(`${p.host}\0${p.cell.family}`, [...(byHost.get(`${p.host}\0${p.cell.family}`) ?? []), p])
+  const same = sends - distinct.length
+  out.note(
+    `drift ${dryRun ? 'would re-send' : 're-sends'} ${distinct.length} recorded model request${distinct.length === 1 ? '' : 's'} from ${fixtures} fixture${fixtures === 1 ? '' : 's'} to the live provider${byHost.size === 1 ? '' : 's'}${same ? ` (${same} identical one${same === 1 ? '' : 's'} sent once)` : ''}:`,
+  )
+  for (const ps of byHost.values()) {
+    const p = ps[0]
+    const key = p.keyVars.length ? `key from ${p.keyVars.join(' or ')}` : 'no key (a local server)'
+    out.err.write(`  • ${p.host} (${p.cell.family}): ${ps.length} request${ps.length === 1 ? '' : 's'}, ${key}${p.upstream ? `, sent to ${p.target.origin} (upstream)` : ''}\n`)
+    for (const note of new Set(ps.flatMap((x) => x.notes))) out.err.write(`      ${note}\n`)
+  }
+  out.note(
+    dryRun
+      ? '--dry-run: nothing was sent. Without it, this needs the provider keys and costs money (every request is billed as a new call).'
+      : 'This needs the provider keys and costs money: every request is billed as a new call. Fixtures are only read, never written.',
+  )
+}
+
+/** The key of every key-variable set the plan needs; a missing one is an error naming the variable, before anything is sent. */
+function resolveKeys(plans: PlannedRequest[], env: NodeJS.ProcessEnv = process.env): Map<string, string | undefined> {
+  const keys = new Map<string, string | undefined>()
+  const missing = new Map<string, PlannedRequest[]>()
+  for (const p of plans) {
+    const id = p.keyVars.join(' ')
+    if (keys.has(id) || missing.has(id)) {
+      missing.get(id)?.push(p)
+      continue
+    }
+    if (p.keyVars.length === 0) {
+      keys.set(id, undefined)
+      continue
+    }
+    const value = p.keyVars.map((v) => env[v]?.trim()).find((v) => v && v !== REPLAY_KEY)
+    if (value) keys.set(id, value)
+    else missing.set(id, [p])
+  }
+  if (missing.size)
+    throw new FluxError('FLUX_NO_KEY', {
+      failed: 'check the fixtures for drift',
+      reason: `${[...missing.keys()].map((id) => id.split(' ').join(' / ')).join(' and ')} ${missing.size === 1 && !([...missing.keys()][0].includes(' ')) ? 'is' : 'are'} not set, and drift sends the recorded requests to the live provider with the real key (nothing was sent)`,
+      fix: `Set ${[...missing.keys()].map((id) => id.split(' ')[0]).join(' and ')} to a key for the provider (drift costs money), or see the plan with \`npx fluxlab drift --dry-run\``,
+      details: [...missing.values()].map((ps) => `${ps[0].host}: ${ps.length} request${ps.length === 1 ? '' : 's'}`),
+    })
+  return keys
+}
+
+async function send(p: PlannedRequest, key: string | undefined, scrub: (t: string) => string): Promise<LiveResponse | { failed: string }> {
+  const { url, init } = buildRequest(p, key)
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) })
+    const body = await res.text()
+    return { status: res.status, contentType: res.headers.get('content-type') ?? undefined, body: scrub(body) }
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string; message?: string } }
+    const why = err.name === 'TimeoutError' ? `no whole answer within ${TIMEOUT_MS / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message)
+    return { failed: scrub(`${p.cell.request.method} ${p.target.origin}${p.target.pathname} failed (${why})${p.upstream ? '' : '; to send it elsewhere, set FLUX_UPSTREAM=<host>=<url> or "upstream" in fluxlab.config.mjs'}`) }
+  }
+}
+
+function printFixture(out: Output, name: string, results: StepResult[], scrub: (t: string) => string): void {
+  const { c } = out
+  const sent = results.filter((r) => r.status !== 'skipped').length
+  const state = results.some((r) => r.status === 'changed') ? 'changed' : results.some((r) => r.status === 'error') ? 'error' : 'ok'
+  const mark = state === 'ok' ? c.green('✓') : state === 'changed' ? c.red('✗') : c.yellow('!')
+  const what = state === 'ok' ? 'shape unchanged' : state === 'changed' ? 'shape changed' : 'could not check'
+  out.line(`${mark} ${name}  ${c.dim(`${sent} request${sent === 1 ? '' : 's'} · ${what}`)}`)
+  for (const r of results) {
+    if (r.status === 'skipped') out.line(`    ${c.dim(`${r.step} not checked: ${r.reason}`)}`)
+    else if (r.status === 'error') out.line(`    ${c.yellow('•')} ${r.step} ${scrub(r.reason ?? '')}`)
+    else for (const ch of r.changes) out.line(`    ${c.red('•')} ${r.step} ${scrub(renderChange(ch))}`)
+  }
+}

@@ -1,0 +1,260 @@
+// `fluxlab drift`: fixtures recorded with the real `openai` and `@anthropic-ai/sdk` clients (streaming), then
+// re-sent by the CLI to local servers on 127.0.0.1 that each change ONE thing about the shape of the answer.
+// @note the vendor hosts are under `.invalid` (RFC 2606): recording and drift reach them only through the
+// upstream map, so even a broken map could never reach a public address.
+import Anthropic from '@anthropic-ai/sdk'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { scenario } from 'fluxlab'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startProviderServer, type Exchange, type ProviderServer } from '../support/index.js'
+import { assertBuilt, cleanup, fluxlab, tempDir } from './support.js'
+
+const OPENAI_HOST = 'api.openai.invalid'
+const ANTHROPIC_HOST = 'api.anthropic.invalid'
+const OPENAI_KEY = 'sk-proj-driftTEST0123456789abcdefghijklmnopqrstuvwxyzABCD'
+const ANTHROPIC_KEY = 'sk-ant-api03-driftTEST0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH'
+const KEYS = { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY }
+
+// ---- OpenAI Chat Completions stream, as api.openai.com sends it (stream_options.include_usage) -----------
+type Variant = 'recorded' | 'same' | 'added' | 'removed' | 'type' | 'event' | 'finish' | 'nousage' | 'order' | 'tools'
+
+function chatStream(v: Variant): string {
+  const words = v === 'same' ? ['Bonjour', ' tout', ' le', ' monde', '!'] : ['Hello', ' there', '!']
+  const chunk = (choices: unknown[], usage: unknown = null, extra: Record<string, unknown> = {}) => {
+    const c: Record<string, unknown> = { id: 'chatcmpl-Drift0001', object: 'chat.completion.chunk', created: v === 'type' ? '1770933892' : 1770933892, model: 'gpt-4o-mini-2024-07-18', service_tier: 'default', system_fingerprint: 'fp_de604bd877', choices, usage, ...extra }
+    if (v === 'removed') delete c.system_fingerprint
+    return c
+  }
+  if (v === 'tools') {
+    const call = { index: 0, id: 'call_DriftAAAAAAAAAAAAAAAAAAAA', type: 'function', function: { name: 'get_weather', arguments: '' } }
+    const tool = [
+      chunk([{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [call] }, logprobs: null, finish_reason: null }]),
+      ...['{"city"', ':"Paris"}'].map((a) => chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: a } }] }, logprobs: null, finish_reason: null }])),
+      chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }]),
+      chunk([], { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } }),
+    ]
+    return `${tool.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`
+  }
+  const events = [
+    chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]),
+    ...(v === 'event' ? [chunk([{ index: 0, delta: { reasoning_content: 'thinking…' }, logprobs: null, finish_reason: null }])] : []),
+    ...words.map((w) => chunk([{ index: 0, delta: { content: w }, logprobs: null, finish_reason: null }], null, v === 'added' ? { obfuscation: 'Qup1BsQ3' } : {})),
+    chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: v === 'finish' ? 'length' : 'stop' }]),
+    ...(v === 'nousage'
+      ? []
+      : [chunk([], { prompt_tokens: 12, completion_tokens: words.length, total_tokens: 12 + words.length, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } })]),
+  ]
+  if (v === 'order') events.push(...events.splice(-2, 1))
+  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`
+}
+
+// ---- Anthropic Messages stream, as api.anthropic.com sends it --------------------------------------------
+function messagesStream(v: Variant): string {
+  const words = v === 'same' ? ['Bonjour', ' tout', ' le', ' monde', '!'] : ['Hello', ' there', '!']
+  const message: Record<string, unknown> = { id: 'msg_01DriftAAAAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' } }
+  if (v === 'added') message.container = null
+  if (v === 'removed') delete message.stop_sequence
+  const messageDelta: Record<string, unknown> = { type: 'message_delta', delta: { stop_reason: v === 'finish' ? 'max_tokens' : 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } }
+  if (v === 'nousage') delete messageDelta.usage
+  const events: Array<Record<string, unknown>> = [
+    { type: 'message_start', message },
+    { type: 'content_block_start', index: v === 'type' ? '0' : 0, content_block: { type: 'text', text: '' } },
+    { type: 'ping' },
+    ...(v === 'event' ? [{ type: 'server_heartbeat', at: 1 }] : []),
+    ...words.map((w) => ({ type: 'content_block_delta', index: v === 'type' ? '0' : 0, delta: { type: 'text_delta', text: w } })),
+    { type: 'content_block_stop', index: v === 'type' ? '0' : 0 },
+    messageDelta,
+    { type: 'message_stop' },
+  ]
+  if (v === 'order') events.splice(-2, 0, ...events.splice(2, 1))
+  return events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('')
+}
+
+const SSE = { 'content-type': 'text/event-stream; charset=utf-8' }
+const chatExchange = (v: Variant): Exchange => ({ method: 'POST', path: '/v1/chat/completions', status: 200, headers: SSE, body: chatStream(v) })
+const messagesExchange = (v: Variant): Exchange => ({ method: 'POST', path: '/v1/messages', status: 200, headers: SSE, body: messagesStream(v) })
+
+const servers: ProviderServer[] = []
+async function server(answer: (path: string) => Exchange): Promise<ProviderServer> {
+  const s = await startProviderServer({ script: (req) => answer(req.path) })
+  servers.push(s)
+  return s
+}
+/** A local provider that answers both hosts' paths with one variant. */
+const providerWith = (v: Variant) => server((path) => (path.startsWith('/v1/messages') ? messagesExchange(v) : chatExchange(v)))
+const upstreamTo = (s: ProviderServer) => `${OPENAI_HOST}=${s.url},${ANTHROPIC_HOST}=${s.url}`
+
+let cwd: string
+let root: string
+let before: Record<string, string>
+const snapshot = (dir: string): Record<string, string> => {
+  const out: Record<string, string> = {}
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name), `${rel}${e.name}/`)
+      else out[`${rel}${e.name}`] = readFileSync(join(d, e.name), 'latin1')
+    }
+  }
+  walk(dir, '')
+  return out
+}
+
+beforeAll(async () => {
+  assertBuilt()
+  cwd = tempDir('flux-drift-')
+  root = join(cwd, 'tests/scenarios')
+  const recording = await providerWith('recorded')
+  const saved = { CI: process.env.CI, FLUX_GOLDEN: process.env.FLUX_GOLDEN, FLUX_OFFLINE: process.env.FLUX_OFFLINE, FLUX_UPSTREAM: process.env.FLUX_UPSTREAM }
+  for (const k of Object.keys(saved)) delete process.env[k]
+  try {
+    const upstream = { [OPENAI_HOST]: recording.url, [ANTHROPIC_HOST]: recording.url }
+    const chat = await scenario('chat', { dir: root, upstream })
+    if (chat.mode !== 'record') throw new Error(`expected to record, got ${chat.mode}`)
+    await chat.run(async () => {
+      const client = new OpenAI({ baseURL: `https://${OPENAI_HOST}/v1`, apiKey: 'sk-record-only', maxRetries: 0 })
+      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+      let text = ''
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? ''
+      return text
+    })
+    const messages = await scenario('messages', { dir: root, upstream })
+    await messages.run(async () => {
+      const client = new Anthropic({ baseURL: `https://${ANTHROPIC_HOST}`, apiKey: 'sk-ant-record-only', maxRetries: 0 })
+      const stream = client.messages.stream({ model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello' }] })
+      return (await stream.finalMessage()).content
+    })
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+  expect(recording.hits).toBe(2)
+  before = snapshot(root)
+})
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()))
+  cleanup()
+})
+
+/** Drift runs that reached a provider and compared (exit 0 or 1): the last test checks they wrote nothing. */
+let compared = 0
+const drift = async (args: string[], env: Record<string, string | undefined>) => {
+  const r = await fluxlab(['drift', ...args], { cwd, env: { ...KEYS, ...env } })
+  if ((r.code === 0 || r.code === 1) && r.stdout.includes('request')) compared++
+  return r
+}
+
+describe.concurrent('fluxlab drift', () => {
+  test('says what it will send before it sends it; --dry-run sends nothing and needs no key', async () => {
+    const s = await providerWith('recorded')
+    const r = await fluxlab(['drift', '--dry-run'], { cwd, env: { FLUX_UPSTREAM: upstreamTo(s) } })
+    expect(r.code, r.output).toBe(0)
+    expect(s.hits).toBe(0)
+    expect(r.stderr).toContain('[fluxlab] drift would re-send 2 recorded model requests from 2 fixtures to the live providers:')
+    expect(r.stderr).toContain(`  • ${OPENAI_HOST} (openai-chat): 1 request, key from OPENAI_API_KEY, sent to ${s.url} (upstream)`)
+    expect(r.stderr).toContain(`  • ${ANTHROPIC_HOST} (anthropic): 1 request, key from ANTHROPIC_API_KEY, sent to ${s.url} (upstream)`)
+    expect(r.stderr).toContain('costs money')
+  })
+
+  test('a missing key is FLUX_NO_KEY naming the variable (exit 3), after the plan and before any request', async () => {
+    const s = await providerWith('recorded')
+    const r = await fluxlab(['drift', 'chat'], { cwd, env: { FLUX_UPSTREAM: upstreamTo(s), OPENAI_API_KEY: undefined } })
+    expect(r.code, r.output).toBe(3)
+    expect(s.hits).toBe(0)
+    expect(r.stderr).toContain('[fluxlab] drift re-sends 1 recorded model request from 1 fixture to the live provider:')
+    expect(r.stderr).toContain('FLUX_NO_KEY: Failed to check the fixtures for drift: OPENAI_API_KEY is not set')
+    expect(r.stderr).toContain('Set OPENAI_API_KEY to a key for the provider')
+  })
+
+  test("sends the recorded request with the real key in the provider's own header, and no key reaches the output", async () => {
+    const s = await providerWith('same')
+    const r = await drift(['chat', 'messages'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(r.code, r.output).toBe(0)
+    const [chat, messages] = [s.requests.find((q) => q.path === '/v1/chat/completions')!, s.requests.find((q) => q.path === '/v1/messages')!]
+    expect(chat.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`)
+    expect(chat.json).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello' }] })
+    expect(messages.headers['x-api-key']).toBe(ANTHROPIC_KEY)
+    expect(messages.headers['anthropic-version']).toBe('2023-06-01')
+    expect(messages.json).toMatchObject({ model: 'claude-sonnet-4-0', stream: true, max_tokens: 64 })
+    expect(r.output).not.toContain('driftTEST')
+  })
+
+  test('a provider that answers an error (echoing the key) is "could not check" (exit 3), and the key is not printed', async () => {
+    const s = await server(() => ({ method: 'POST', path: '/v1/chat/completions', status: 401, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', message: `Incorrect API key provided: ${OPENAI_KEY}.` } }) }))
+    const r = await drift(['chat'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(r.code, r.output).toBe(3)
+    expect(r.stdout).toContain('! chat  1 request · could not check')
+    expect(r.stdout).toContain(`model#1 ${OPENAI_HOST} answered HTTP 401`)
+    expect(r.output).not.toContain('driftTEST')
+  })
+
+  test('a host with no upstream and no route is "could not check" (exit 3), naming FLUX_UPSTREAM', async () => {
+    const r = await drift(['chat'], {})
+    expect(r.code, r.output).toBe(3)
+    expect(r.stdout).toContain(`model#1 POST https://${OPENAI_HOST}/v1/chat/completions failed`)
+    expect(r.stdout).toContain('set FLUX_UPSTREAM=<host>=<url>')
+  })
+
+  test('names and globs pick fixtures; one that matches nothing is exit 3', async () => {
+    const s = await providerWith('same')
+    const all = await drift(['*'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(all.code, all.output).toBe(0)
+    expect(all.stdout).toContain('✓ chat  1 request · shape unchanged')
+    expect(all.stdout).toContain('✓ messages  1 request · shape unchanged')
+    expect(all.stdout).toContain('✓ 2 fixtures: the providers still answer in the recorded shape (2 requests sent, no fixture written).')
+    const none = await drift(['billing/*'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(none.code).toBe(3)
+    expect(none.stderr).toContain('Failed to find fixtures matching "billing/*": no scenario under tests/scenarios matches it')
+  })
+
+  const kinds = ['role', 'content', 'finish', 'usage']
+  const cases: Array<[Variant, number, string[], string[] | undefined]> = [
+    ['same', 0, [], ['✓ messages  1 request · shape unchanged']],
+    ['added', 1, ['event[chat.completion.chunk/content].obfuscation  added field (string)'], ['event[message_start].message.container  added field (null)']],
+    ['removed', 1, kinds.map((k) => `event[chat.completion.chunk/${k}].system_fingerprint  removed field (was string)`), ['event[message_start].message.stop_sequence  removed field (was null)']],
+    ['type', 1, kinds.map((k) => `event[chat.completion.chunk/${k}].created  type changed: number → string`), ['event[content_block_start/text].index  type changed: number → string', 'event[content_block_delta/text_delta].index  type changed: number → string']],
+    ['event', 1, ['event[chat.completion.chunk/reasoning_content]  new event type ({id: string, object: string, created: number'], ['event[server_heartbeat]  new event type ({type: string, at: number})']],
+    ['finish', 1, ['finishReason  finish reason changed: stop → length'], ['finishReason  finish reason changed: end_turn → max_tokens']],
+    ['order', 1, ['events  order changed: was chat.completion.chunk/role → chat.completion.chunk/content → chat.completion.chunk/finish → chat.completion.chunk/usage → data([DONE]), now chat.completion.chunk/role → chat.completion.chunk/content → chat.completion.chunk/usage → chat.completion.chunk/finish → data([DONE])'], ['events  order changed: was message_start → content_block_start/text → ping → content_block_delta/text_delta → content_block_stop → message_delta → message_stop, now message_start → content_block_start/text → content_block_delta/text_delta → content_block_stop → ping → message_delta → message_stop']],
+    [
+      'tools',
+      1,
+      [
+        'event[chat.completion.chunk/role,tool_calls]  new event type (',
+        'event[chat.completion.chunk/tool_calls]  new event type (',
+        'event[chat.completion.chunk/role]  event type gone',
+        'event[chat.completion.chunk/content]  event type gone',
+        'finishReason  finish reason changed: stop → tool_calls',
+        'toolCalls  tool calls changed: none → get_weather(object)',
+      ],
+      undefined,
+    ],
+    ['nousage', 1, ['event[chat.completion.chunk/usage]  event type gone', 'usage.input  usage missing (was 12 tokens)', 'usage.output  usage missing (was 3 tokens)'], ['event[message_delta].usage  removed field (was {output_tokens: number})']],
+  ]
+  for (const [variant, code, chatLines, messagesLines] of cases) {
+    test(`OpenAI chat stream, ${variant}: exit ${code}`, async () => {
+      const s = await providerWith(variant)
+      const r = await drift(['chat'], { FLUX_UPSTREAM: upstreamTo(s) })
+      expect(r.code, r.output).toBe(code)
+      expect(s.hits).toBe(1)
+      expect(r.stdout).toContain(code ? '✗ chat  1 request · shape changed' : '✓ chat  1 request · shape unchanged')
+      const found = r.stdout.split('\n').filter((l) => l.startsWith('    • model#1 ')).map((l) => l.slice('    • model#1 '.length))
+      expect(found.map((l, i) => (chatLines[i] && l.startsWith(chatLines[i]) ? chatLines[i] : l))).toEqual(chatLines)
+    })
+    if (messagesLines)
+      test(`Anthropic messages stream, ${variant}: exit ${code}`, async () => {
+        const s = await providerWith(variant)
+        const r = await drift(['messages'], { FLUX_UPSTREAM: upstreamTo(s) })
+        expect(r.code, r.output).toBe(code)
+        for (const line of messagesLines) expect(r.stdout).toContain(line)
+        if (code) expect(r.stderr).toContain('Failed to confirm the recorded shape of 1 of 1 fixture: 1 changed shape, each change listed above as a JSON path.')
+      })
+  }
+})
+
+test('never writes a fixture: every file is byte-identical after all the drift runs above', () => {
+  expect(Object.keys(before).sort()).toEqual(['chat/model.jsonl', 'chat/scenario.yaml', 'chat/trace.snap', 'messages/model.jsonl', 'messages/scenario.yaml', 'messages/trace.snap'])
+  expect(compared).toBeGreaterThanOrEqual(18)
+  expect(snapshot(root)).toEqual(before)
+})
