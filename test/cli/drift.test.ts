@@ -9,7 +9,7 @@ import OpenAI from 'openai'
 import { scenario } from 'fluxlab'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startProviderServer, type Exchange, type ProviderServer } from '../support/index.js'
-import { assertBuilt, cleanup, fluxlab, tempDir } from './support.js'
+import { assertBuilt, cleanup, copyFixture, editJsonl, fluxlab, tempDir } from './support.js'
 
 const OPENAI_HOST = 'api.openai.invalid'
 const ANTHROPIC_HOST = 'api.anthropic.invalid'
@@ -72,6 +72,11 @@ function messagesStream(v: Variant): string {
   return events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('')
 }
 
+// ---- Anthropic Messages JSON (no stream): a tool call, then the answer to its result -------------------
+const toolUse = JSON.stringify({ id: 'msg_01DriftToolAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [{ type: 'tool_use', id: 'toolu_01DriftAAAAAAAAAAAAAAAA', name: 'get_weather', input: { city: 'Paris' } }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 20, output_tokens: 10 } })
+const answer = JSON.stringify({ id: 'msg_01DriftTextAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [{ type: 'text', text: 'Sunny in Paris.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 40, output_tokens: 5 } })
+const hasToolResult = (json: unknown) => JSON.stringify(json).includes('"tool_result"')
+
 const SSE = { 'content-type': 'text/event-stream; charset=utf-8' }
 const chatExchange = (v: Variant): Exchange => ({ method: 'POST', path: '/v1/chat/completions', status: 200, headers: SSE, body: chatStream(v) })
 const messagesExchange = (v: Variant): Exchange => ({ method: 'POST', path: '/v1/messages', status: 200, headers: SSE, body: messagesStream(v) })
@@ -82,8 +87,18 @@ async function server(answer: (path: string) => Exchange): Promise<ProviderServe
   servers.push(s)
   return s
 }
-/** A local provider that answers both hosts' paths with one variant. */
-const providerWith = (v: Variant) => server((path) => (path.startsWith('/v1/messages') ? messagesExchange(v) : chatExchange(v)))
+/** A local provider that answers both hosts' paths with one variant (and the tool loop of "weather" as recorded). */
+async function providerWith(v: Variant): Promise<ProviderServer> {
+  const s = await startProviderServer({
+    script: (req) => {
+      const body = req.json as { stream?: boolean } | undefined
+      if (req.path.startsWith('/v1/messages') && !body?.stream) return { method: 'POST', path: req.path, status: 200, headers: { 'content-type': 'application/json' }, body: hasToolResult(req.json) ? answer : toolUse }
+      return req.path.startsWith('/v1/messages') ? messagesExchange(v) : chatExchange(v)
+    },
+  })
+  servers.push(s)
+  return s
+}
 const upstreamTo = (s: ProviderServer) => `${OPENAI_HOST}=${s.url},${ANTHROPIC_HOST}=${s.url}`
 
 let cwd: string
@@ -125,11 +140,21 @@ beforeAll(async () => {
       const stream = client.messages.stream({ model: 'claude-sonnet-4-0', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello' }] })
       return (await stream.finalMessage()).content
     })
+    const weather = await scenario('weather', { dir: join(cwd, 'other'), upstream })
+    await weather.run(async () => {
+      const client = new Anthropic({ baseURL: `https://${ANTHROPIC_HOST}`, apiKey: 'sk-ant-record-only', maxRetries: 0 })
+      const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }]
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }]
+      const first = await client.messages.create({ model: 'claude-sonnet-4-0', max_tokens: 64, tools, messages })
+      const use = first.content.find((b) => b.type === 'tool_use')!
+      messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] })
+      return (await client.messages.create({ model: 'claude-sonnet-4-0', max_tokens: 64, tools, messages })).content
+    })
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
     else process.env[k] = v
   }
-  expect(recording.hits).toBe(2)
+  expect(recording.hits).toBe(4)
   before = snapshot(root)
 })
 afterAll(async () => {
@@ -206,6 +231,60 @@ describe.concurrent('fluxlab drift', () => {
     const none = await drift(['billing/*'], { FLUX_UPSTREAM: upstreamTo(s) })
     expect(none.code).toBe(3)
     expect(none.stderr).toContain('Failed to find fixtures matching "billing/*": no scenario under tests/scenarios matches it')
+  })
+
+  test('--json: one fluxlab.drift/v1 document on stdout with the plan and every change; the plan still on stderr', async () => {
+    const s = await providerWith('added')
+    const r = await drift(['chat', '--json'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(r.code, r.output).toBe(1)
+    expect(r.stderr).toContain('costs money')
+    const doc = JSON.parse(r.stdout)
+    expect(doc).toMatchObject({
+      schema: 'fluxlab.drift/v1',
+      root: 'tests/scenarios',
+      ok: false,
+      dryRun: false,
+      summary: { fixtures: 1, unchanged: 0, changed: 1, unchecked: 0, requests: 1 },
+      plan: [{ host: OPENAI_HOST, family: 'openai-chat', requests: 1, keyVars: ['OPENAI_API_KEY'], target: s.url, upstream: true }],
+      fixtures: [{ name: 'chat', dir: 'tests/scenarios/chat', status: 'changed', steps: [{ step: 'model#1', status: 'changed', changes: [{ kind: 'added field', path: 'event[chat.completion.chunk/content].obfuscation', live: 'string' }] }] }],
+    })
+    expect(r.output).not.toContain('driftTEST')
+  })
+
+  test('a tool loop: the recorded ids go out as valid ids (the same one in tool_use and tool_result), JSON answers compared by shape', async () => {
+    const s = await providerWith('same')
+    const r = await drift(['--dir', 'other'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(r.code, r.output).toBe(0)
+    expect(r.stdout).toContain('✓ weather  2 requests · shape unchanged')
+    const second = s.requests[1].json as { messages: Array<{ content: Array<{ type: string; id?: string; tool_use_id?: string }> }> }
+    const use = second.messages[1].content.find((b) => b.type === 'tool_use')!
+    const result = second.messages[2].content.find((b) => b.type === 'tool_result')!
+    expect(use.id).toBe('toolu_fluxdrift0001')
+    expect(result.tool_use_id).toBe(use.id)
+    expect(use.id).toMatch(/^[a-zA-Z0-9_-]+$/)
+  })
+
+  test('a tool loop answered without the tool call: tool-call structure and stop reason changed', async () => {
+    const s = await server(() => ({ method: 'POST', path: '/v1/messages', status: 200, headers: { 'content-type': 'application/json' }, body: answer }))
+    const r = await drift(['weather', '--dir', 'other'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(r.code, r.output).toBe(1)
+    expect(r.stdout).toContain('model#1 finishReason  finish reason changed: tool_use → end_turn')
+    expect(r.stdout).toContain('model#1 toolCalls  tool calls changed: get_weather(object) → none')
+    expect(r.stdout).not.toMatch(/model#2 /)
+  })
+
+  test('a recording that is no whole answer is not re-sent, and says why; nothing left to send is exit 3', async () => {
+    const dir = tempDir()
+    const copy = copyFixture(join(root, 'chat'), dir, 'cut')
+    editJsonl(join(copy, 'model.jsonl'), 1, (c) => {
+      c.truncated = true
+    })
+    const s = await providerWith('same')
+    const r = await fluxlab(['drift', '--dir', dir], { cwd, env: { ...KEYS, FLUX_UPSTREAM: upstreamTo(s) } })
+    expect(r.code, r.output).toBe(3)
+    expect(s.hits).toBe(0)
+    expect(r.stderr).toContain('Failed to check the fixtures for drift: none of the 1 recorded model calls can be re-sent')
+    expect(r.stderr).toContain('cut model#1: its response was cut at the cassette cap (FLUX_CASSETTE_MAX_BYTES), so the recording is partial')
   })
 
   const kinds = ['role', 'content', 'finish', 'usage']

@@ -1,7 +1,8 @@
 import { relative, sep } from 'node:path'
 import { upstreamFrom } from '../../context/options.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
-import { FluxError } from '../../errors.js'
+import { FluxError, formatMessage, isFluxError } from '../../errors.js'
+import { VERSION } from '../../version.js'
 import { readFixture } from '../../cassette/fixture.js'
 import { parse } from '../args.js'
 import { fixtureRoot, loadConfig } from '../config.js'
@@ -22,6 +23,27 @@ interface StepResult {
   reason?: string
 }
 
+interface FixtureResult {
+  name: string
+  dir: string
+  status: 'ok' | 'changed' | 'error' | 'skipped'
+  steps: StepResult[]
+}
+
+/** `fluxlab drift --json` output. Documented in docs/cli.md; additions only within `v1`. */
+interface DriftJson {
+  schema: 'fluxlab.drift/v1'
+  fluxlabVersion: string
+  root: string
+  ok: boolean
+  dryRun: boolean
+  summary: { fixtures: number; unchanged: number; changed: number; unchecked: number; requests: number }
+  plan: Array<{ host: string; family: string; requests: number; keyVars: string[]; target: string; upstream: boolean }>
+  fixtures: FixtureResult[]
+  /** Set when the command could not check anything (no fixtures, a key missing, bad config). */
+  error?: { exitCode: number; message: string }
+}
+
 /**
  * `fluxlab drift [names or globs…]`: re-send every fixture's recorded model requests to the live
  * provider and compare the shape of what comes back with the recording. Reads fixtures, never writes them.
@@ -29,19 +51,47 @@ interface StepResult {
  * await driftCommand(['billing/*'], out) // 0 shapes held · 1 a shape changed · 3 could not check
  */
 export async function driftCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parse('drift', argv, { dir: { type: 'string' }, config: { type: 'string' }, 'dry-run': { type: 'boolean' } })
+  const { values, positionals } = parse('drift', argv, { dir: { type: 'string' }, config: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } })
+  const json = values.json === true
+  const dryRun = values['dry-run'] === true
+  const doc: DriftJson = { schema: 'fluxlab.drift/v1', fluxlabVersion: VERSION, root: '', ok: false, dryRun, summary: { fixtures: 0, unchanged: 0, changed: 0, unchecked: 0, requests: 0 }, plan: [], fixtures: [] }
+  try {
+    const code = await drift(positionals, values, dryRun, doc, json ? undefined : out, out)
+    if (json) out.raw(`${JSON.stringify(doc, null, 2)}\n`)
+    return code
+  } catch (e) {
+    if (json && (e instanceof CliError || isFluxError(e))) {
+      const exitCode = e instanceof CliError ? e.exitCode : EXIT.error
+      out.raw(`${JSON.stringify({ ...doc, error: { exitCode, message: e instanceof CliError ? formatMessage(e.parts) : e.message } }, null, 2)}\n`)
+    }
+    throw e
+  }
+}
+
+async function drift(
+  positionals: string[],
+  values: { dir?: string; config?: string },
+  dryRun: boolean,
+  doc: DriftJson,
+  /** Where the report goes (undefined under --json); the plan always goes to stderr. */
+  report: Output | undefined,
+  out: Output,
+): Promise<number> {
   const { options } = await loadConfig(values.config)
   const root = fixtureRoot(values.dir, options)
+  doc.root = display(root)
   const dirs = selectFixtures(positionals, root)
   const upstream = upstreamFrom(options)
   const fixtures = dirs.map((dir) => {
     const fx = readFixture(dir, { disable: options.redact?.disable, rerun: false })
-    return { name: relative(root, dir).split(sep).join('/') || fx.manifest.name, plans: fx.model.map((cell) => planRequest(cell, upstream)) }
+    const rel = relative(root, dir).split(sep).join('/')
+    return { name: rel && !rel.startsWith('..') ? rel : display(dir), dir: display(dir), plans: fx.model.map((cell) => planRequest(cell, upstream)) }
   })
   const sends = fixtures.flatMap((f) => f.plans.filter((p) => !p.skip))
   const distinct = new Map<string, PlannedRequest>()
   for (const p of sends) distinct.set(sendKey(p), p)
-  printPlan(out, fixtures.length, sends.length, [...distinct.values()], values['dry-run'] === true)
+  doc.plan = printPlan(out, fixtures.length, sends.length, [...distinct.values()], dryRun)
+  doc.summary.fixtures = fixtures.length
   if (distinct.size === 0)
     throw new CliError(EXIT.error, {
       failed: 'check the fixtures for drift',
@@ -49,43 +99,50 @@ export async function driftCommand(argv: string[], out: Output): Promise<number>
       fix: 'Re-record them with FLUX_GOLDEN=update, or name other fixtures',
       details: fixtures.flatMap((f) => f.plans.map((p) => `${f.name} ${p.step}: ${p.skip ?? 'no model call'}`)).slice(0, 12),
     })
-  if (values['dry-run']) return EXIT.ok
+  if (dryRun) {
+    doc.ok = true
+    return EXIT.ok
+  }
 
   const keys = resolveKeys([...distinct.values()])
   const secrets = [...new Set(keys.values())].filter((k): k is string => k !== undefined)
   const scrub = (text: string) => secrets.reduce((t, k) => t.split(k).join('[REDACTED]'), text)
   const answers = new Map<string, Promise<LiveResponse | { failed: string }>>()
-  let changed = 0
-  let errors = 0
   for (const [i, f] of fixtures.entries()) {
-    const results: StepResult[] = []
+    const steps: StepResult[] = []
     for (const p of f.plans) {
       if (p.skip) {
-        results.push({ step: p.step, status: 'skipped', changes: [], reason: p.skip })
+        steps.push({ step: p.step, status: 'skipped', changes: [], reason: p.skip })
         continue
       }
       out.progress(`drift ${i + 1}/${fixtures.length} ${f.name} ${p.step} → ${p.target.host}`)
       const k = sendKey(p)
       if (!answers.has(k)) answers.set(k, send(p, keys.get(p.keyVars.join(' ')), scrub))
       const live = await answers.get(k)!
-      if ('failed' in live) results.push({ step: p.step, status: 'error', changes: [], reason: live.failed })
+      if ('failed' in live) steps.push({ step: p.step, status: 'error', changes: [], reason: live.failed })
       else if (isOk(p.cell.response.status) && !isOk(live.status))
-        results.push({ step: p.step, status: 'error', changes: [], reason: `${p.host} answered HTTP ${live.status}${errorText(live)}, so there is no answer to compare` })
+        steps.push({ step: p.step, status: 'error', changes: [], reason: scrub(`${p.host} answered HTTP ${live.status}${errorText(live)}, so there is no answer to compare`) })
       else {
-        const changes = compareResponse(p.cell, live)
-        results.push({ step: p.step, status: changes.length ? 'changed' : 'ok', changes })
+        const changes = compareResponse(p.cell, live).map((c) => ({ ...c, ...(c.live ? { live: scrub(c.live) } : {}) }))
+        steps.push({ step: p.step, status: changes.length ? 'changed' : 'ok', changes })
       }
     }
     out.clearProgress()
-    if (results.some((r) => r.status === 'changed')) changed++
-    else if (results.some((r) => r.status === 'error')) errors++
-    printFixture(out, f.name, results, scrub)
+    const status = steps.some((r) => r.status === 'changed') ? 'changed' : steps.some((r) => r.status === 'error') ? 'error' : steps.every((r) => r.status === 'skipped') ? 'skipped' : 'ok'
+    const result: FixtureResult = { name: f.name, dir: f.dir, status, steps }
+    doc.fixtures.push(result)
+    if (report) printFixture(report, result)
   }
-  out.line()
-  if (changed === 0 && errors === 0) {
-    out.line(out.c.green(`✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} request${answers.size === 1 ? '' : 's'} sent, no fixture written).`))
+  const changed = doc.fixtures.filter((f) => f.status === 'changed').length
+  const errors = doc.fixtures.filter((f) => f.status === 'error').length
+  doc.summary = { fixtures: fixtures.length, unchanged: doc.fixtures.filter((f) => f.status === 'ok').length, changed, unchecked: fixtures.length - changed - doc.fixtures.filter((f) => f.status === 'ok').length, requests: answers.size }
+  doc.ok = changed === 0 && errors === 0
+  if (doc.ok) {
+    report?.line()
+    report?.line(out.c.green(`✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} request${answers.size === 1 ? '' : 's'} sent, no fixture written).`))
     return EXIT.ok
   }
+  report?.line()
   out.error({
     failed: `confirm the recorded shape of ${changed + errors} of ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}`,
     reason: [changed ? `${changed} changed shape, each change listed above as a JSON path` : '', errors ? `${errors} could not be checked, each with its reason above` : ''].filter(Boolean).join('; '),
@@ -151,25 +208,28 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`)
 }
 
-/** Before anything is sent: what, where, with which key variable, and that it costs money. */
-function printPlan(out: Output, fixtures: number, sends: number, distinct: PlannedRequest[], dryRun: boolean): void {
+/** Before anything is sent, on stderr: what, where, with which key variable, and that it costs money. */
+function printPlan(out: Output, fixtures: number, sends: number, distinct: PlannedRequest[], dryRun: boolean): DriftJson['plan'] {
   const byHost = new Map<string, PlannedRequest[]>()
   for (const p of distinct) byHost.set(`${p.host}\0${p.cell.family}`, [...(byHost.get(`${p.host}\0${p.cell.family}`) ?? []), p])
   const same = sends - distinct.length
   out.note(
     `drift ${dryRun ? 'would re-send' : 're-sends'} ${distinct.length} recorded model request${distinct.length === 1 ? '' : 's'} from ${fixtures} fixture${fixtures === 1 ? '' : 's'} to the live provider${byHost.size === 1 ? '' : 's'}${same ? ` (${same} identical one${same === 1 ? '' : 's'} sent once)` : ''}:`,
   )
+  const plan: DriftJson['plan'] = []
   for (const ps of byHost.values()) {
     const p = ps[0]
     const key = p.keyVars.length ? `key from ${p.keyVars.join(' or ')}` : 'no key (a local server)'
     out.err.write(`  • ${p.host} (${p.cell.family}): ${ps.length} request${ps.length === 1 ? '' : 's'}, ${key}${p.upstream ? `, sent to ${p.target.origin} (upstream)` : ''}\n`)
     for (const note of new Set(ps.flatMap((x) => x.notes))) out.err.write(`      ${note}\n`)
+    plan.push({ host: p.host, family: p.cell.family, requests: ps.length, keyVars: p.keyVars, target: p.target.origin, upstream: p.upstream })
   }
   out.note(
     dryRun
       ? '--dry-run: nothing was sent. Without it, this needs the provider keys and costs money (every request is billed as a new call).'
       : 'This needs the provider keys and costs money: every request is billed as a new call. Fixtures are only read, never written.',
   )
+  return plan
 }
 
 /** The key of every key-variable set the plan needs; a missing one is an error naming the variable, before anything is sent. */
@@ -213,16 +273,15 @@ async function send(p: PlannedRequest, key: string | undefined, scrub: (t: strin
   }
 }
 
-function printFixture(out: Output, name: string, results: StepResult[], scrub: (t: string) => string): void {
+function printFixture(out: Output, f: FixtureResult): void {
   const { c } = out
-  const sent = results.filter((r) => r.status !== 'skipped').length
-  const state = results.some((r) => r.status === 'changed') ? 'changed' : results.some((r) => r.status === 'error') ? 'error' : 'ok'
-  const mark = state === 'ok' ? c.green('✓') : state === 'changed' ? c.red('✗') : c.yellow('!')
-  const what = state === 'ok' ? 'shape unchanged' : state === 'changed' ? 'shape changed' : 'could not check'
-  out.line(`${mark} ${name}  ${c.dim(`${sent} request${sent === 1 ? '' : 's'} · ${what}`)}`)
-  for (const r of results) {
+  const sent = f.steps.filter((r) => r.status !== 'skipped').length
+  const mark = f.status === 'ok' ? c.green('✓') : f.status === 'changed' ? c.red('✗') : c.yellow('!')
+  const what = { ok: 'shape unchanged', changed: 'shape changed', error: 'could not check', skipped: 'nothing to re-send' }[f.status]
+  out.line(`${mark} ${f.name}  ${c.dim(`${sent} request${sent === 1 ? '' : 's'} · ${what}`)}`)
+  for (const r of f.steps) {
     if (r.status === 'skipped') out.line(`    ${c.dim(`${r.step} not checked: ${r.reason}`)}`)
-    else if (r.status === 'error') out.line(`    ${c.yellow('•')} ${r.step} ${scrub(r.reason ?? '')}`)
-    else for (const ch of r.changes) out.line(`    ${c.red('•')} ${r.step} ${scrub(renderChange(ch))}`)
+    else if (r.status === 'error') out.line(`    ${c.yellow('•')} ${r.step} ${r.reason ?? ''}`)
+    else for (const ch of r.changes) out.line(`    ${c.red('•')} ${r.step} ${renderChange(ch)}`)
   }
 }
