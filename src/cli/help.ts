@@ -156,7 +156,7 @@ Examples:
   npx fluxlab sessions --store ./state --json
 
 Exit codes: 0 listed · 64 no --store`,
-  drift: `Usage: fluxlab drift [names or globs…] [--dry-run] [--dir D] [--config F]
+  drift: `Usage: fluxlab drift [names or globs…] [--dry-run] [--json] [--dir D] [--config F]
 
 Is the recording still what the provider sends? Re-sends each fixture's recorded model requests to
 the live provider (this needs the provider keys and costs money; it says what it will send before
@@ -168,6 +168,7 @@ report per fixture with the JSON paths that changed. Never writes a fixture.
 Options:
   [names or globs…]  scenarios to check (triage, billing/*, **/refund); default every fixture (forks only when named)
   --dry-run          print what would be sent (requests, providers, hosts, key variables) and stop
+  --json             machine-readable report on stdout (schema fluxlab.drift/v1, see docs/cli.md); the plan stays on stderr
 ${COMMON}
 
 Environment:
