@@ -174,6 +174,7 @@ ${COMMON}
 Environment:
   OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY)   the real keys, sent in the provider's own header
   FLUX_UPSTREAM=host=url,…   send a host's requests to another base URL (a gateway, a proxy, a local server); also "upstream" in the config
+  FLUX_OFFLINE=1             refuse to send anything (exit 3); --dry-run still prints the plan
 
 Examples:
   npx fluxlab drift --dry-run

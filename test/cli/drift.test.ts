@@ -192,6 +192,14 @@ describe.concurrent('fluxlab drift', () => {
     expect(r.stderr).toContain('Set OPENAI_API_KEY to a key for the provider')
   })
 
+  test('FLUX_OFFLINE=1 forbids it (exit 3) before any request', async () => {
+    const s = await providerWith('same')
+    const r = await drift(['chat'], { FLUX_UPSTREAM: upstreamTo(s), FLUX_OFFLINE: '1' })
+    expect(r.code, r.output).toBe(3)
+    expect(s.hits).toBe(0)
+    expect(r.stderr).toContain('FLUX_OFFLINE: Failed to check the fixtures for drift: FLUX_OFFLINE=1 forbids live requests, and drift sends 1 to the live provider; nothing was sent.')
+  })
+
   test("sends the recorded request with the real key in the provider's own header, and no key reaches the output", async () => {
     const s = await providerWith('same')
     const r = await drift(['chat', 'messages'], { FLUX_UPSTREAM: upstreamTo(s) })

@@ -1,7 +1,9 @@
 import { relative, sep } from 'node:path'
 import { upstreamFrom } from '../../context/options.js'
+import { readFlag } from '../../golden/update-mode.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
 import { FluxError, formatMessage, isFluxError } from '../../errors.js'
+import { redactMessage } from '../../secrets.js'
 import { VERSION } from '../../version.js'
 import { readFixture } from '../../cassette/fixture.js'
 import { parse } from '../args.js'
@@ -57,12 +59,13 @@ export async function driftCommand(argv: string[], out: Output): Promise<number>
   const doc: DriftJson = { schema: 'fluxlab.drift/v1', fluxlabVersion: VERSION, root: '', ok: false, dryRun, summary: { fixtures: 0, unchanged: 0, changed: 0, unchecked: 0, requests: 0 }, plan: [], fixtures: [] }
   try {
     const code = await drift(positionals, values, dryRun, doc, json ? undefined : out, out)
-    if (json) out.raw(`${JSON.stringify(doc, null, 2)}\n`)
+    // @note answers are read from the live provider, not from a scanned fixture: redact the document like any output.
+    if (json) out.raw(`${redactMessage(JSON.stringify(doc, null, 2))}\n`)
     return code
   } catch (e) {
     if (json && (e instanceof CliError || isFluxError(e))) {
       const exitCode = e instanceof CliError ? e.exitCode : EXIT.error
-      out.raw(`${JSON.stringify({ ...doc, error: { exitCode, message: e instanceof CliError ? formatMessage(e.parts) : e.message } }, null, 2)}\n`)
+      out.raw(`${redactMessage(JSON.stringify({ ...doc, error: { exitCode, message: e instanceof CliError ? formatMessage(e.parts) : e.message } }, null, 2))}\n`)
     }
     throw e
   }
@@ -104,6 +107,12 @@ async function drift(
     return EXIT.ok
   }
 
+  if (readFlag('FLUX_OFFLINE'))
+    throw new FluxError('FLUX_OFFLINE', {
+      failed: 'check the fixtures for drift',
+      reason: `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${doc.plan.length === 1 ? '' : 's'}; nothing was sent`,
+      fix: 'Unset FLUX_OFFLINE for the drift job, or see the plan with `npx fluxlab drift --dry-run`',
+    })
   const keys = resolveKeys([...distinct.values()])
   const secrets = [...new Set(keys.values())].filter((k): k is string => k !== undefined)
   const scrub = (text: string) => secrets.reduce((t, k) => t.split(k).join('[REDACTED]'), text)
@@ -238,26 +247,22 @@ function resolveKeys(plans: PlannedRequest[], env: NodeJS.ProcessEnv = process.e
   const missing = new Map<string, PlannedRequest[]>()
   for (const p of plans) {
     const id = p.keyVars.join(' ')
-    if (keys.has(id) || missing.has(id)) {
-      missing.get(id)?.push(p)
-      continue
-    }
-    if (p.keyVars.length === 0) {
-      keys.set(id, undefined)
-      continue
-    }
+    if (missing.has(id)) missing.get(id)!.push(p)
+    if (keys.has(id) || missing.has(id)) continue
+    // @note fluxlab's own replay placeholder is no key: it would only buy a 401.
     const value = p.keyVars.map((v) => env[v]?.trim()).find((v) => v && v !== REPLAY_KEY)
-    if (value) keys.set(id, value)
+    if (value || p.keyVars.length === 0) keys.set(id, value)
     else missing.set(id, [p])
   }
-  if (missing.size)
-    throw new FluxError('FLUX_NO_KEY', {
-      failed: 'check the fixtures for drift',
-      reason: `${[...missing.keys()].map((id) => id.split(' ').join(' / ')).join(' and ')} ${missing.size === 1 && !([...missing.keys()][0].includes(' ')) ? 'is' : 'are'} not set, and drift sends the recorded requests to the live provider with the real key (nothing was sent)`,
-      fix: `Set ${[...missing.keys()].map((id) => id.split(' ')[0]).join(' and ')} to a key for the provider (drift costs money), or see the plan with \`npx fluxlab drift --dry-run\``,
-      details: [...missing.values()].map((ps) => `${ps[0].host}: ${ps.length} request${ps.length === 1 ? '' : 's'}`),
-    })
-  return keys
+  if (missing.size === 0) return keys
+  const sets = [...missing.keys()].map((id) => id.split(' '))
+  const one = sets.length === 1 && sets[0].length === 1
+  throw new FluxError('FLUX_NO_KEY', {
+    failed: 'check the fixtures for drift',
+    reason: `${sets.map((vars) => vars.join(' / ')).join(' and ')} ${one ? 'is' : 'are'} not set, and drift sends the recorded requests to the live provider with the real key; nothing was sent`,
+    fix: `Set ${sets.map((vars) => vars[0]).join(' and ')} to a key for the provider (drift costs money), or see the plan with \`npx fluxlab drift --dry-run\``,
+    details: [...missing.values()].map((ps) => `${ps[0].host}: ${ps.length} request${ps.length === 1 ? '' : 's'}`),
+  })
 }
 
 async function send(p: PlannedRequest, key: string | undefined, scrub: (t: string) => string): Promise<LiveResponse | { failed: string }> {
