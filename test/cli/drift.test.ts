@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import OpenAI from 'openai'
 import { scenario } from 'fluxlab'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startProviderServer, type Exchange, type ProviderServer } from '../support/index.js'
+import { loadExchanges, startProviderServer, type Exchange, type ProviderServer } from '../support/index.js'
 import { assertBuilt, cleanup, copyFixture, editJsonl, fluxlab, tempDir } from './support.js'
 
 const OPENAI_HOST = 'api.openai.invalid'
@@ -76,6 +76,22 @@ function messagesStream(v: Variant): string {
 const toolUse = JSON.stringify({ id: 'msg_01DriftToolAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [{ type: 'tool_use', id: 'toolu_01DriftAAAAAAAAAAAAAAAA', name: 'get_weather', input: { city: 'Paris' } }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 20, output_tokens: 10 } })
 const answer = JSON.stringify({ id: 'msg_01DriftTextAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [{ type: 'text', text: 'Sunny in Paris.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 40, output_tokens: 5 } })
 const hasToolResult = (json: unknown) => JSON.stringify(json).includes('"tool_result"')
+
+// ---- OpenAI Responses stream: a real recording (test/fixtures/traffic), edited one way per variant --------
+const RESPONSES = loadExchanges('openai-responses/test_openai_responses_stream.yaml')[1]
+function responsesStream(v: 'recorded' | 'same' | 'added'): string {
+  return RESPONSES.body
+    .split('\n\n')
+    .map((block) => {
+      const data = block.split('\n').find((l) => l.startsWith('data: '))
+      if (!data || v === 'recorded') return block
+      const e = JSON.parse(data.slice(6)) as Record<string, unknown>
+      if (e.type === 'response.output_text.delta' && v === 'same') e.delta = String(e.delta).toUpperCase()
+      if (e.type === 'response.output_text.delta' && v === 'added') e.logprobs = []
+      return block.replace(data, `data: ${JSON.stringify(e)}`)
+    })
+    .join('\n\n')
+}
 
 const SSE = { 'content-type': 'text/event-stream; charset=utf-8' }
 const chatExchange = (v: Variant): Exchange => ({ method: 'POST', path: '/v1/chat/completions', status: 200, headers: SSE, body: chatStream(v) })
@@ -150,12 +166,21 @@ beforeAll(async () => {
       messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny' }] })
       return (await client.messages.create({ model: 'claude-sonnet-4-0', max_tokens: 64, tools, messages })).content
     })
+    const recorded = await server(() => ({ ...RESPONSES, body: responsesStream('recorded') }))
+    const answer = await scenario('answer', { dir: join(cwd, 'responses'), upstream: { [OPENAI_HOST]: recorded.url } })
+    await answer.run(async () => {
+      const client = new OpenAI({ baseURL: `https://${OPENAI_HOST}/v1`, apiKey: 'sk-record-only', maxRetries: 0 })
+      const stream = await client.responses.create({ model: 'gpt-4o', input: 'What is the capital of France?', stream: true })
+      let text = ''
+      for await (const e of stream) if (e.type === 'response.output_text.delta') text += e.delta
+      return text
+    })
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
     else process.env[k] = v
   }
   expect(recording.hits).toBe(4)
-  before = snapshot(root)
+  before = snapshot(cwd)
 })
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()))
@@ -295,6 +320,17 @@ describe.concurrent('fluxlab drift', () => {
     expect(r.stderr).toContain('cut model#1: its response was cut at the cassette cap (FLUX_CASSETTE_MAX_BYTES), so the recording is partial')
   })
 
+  test.each([
+    ['same', 0, '✓ answer  1 request · shape unchanged'],
+    ['added', 1, '• model#1 event[response.output_text.delta].logprobs  added field (array)'],
+  ] as const)('OpenAI Responses stream (a real recording), %s: exit %i', async (variant, code, line) => {
+    const s = await server(() => ({ ...RESPONSES, body: responsesStream(variant) }))
+    const r = await drift(['--dir', 'responses'], { FLUX_UPSTREAM: upstreamTo(s) })
+    expect(r.code, r.output).toBe(code)
+    expect(s.requests[0].path).toBe('/v1/responses')
+    expect(r.stdout).toContain(line)
+  })
+
   const kinds = ['role', 'content', 'finish', 'usage']
   const cases: Array<[Variant, number, string[], string[] | undefined]> = [
     ['same', 0, [], ['✓ messages  1 request · shape unchanged']],
@@ -341,7 +377,9 @@ describe.concurrent('fluxlab drift', () => {
 })
 
 test('never writes a fixture: every file is byte-identical after all the drift runs above', () => {
-  expect(Object.keys(before).sort()).toEqual(['chat/model.jsonl', 'chat/scenario.yaml', 'chat/trace.snap', 'messages/model.jsonl', 'messages/scenario.yaml', 'messages/trace.snap'])
-  expect(compared).toBeGreaterThanOrEqual(18)
-  expect(snapshot(root)).toEqual(before)
+  const files = ['model.jsonl', 'scenario.yaml', 'trace.snap']
+  const fixtures = ['other/weather', 'responses/answer', 'tests/scenarios/chat', 'tests/scenarios/messages']
+  expect(Object.keys(before).sort()).toEqual(fixtures.flatMap((f) => files.map((x) => `${f}/${x}`)))
+  expect(compared).toBeGreaterThanOrEqual(20)
+  expect(snapshot(cwd)).toEqual(before)
 })
