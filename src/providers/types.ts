@@ -142,6 +142,11 @@ export interface ModelCallCodec {
   judge?: JudgeWire
   /** Set when some of the family's responses are a binary format (Bedrock's AWS event streams). */
   binaryBody?: BinaryBody
+  /**
+   * Set when each request is signed over its own bytes and time (AWS SigV4), so a stored request cannot be
+   * sent again with a key alone: what to say instead (`fluxlab drift` skips such calls with it).
+   */
+  signedRequests?: string
 }
 
 /**

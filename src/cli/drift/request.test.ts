@@ -50,6 +50,11 @@ describe('planRequest', () => {
     expect(planRequest(cell(over as Partial<ModelCell>), {}).skip).toBe(reason)
   })
 
+  test('a Bedrock call is skipped with the reason: its requests are signed per request (SigV4), not sent with a key', () => {
+    const p = planRequest(cell({ family: 'bedrock', url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse' }), {})
+    expect(p.skip).toMatch(/^Bedrock requests are signed per request with AWS SigV4/)
+  })
+
   test('redacted values in the body are counted in a note', () => {
     expect(planRequest(cell({ request: { method: 'POST', path: '/', body: { a: '[REDACTED:0123abcd]', b: ['[REDACTED:89abcdef]'] } } }), {}).notes).toEqual(['its body holds 2 redacted values, sent as the placeholders'])
   })

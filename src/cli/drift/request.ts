@@ -67,6 +67,8 @@ export function planRequest(cell: ModelCell, upstream: Record<string, URL>): Pla
 
 function skipReason(cell: ModelCell): string | undefined {
   const r = cell.response
+  const signed = codecFor(cell.family).signedRequests
+  if (signed) return signed
   if (cell.transportError) return `the recording is a transport failure (${cell.transportError.code ?? cell.transportError.name}), not a response`
   if ((cell as { injected?: string }).injected !== undefined) return 'it is an injected fault, not a provider answer'
   if (r.clientAbort) return `the client aborted it after ${r.clientAbort.afterChunks} chunk${r.clientAbort.afterChunks === 1 ? '' : 's'}, so the recording is partial`
