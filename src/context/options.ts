@@ -50,6 +50,33 @@ export interface FluxOptions {
    * fluxlab({ scenarios: 'per-test', endCheck: 'strict' })
    */
   endCheck?: EndCheck
+  /**
+   * More environment variables that get a placeholder on replay when unset, beside the built-in
+   * provider keys: the names your skip gates and load-time checks read (`MY_GATEWAY_KEY`). Merged
+   * with `FLUX_KEYS` (comma-separated).
+   * @example
+   * fluxlab({ scenarios: 'per-test', keys: ['LITELLM_API_KEY'] })
+   */
+  keys?: string[]
+}
+
+/**
+ * The extra key variables of `options.keys` and `FLUX_KEYS`; a name that is not an environment
+ * variable name is `FLUX_BAD_CONFIG`.
+ * @example
+ * keysFrom({ keys: ['A_KEY'] }, { FLUX_KEYS: 'B_KEY, C_KEY' }) // ['A_KEY', 'B_KEY', 'C_KEY']
+ */
+export function keysFrom(options: FluxOptions, env: NodeJS.ProcessEnv = process.env): string[] {
+  const fromEnv = (env.FLUX_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  const names = [...new Set([...(options.keys ?? []), ...fromEnv])]
+  const bad = names.find((k) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+  if (bad !== undefined)
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: `read ${(options.keys ?? []).includes(bad) ? 'the fluxlab option `keys`' : 'FLUX_KEYS'}`,
+      reason: `${JSON.stringify(bad)} is not an environment variable name`,
+      fix: 'List variable names (letters, digits, `_`), e.g. `keys: [\'LITELLM_API_KEY\']` or FLUX_KEYS=LITELLM_API_KEY,MY_KEY.',
+    })
+  return names
 }
 
 /** See `FluxOptions.endCheck`. */

@@ -9,6 +9,13 @@ const PROVIDER_KEY_VARS = [
   'GEMINI_API_KEY',
   'GOOGLE_API_KEY',
   'GOOGLE_GENERATIVE_AI_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+  'AZURE_API_KEY',
+  'MISTRAL_API_KEY',
+  'GROQ_API_KEY',
+  'XAI_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'OPENROUTER_API_KEY',
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
 ] as const
@@ -20,8 +27,9 @@ const PROVIDER_KEY_VARS = [
  * @example
  * missingKeyVars({ OPENAI_API_KEY: 'sk-…' }) // ['ANTHROPIC_API_KEY', …, 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']
  */
-export function missingKeyVars(env: NodeJS.ProcessEnv): string[] {
-  return PROVIDER_KEY_VARS.filter((k) => !env[k] && (k !== 'AWS_SECRET_ACCESS_KEY' || !env.AWS_ACCESS_KEY_ID))
+export function missingKeyVars(env: NodeJS.ProcessEnv, extra: readonly string[] = []): string[] {
+  const names = [...new Set([...PROVIDER_KEY_VARS, ...extra])]
+  return names.filter((k) => !env[k] && (k !== 'AWS_SECRET_ACCESS_KEY' || !env.AWS_ACCESS_KEY_ID))
 }
 
 export const REPLAY_KEY = 'fluxlab-replay-no-key'
@@ -36,10 +44,12 @@ const st = (g[KEY] ??= { refs: 0, filled: [] as string[] }) as { refs: number; f
  * const release = fillReplayKeys()
  * try { await agent() } finally { release() }
  */
-export function fillReplayKeys(env: NodeJS.ProcessEnv = process.env): () => void {
-  if (st.refs++ === 0) {
-    st.filled = missingKeyVars(env)
-    for (const k of st.filled) env[k] = REPLAY_KEY
+export function fillReplayKeys(env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = []): () => void {
+  st.refs++
+  // A later fill may name more variables (another scenario's `keys`): those are filled too, and go with the rest.
+  for (const k of missingKeyVars(env, extra)) {
+    env[k] = REPLAY_KEY
+    st.filled.push(k)
   }
   let released = false
   return () => {

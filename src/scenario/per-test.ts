@@ -5,7 +5,7 @@
  */
 import { relative, resolve } from 'node:path'
 import { findFixtures } from '../cassette/find.js'
-import { DEFAULT_DIR } from '../context/options.js'
+import { DEFAULT_DIR, keysFrom } from '../context/options.js'
 import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
 import { preemptsRequest, routeRequest, state, type ConcurrentTest, type RequestRoute } from '../context/state.js'
@@ -67,7 +67,7 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
   if (state.outside) return
   // SPEC §2: placeholders for the provider keys before test files are collected, so key skip-gates
   // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
-  if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys()
+  if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys(process.env, keysFrom(state.options))
   state.outside = {
     // Inside a test file every request is its file scenario's (undici's too); outside every file, model calls only.
     claims: (method, url) => runningTestRef()?.file !== undefined || detectModelCall(method, url, state.options.hosts ?? {}) !== undefined,
@@ -253,7 +253,7 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
     attach() {
       run.register()
       const interception = acquireInterception(routeRequest, preemptsRequest)
-      const keys = replay ? fillReplayKeys() : () => {}
+      const keys = replay ? fillReplayKeys(process.env, keysFrom(state.options)) : () => {}
       state.attached = run
       release = () => {
         if (state.attached === run) state.attached = undefined

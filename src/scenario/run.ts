@@ -3,7 +3,7 @@ import type { Divergence } from '../cassette/divergence.js'
 import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
-import { maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
+import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
 import { isModelCall, preemptsRequest, routeRequest, state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
@@ -30,6 +30,8 @@ export interface RunSettings {
   offline: boolean
   /** While recording: host → the base URL its live traffic goes to. */
   upstream: Record<string, URL>
+  /** More key variables a replay fills (`keys`, `FLUX_KEYS`). */
+  keys: readonly string[]
 }
 
 /**
@@ -46,6 +48,7 @@ export function runSettings(options: FluxOptions, offline: boolean): RunSettings
     timing: options.timing,
     offline,
     upstream: upstreamFrom(options),
+    keys: keysFrom(options),
   }
 }
 
@@ -244,7 +247,7 @@ export class Run implements TrackedRun, RequestRoute {
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
     const release = acquireInterception(routeRequest, preemptsRequest)
-    const releaseKeys = this.mode === 'replay' ? fillReplayKeys() : () => {}
+    const releaseKeys = this.mode === 'replay' ? fillReplayKeys(process.env, this.init.settings.keys) : () => {}
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
     try {

@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import type { Divergence } from '../../cassette/divergence.js'
 import { fixtureExists, readFixture } from '../../cassette/fixture.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mode.js'
+import { keysFrom } from '../../context/options.js'
 import { missingKeyVars, REPLAY_KEY } from '../../context/replay-keys.js'
 import { redactMessage } from '../../secrets.js'
 import { VERSION } from '../../version.js'
@@ -211,7 +212,7 @@ function childEnv(mode: Mode, name: string, dir: string, control: { url: string;
   env.FLUX_SCENARIO = name
   env.FLUX_MODE = mode
   env.FLUX_FIXTURE = dir
-  if (mode === 'replay') for (const k of missingKeyVars(env)) env[k] = REPLAY_KEY
+  if (mode === 'replay') for (const k of missingKeyVars(env, keysFrom({}, env))) env[k] = REPLAY_KEY
   return env
 }
 
