@@ -106,7 +106,7 @@ describe('summarize', () => {
     expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1)])).toEqual([['a.test.ts > needs a key', 'tests/scenarios/gated']])
     expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(
       ' fluxlab  1 scenario: 1 replayed, 0 recorded, 0 failed · hermetic 1/1 · live model calls 0 · recorded cost $0.00100 · drift warnings 0 · tests skipped 2\n' +
-        "          ⚠ 1 skipped test has a fixture: it ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay:\n" +
+        "          ⚠ 1 skipped test has a fixture: it ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay, and the variables you list in `keys`:\n" +
         '            a.test.ts > needs a key',
     )
   })

@@ -144,7 +144,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   lines.push(...driftLines(s.drift, c, pad))
   if (s.skippedWithFixture.length) {
     const n = s.skippedWithFixture.length
-    lines.push(`${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay:`)
+    lines.push(`${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay, and the variables you list in \`keys\`:`)
     for (const t of s.skippedWithFixture.slice(0, 10)) lines.push(`${pad}  ${t.test}`)
     if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
   }
