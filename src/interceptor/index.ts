@@ -5,12 +5,14 @@ import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { bypass } from 'msw'
 import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
+import { attachWebSocket, type SocketRouter } from './websocket.js'
 
 /**
  * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
- * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`).
+ * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`);
+ * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`).
  */
-export type Router = UndiciRouter
+export type Router = UndiciRouter & { socket?: SocketRouter }
 
 /**
  * Which requests fluxlab answers before the process's other mocking libraries (the app's own msw
@@ -56,6 +58,7 @@ interface InterceptionState {
   router?: Router
   preempts?: Preempts
   detachUndici?: () => void
+  detachWebSocket?: () => void
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
   owned: Shared[]
   /** Owned interceptors another library's listeners have sat on: they stay applied (see `detach`). */
@@ -150,6 +153,8 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
   st.preempts = preempts
   if (st.refs++ === 0) st.detachUndici = attachUndici(() => st.router, liveFetch)
   else refreshUndici()
+  // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
+  st.detachWebSocket ??= attachWebSocket(() => st.router?.socket)
   attach()
   let released = false
   return () => {
@@ -159,6 +164,8 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
       detach()
       st.detachUndici?.()
       st.detachUndici = undefined
+      st.detachWebSocket?.()
+      st.detachWebSocket = undefined
     }
   }
 }

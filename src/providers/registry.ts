@@ -5,11 +5,12 @@ import { openaiChatCodec } from './openai-chat/index.js'
 import { openaiEmbeddingsCodec } from './openai-embeddings/index.js'
 import { openaiMediaCodec } from './openai-media/index.js'
 import { openaiResponsesCodec } from './openai-responses/index.js'
+import { openaiRealtimeCodec } from './openai-realtime/index.js'
 
 /**
  * Every provider family's codec, one per family.
  * @example
- * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media']
+ * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'openai-realtime']
  */
 export const codecs: readonly ModelCallCodec[] = [
   openaiChatCodec,
@@ -18,6 +19,7 @@ export const codecs: readonly ModelCallCodec[] = [
   geminiCodec,
   openaiEmbeddingsCodec,
   openaiMediaCodec,
+  openaiRealtimeCodec,
 ]
 
 /**

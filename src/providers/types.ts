@@ -4,7 +4,7 @@
  * Codecs are pure: no I/O, no runner, no msw.
  */
 
-export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media'
+export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'openai-realtime'
 
 /**
  * Token usage in one shape for every provider.
@@ -139,6 +139,12 @@ export interface ModelCallCodec {
   errorBody(status: number, message: string): unknown
   /** Set when the family can be a judge (`Rubric.model`). */
   judge?: JudgeWire
+  /**
+   * Set when the family's model calls are the frames of a realtime WebSocket (one request per
+   * client frame): `event` reads a frame's event type, and a frame of another type than the
+   * recorded one is never served by position.
+   */
+  socket?: { event(body: unknown): string | undefined }
 }
 
 export const emptyUsage = (): NormalizedUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })

@@ -199,7 +199,7 @@ async function send(log: RunLog, request: Request, bytes: Buffer, step: string):
     })
   // @note a message that is not HTTP on the wire (MCP over stdio, src/tools/mcp-transport.ts) goes out the way its maker said.
   const own = ownSender(request)
-  if (own) return own()
+  if (own) return own(log.config.upstream)
   return log.config.live(liveRequest(request, bytes, log.config.upstream))
 }
 
