@@ -4,7 +4,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { bypass } from 'msw'
-import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
+import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
 import { attachWebSocket, type SocketRouter } from './websocket.js'
 
 /**
@@ -98,6 +98,16 @@ function createState(): InterceptionState {
         return new Promise<never>(() => {})
       }
       if (s.refs === 0 || !s.router) return
+      // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
+      // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
+      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+        const url = new URL(request.url)
+        const router = s.router
+        if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
+          const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
+          if (refused) return controller.errorWith(refused)
+        }
+      }
       if (s.preempts?.(request)) {
         const response = await s.router(request)
         if (!response) return

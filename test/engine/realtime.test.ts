@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket'
+import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { WebSocket as UndiciWebSocket } from 'undici'
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws'
 import { scenario } from 'fluxlab'
@@ -233,4 +234,20 @@ test('a client frame of another event type is a divergence naming both types, an
   expect(out.result).toBe(1011)
   expect(out.divergences[0]).toMatchObject({ code: 'model_index_overflow', severity: 'failure', step: 'model#2' })
   expect(out.divergences[0].message).toContain('it is a realtime input_audio_buffer.clear event where the recording has session.update')
+})
+
+test('the SDK realtime client built on the `ws` package (node:http upgrade) is refused with FLUX_UNROUTABLE, never sent live', async () => {
+  const server = await realtimeServer()
+  process.env.FLUX_UPSTREAM = `api.openai.com=${server.url}`
+  const s = await scenario('ws-package', { dir: tempDir() })
+  const run = s.run(async () => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: 'https://api.openai.com/v1', maxRetries: 0 })
+    const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime' }, client)
+    return new Promise<string>((resolve) => {
+      rt.on('error', () => resolve('error'))
+      rt.socket.on('open', () => resolve('open'))
+    })
+  })
+  await expect(run).rejects.toThrow(/FLUX_UNROUTABLE: Failed to send GET api\.openai\.com\/v1\/realtime: it is a model call made through a node:http websocket upgrade \(the `ws` package\)/)
+  expect(server.seen.paths).toEqual([])
 })
