@@ -154,6 +154,22 @@ test('records every frame both ways through the upstream, the fixture keeping th
   expect(text).not.toContain(KEY)
   expect(text).not.toContain(SECRET_IN_FRAME)
   expect(text).not.toContain('127.0.0.1')
+  // The trace shows each frame and what followed it.
+  expect(rec.trace()).toContain(
+    [
+      '1 model#1 openai-realtime gpt-realtime · in 0 · out 0',
+      '    > websocket.open',
+      '    < session.created',
+      '2 model#2 openai-realtime gpt-realtime · in 0 · out 0',
+      '    > session.update',
+      '    < session.updated',
+      '3 model#3 openai-realtime gpt-realtime · in 0 · out 0',
+      '    > conversation.item.create',
+      '4 model#4 openai-realtime gpt-realtime · in 42 · out 18 · cache read 10 · completed',
+      '    > response.create',
+      '    < conversation.item.created, response.created, response.output_text.delta ×2, response.done',
+    ].join('\n'),
+  )
   // Usage from `response.done` reaches the outcome, and cost follows from it.
   expect(rec.usage).toMatchObject({ input: 42, output: 18, cacheRead: 10 })
   expect(rec.cost({ 'gpt-realtime': { input: 4, output: 16 } }).total).toBeCloseTo((42 * 4 + 18 * 16) / 1e6, 10)
