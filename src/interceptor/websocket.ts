@@ -41,6 +41,7 @@ export interface RealSocket {
 export type SocketRouter = (connection: SocketConnection) => boolean
 
 interface Socketish extends EventTarget {
+  binaryType: string
   send(data: string): void
   close(code?: number, reason?: string): void
   readyState: number
@@ -107,6 +108,8 @@ export function attachWebSocket(router: () => SocketRouter | undefined): (() => 
 }
 
 function realSocket(socket: Socketish): RealSocket {
+  // @note a binary frame arrives as bytes (not a Blob, which could only be read asynchronously and out of order): kept as its text.
+  socket.binaryType = 'arraybuffer'
   const opened = new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve(), { once: true })
     socket.addEventListener('error', (e) => reject(new Error(`WebSocket failed to open: ${String((e as ErrorEvent).message ?? 'connection error')}`)), { once: true })

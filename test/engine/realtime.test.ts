@@ -45,6 +45,7 @@ async function realtimeServer(): Promise<{ url: string; seen: Seen; close(): Pro
     seen.protocols.push(String(req.headers['sec-websocket-protocol']))
     const send = (e: object) => socket.send(JSON.stringify(e))
     send({ type: 'session.created', event_id: 'evt_1', session: { id: 'sess_1', model: 'gpt-realtime' } })
+    if (req.url?.includes('binary=1')) socket.send(Buffer.from(JSON.stringify({ type: 'rate_limits.updated', event_id: 'evt_b' })), { binary: true })
     socket.on('message', (raw) => {
       const text = String(raw)
       seen.frames.push(text)
@@ -208,19 +209,35 @@ test('a socket fluxlab does not take (not a realtime path) to a provider host st
   expect(server.seen.paths).toEqual([])
 })
 
-test('replays with timing "recorded": the recorded gap before the response frames is kept', async () => {
+test('replays with timing "recorded": the recorded gap between response.created and the deltas is kept; unset, it is not', async () => {
   const dir = tempDir()
-  const { server } = await record(dir)
+  const server = await realtimeServer()
+  process.env.FLUX_UPSTREAM = `api.openai.com=${server.url}`
+  /** How long after `response.created` the `response.done` came. */
+  const gap = () =>
+    new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime', ['realtime'])
+      let created = 0
+      ws.onmessage = (e) => {
+        const type = (JSON.parse(String(e.data)) as { type: string }).type
+        if (type === 'session.created') ws.send(JSON.stringify({ type: 'response.create' }))
+        if (type === 'response.created') created = performance.now()
+        if (type === 'response.done') {
+          ws.close()
+          resolve(performance.now() - created)
+        }
+      }
+      ws.onclose = (e) => reject(new Error(`closed ${e.code}`))
+    })
+  const live = (await (await scenario('paced', { dir })).run(gap)).result
+  expect(live).toBeGreaterThanOrEqual(50)
   await server.close()
+  delete process.env.FLUX_UPSTREAM
   process.env.CI = '1'
-  const t0 = performance.now()
-  await (await scenario('joke', { dir, timing: 'recorded' })).run(agent())
-  const slow = performance.now() - t0
-  const t1 = performance.now()
-  await (await scenario('joke', { dir })).run(agent())
-  const fast = performance.now() - t1
-  expect(slow).toBeGreaterThanOrEqual(55)
-  expect(slow).toBeGreaterThan(fast)
+  const paced = (await (await scenario('paced', { dir, timing: 'recorded' })).run(gap)).result
+  const unpaced = (await (await scenario('paced', { dir })).run(gap)).result
+  expect(paced).toBeGreaterThanOrEqual(50)
+  expect(unpaced).toBeLessThan(50)
 })
 
 test('a client frame that differs from the recording is drift: a warning naming the changed field, the recorded answer still served', async () => {
@@ -266,4 +283,52 @@ test('the SDK realtime client built on the `ws` package (node:http upgrade) is r
   })
   await expect(run).rejects.toThrow(/FLUX_UNROUTABLE: Failed to send GET api\.openai\.com\/v1\/realtime: it is a model call made through a node:http websocket upgrade \(the `ws` package\)/)
   expect(server.seen.paths).toEqual([])
+})
+
+test('a run that ends with its socket still open records and replays (the last answer is kept open, as recorded)', async () => {
+  const dir = tempDir()
+  const server = await realtimeServer()
+  process.env.FLUX_UPSTREAM = `api.openai.com=${server.url}`
+  const leaveOpen = async () => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: 'https://api.openai.com/v1', maxRetries: 0 })
+    const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime' }, client)
+    await new Promise((resolve) => rt.once('session.created', resolve))
+    const done = new Promise<{ response: { status?: string } }>((resolve) => rt.once('response.done', resolve))
+    rt.send({ type: 'response.create' })
+    return (await done).response.status
+  }
+  const rec = await (await scenario('open', { dir })).run(leaveOpen)
+  expect(rec.result).toBe('completed')
+  await server.close()
+  delete process.env.FLUX_UPSTREAM
+  process.env.CI = '1'
+  const out = await (await scenario('open', { dir })).run(leaveOpen)
+  expect(out.result).toBe('completed')
+  expect(out.hermetic).toBe(true)
+})
+
+test('a binary server frame is recorded and replayed as its text, in its place', async () => {
+  const dir = tempDir()
+  const server = await realtimeServer()
+  process.env.FLUX_UPSTREAM = `api.openai.com=${server.url}`
+  const firstTwo = () =>
+    new Promise<unknown[]>((resolve, reject) => {
+      const ws = new WebSocket('wss://api.openai.com/v1/realtime?model=gpt-realtime&binary=1', ['realtime'])
+      const got: unknown[] = []
+      ws.onmessage = (e) => {
+        got.push(e.data)
+        if (got.length === 2) {
+          ws.close()
+          resolve(got)
+        }
+      }
+      ws.onclose = (e) => reject(new Error(`closed ${e.code}`))
+    })
+  const rec = await (await scenario('binary', { dir })).run(firstTwo)
+  expect(rec.result).toEqual([expect.stringContaining('session.created'), '{"type":"rate_limits.updated","event_id":"evt_b"}'])
+  await server.close()
+  delete process.env.FLUX_UPSTREAM
+  process.env.CI = '1'
+  const out = await (await scenario('binary', { dir })).run(firstTwo)
+  expect(out.result).toEqual(rec.result)
 })
