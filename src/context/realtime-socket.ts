@@ -1,5 +1,5 @@
 /**
- * A realtime WebSocket (OpenAI Realtime) on the model channel. Each frame the client sends is a
+ * A realtime WebSocket (OpenAI Realtime, Gemini Live) on the model channel. Each frame the client sends is a
  * request on the run's pipeline (`POST wss://…/v1/realtime?model=…`, its body the frame), and its
  * answer is every server frame that arrived after it and before the client's next frame, one line
  * each, as a timed chunk. Opening the socket is the first request (`{"type":"websocket.open"}`),
@@ -8,9 +8,26 @@
  * after the frame that caused them, with no connection opened. See docs/realtime.md.
  */
 import type { RealSocket, SocketConnection } from '../interceptor/websocket.js'
+import { OPEN_FRAME } from '../providers/socket.js'
 import { sentBy } from './own-sender.js'
 
 type Route = (request: Request) => Promise<Response | undefined>
+/** The model a frame names, read by the family's codec (`setup.model`, the URL's `model`). */
+type ModelOf = (frame: unknown) => string | undefined
+
+const MODELS_KEY = Symbol.for('fluxlab.socket-models.v1')
+const models: WeakMap<Request, string> = ((globalThis as Record<symbol, unknown>)[MODELS_KEY] as WeakMap<Request, string> | undefined) ??
+  ((globalThis as Record<symbol, unknown>)[MODELS_KEY] = new WeakMap<Request, string>()) as WeakMap<Request, string>
+
+/**
+ * The model of the realtime session a frame's request belongs to, as named by an earlier frame
+ * (Gemini Live names it only in `setup`): what a recorded cell says when its own frame names none.
+ * @example
+ * const model = codec.parseRequest(body, url).model ?? socketModel(request)
+ */
+export function socketModel(request: Request): string | undefined {
+  return models.get(request)
+}
 
 /** The server frames one client frame brought back, while they come (recording). */
 interface Answers {
@@ -31,10 +48,11 @@ const CREDENTIAL_PROTOCOL = /(^|[-.])(api-?key|key|token|auth|bearer)([-.]|$)/i
  * Put one intercepted realtime socket on the tape of `route`: record its frames (the real server is
  * reached at its host's upstream when one is set) or replay them.
  * @example
- * routeSocket(connection, (request) => run.handle(request))
+ * routeSocket(connection, (request) => run.handle(request), (frame) => codec.parseRequest(frame, connection.url).model)
  */
-export function routeSocket(connection: SocketConnection, route: Route): void {
+export function routeSocket(connection: SocketConnection, route: Route, modelOf: ModelOf): void {
   const { url } = connection
+  let model: string | undefined
   const recorded = connection.protocols.filter((p) => !CREDENTIAL_PROTOCOL.test(p))
   let real: RealSocket | undefined
   let latest: Answers | undefined
@@ -79,8 +97,12 @@ export function routeSocket(connection: SocketConnection, route: Route): void {
     return response
   }
 
-  const request = (body: string, send: (upstream: Record<string, URL>) => Promise<Response>): Request =>
-    sentBy(new Request(url.href, { method: 'POST', headers: { 'content-type': 'application/json', ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}) }, body }), send)
+  const request = (body: string, send: (upstream: Record<string, URL>) => Promise<Response>): Request => {
+    const req = sentBy(new Request(url.href, { method: 'POST', headers: { 'content-type': 'application/json', ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}) }, body }), send)
+    model = modelOf(safeParse(body)) ?? model
+    if (model) models.set(req, model)
+    return req
+  }
 
   const submit = (req: Request) => {
     const answered = queue.then(() => route(req))
@@ -119,7 +141,7 @@ export function routeSocket(connection: SocketConnection, route: Route): void {
     connection.close(1011, truncateReason(reason))
   }
 
-  submit(request(JSON.stringify({ type: 'websocket.open' }), open))
+  submit(request(JSON.stringify(OPEN_FRAME), open))
   connection.onFrame((data) => submit(request(data, () => sendFrame(data))))
   connection.onClose(() => {
     closed = true
@@ -146,6 +168,14 @@ function oneLine(data: string): string {
     return JSON.stringify(JSON.parse(data))
   } catch {
     return data.replace(/\r?\n/g, ' ')
+  }
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
   }
 }
 

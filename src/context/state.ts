@@ -114,7 +114,7 @@ export const routeRequest = Object.assign(async (request: Request): Promise<Resp
     const route = currentRoute()
     const codec = detectModelCall('POST', connection.url, state.options.hosts)
     if (!route || !codec?.socket || !(route.claims?.('POST', connection.url) ?? true)) return false
-    routeSocket(connection, (request) => route.handle(request))
+    routeSocket(connection, (request) => route.handle(request), (frame) => codec.parseRequest(frame, connection.url).model)
     return true
   },
 })

@@ -4,7 +4,7 @@
  * Codecs are pure: no I/O, no runner, no msw.
  */
 
-export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'openai-realtime'
+export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'openai-realtime' | 'gemini-live'
 
 /**
  * Token usage in one shape for every provider.

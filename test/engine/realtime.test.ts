@@ -332,3 +332,83 @@ test('a binary server frame is recorded and replayed as its text, in its place',
   const out = await (await scenario('binary', { dir })).run(firstTwo)
   expect(out.result).toEqual(rec.result)
 })
+
+const GEMINI_KEY = `AIza${'Sy0123456789abcdefghijklmnopqrstuvw'}`
+const LIVE_PATH = '/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent'
+
+/** A local Gemini Live server: `setupComplete` after `setup`, a model turn (binary frames, as Gemini sends them) after `clientContent`. */
+async function liveServer(): Promise<{ url: string; seen: Seen; close(): Promise<void> }> {
+  const seen: Seen = { frames: [], protocols: [], paths: [] }
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+  wss.on('connection', (socket: ServerSocket, req) => {
+    seen.paths.push(req.url ?? '')
+    const send = (m: object) => socket.send(Buffer.from(JSON.stringify(m)), { binary: true })
+    socket.on('message', (raw) => {
+      const text = String(raw)
+      seen.frames.push(text)
+      const m = JSON.parse(text) as Record<string, unknown>
+      if (m.setup) send({ setupComplete: {} })
+      if (m.clientContent) {
+        send({ serverContent: { modelTurn: { parts: [{ text: 'A socket walks ' }] } } })
+        send({ serverContent: { modelTurn: { parts: [{ text: 'into a bar.' }] } } })
+        send({ serverContent: { turnComplete: true }, usageMetadata: { promptTokenCount: 21, responseTokenCount: 7, totalTokenCount: 28 } })
+      }
+    })
+  })
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()))
+  const server = {
+    url: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate()
+        wss.close(() => resolve())
+      }),
+  }
+  track(server)
+  return server
+}
+
+/** One Live turn over the global WebSocket, as a browser-style client speaks it. */
+const liveTurn = () =>
+  new Promise<{ kinds: string[]; text: string }>((resolve, reject) => {
+    const ws = new WebSocket(`wss://generativelanguage.googleapis.com${LIVE_PATH}?key=${GEMINI_KEY}`)
+    ws.binaryType = 'arraybuffer'
+    const kinds: string[] = []
+    let text = ''
+    ws.onopen = () => ws.send(JSON.stringify({ setup: { model: 'models/gemini-live-2.5-flash', systemInstruction: { parts: [{ text: 'Be brief.' }] } } }))
+    ws.onmessage = (e) => {
+      const m = JSON.parse(typeof e.data === 'string' ? e.data : new TextDecoder().decode(e.data as ArrayBuffer)) as { setupComplete?: object; serverContent?: { modelTurn?: { parts: Array<{ text: string }> }; turnComplete?: boolean } }
+      kinds.push(Object.keys(m)[0])
+      if (m.setupComplete) ws.send(JSON.stringify({ clientContent: { turns: [{ role: 'user', parts: [{ text: 'Tell me a joke' }] }], turnComplete: true } }))
+      for (const p of m.serverContent?.modelTurn?.parts ?? []) text += p.text
+      if (m.serverContent?.turnComplete) {
+        ws.close()
+        resolve({ kinds, text })
+      }
+    }
+    ws.onclose = (e) => reject(new Error(`closed ${e.code} ${e.reason}`))
+  })
+
+test('Gemini Live: recorded through the upstream with the key in the URL kept out of the fixture, replayed offline with usage', async () => {
+  const dir = tempDir()
+  const server = await liveServer()
+  process.env.FLUX_UPSTREAM = `generativelanguage.googleapis.com=${server.url}`
+  const rec = await (await scenario('live', { dir })).run(liveTurn)
+  expect(rec.result).toEqual({ kinds: ['setupComplete', 'serverContent', 'serverContent', 'serverContent'], text: 'A socket walks into a bar.' })
+  expect(server.seen.paths).toEqual([`${LIVE_PATH}?key=${GEMINI_KEY}`])
+  expect(rec.usage).toMatchObject({ input: 21, output: 7 })
+  expect(rec.trace()).toContain('3 model#3 gemini-live gemini-live-2.5-flash · in 21 · out 7 · turnComplete\n    > clientContent\n    < serverContent ×3')
+  const root = join(dir, 'live')
+  const text = readdirSync(root).map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
+  expect(text).not.toContain(GEMINI_KEY)
+  expect(text).toContain('generativelanguage.googleapis.com')
+  await server.close()
+  delete process.env.FLUX_UPSTREAM
+
+  process.env.CI = '1'
+  const out = await (await scenario('live', { dir })).run(liveTurn)
+  expect(out.result).toEqual(rec.result)
+  expect(out.hermetic).toBe(true)
+  expect(out.usage).toMatchObject({ input: 21, output: 7 })
+})
