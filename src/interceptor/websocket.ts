@@ -72,15 +72,15 @@ const decoder = new TextDecoder()
  */
 export function attachWebSocket(router: () => SocketRouter | undefined): (() => void) | undefined {
   if (typeof g.WebSocket !== 'function') return undefined
-  let own: Shared | undefined
-  let running = g[SYMBOL] as Shared | undefined
+  // @note another library's WebSocket interceptor (the app's msw `ws.link()`) decides itself which sockets go to
+  // their server (`server.connect()`): a second listener connecting them too would open each twice. fluxlab stays
+  // off it (asked again at the next acquire), and such sockets meet the undici seams as before.
+  if (g[SYMBOL]) return undefined
   // The class under the interceptor's proxy: the one a recording opens its real sockets with.
-  const Real = running ? undefined : g.WebSocket
-  if (!running) {
-    own = new WebSocketInterceptor() as unknown as Shared
-    own.apply()
-    running = own
-  }
+  const Real = g.WebSocket
+  const own = new WebSocketInterceptor() as unknown as Shared
+  own.apply()
+  if (own.readyState !== 'APPLIED') return undefined
   const listener = ({ client, server, info }: ConnectionEvent): void => {
     const take = router()
     const protocols = info.protocols === undefined ? [] : typeof info.protocols === 'string' ? [info.protocols] : [...info.protocols]
@@ -91,19 +91,16 @@ export function attachWebSocket(router: () => SocketRouter | undefined): (() => 
       close: (code, reason) => client.close(code, reason),
       onFrame: (l) => client.addEventListener('message', (e) => l(frameText((e as MessageEvent).data))),
       onClose: (l) => client.addEventListener('close', () => l()),
-      openReal: (url, p) => {
-        if (!Real) throw new Error('another library patched the global WebSocket before fluxlab: fluxlab cannot open a real socket past it')
-        return realSocket(unrouted(() => new Real(url.href, p)))
-      },
+      openReal: (url, p) => realSocket(unrouted(() => new Real(url.href, p))),
     }
     // @note a listener on the interceptor makes every socket a mocked one: a socket fluxlab leaves goes to its server
     // through the interceptor's own `server.connect()` (frames both ways are forwarded by it), as without fluxlab.
-    if (!take || !Real || !take(connection)) server.connect()
+    if (!take || !take(connection)) server.connect()
   }
-  running.on('connection', listener)
+  own.on('connection', listener)
   return () => {
-    running.off('connection', listener)
-    own?.dispose()
+    own.off('connection', listener)
+    own.dispose()
   }
 }
 
