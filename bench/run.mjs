@@ -12,6 +12,7 @@ process.env.CI = ''
 process.env.FLUX_OFFLINE = '1'
 delete process.env.FLUX_GOLDEN
 
+import { execFileSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,8 +36,10 @@ const N = int('BENCH_N', 200)
 const ROUNDS = Math.min(int('BENCH_ROUNDS', 10), N)
 const BLOCK = Math.ceil(N / ROUNDS)
 const CELLS = int('BENCH_CELLS', 10000)
-const LOAD_REPS = int('BENCH_LOAD_REPS', 3)
+const LOAD_REPS = int('BENCH_LOAD_REPS', 7)
 const RECORD_N = int('BENCH_RECORD_N', 60)
+/** `BENCH_ONLY=replay,record,load`: run only those sections (default all). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load').split(','))
 
 // ---------------------------------------------------------------- stats
 
@@ -248,9 +251,9 @@ const cpu = cpus()
 console.log(`fluxlab bench · node ${process.version} · ${process.platform}-${process.arch} · ${cpu.length}× ${cpu[0]?.model?.trim() ?? 'cpu'}`)
 console.log('Ratios compare across machines; absolute ms are this machine only.\n')
 
-const perRound = await replayBench()
+const perRound = ONLY.has('replay') ? await replayBench() : undefined
 const replayDone = performance.now()
-{
+if (perRound) {
   const base = variants.mswRun.total
   const bMed = median(base)
   const bP95 = pct(base, 95)
@@ -271,20 +274,20 @@ const replayDone = performance.now()
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }
 
-{
+if (ONLY.has('record')) {
   const rounds = Math.min(ROUNDS, RECORD_N)
   const { live, recorded, perRound } = await recordBench({ rounds, block: Math.ceil(RECORD_N / rounds), median })
   console.log(`2. Recording: time to first chunk (OpenAI SDK stream from a local SSE server: first chunk at once, the rest after 30 ms)`)
   console.log(`   ${live.length} calls per variant, ${rounds} interleaved rounds`)
-  console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('+ms med', 8)}`)
+  console.log(`   ${padEnd('variant', 50)} ${pad('p10', 8)} ${pad('p25', 8)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('+ms p25', 8)} ${pad('+ms med', 8)}`)
   for (const [label, xs] of [['live, no fluxlab (baseline)', live], ['recording (scenario().run())', recorded]])
-    console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad((median(xs) - median(live)).toFixed(2), 8)}`)
+    console.log(`   ${padEnd(label, 50)} ${pad(ms(pct(xs, 10)), 8)} ${pad(ms(pct(xs, 25)), 8)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad((pct(xs, 25) - pct(live, 25)).toFixed(2), 8)} ${pad((median(xs) - median(live)).toFixed(2), 8)}`)
   console.log(`   recording − live, per-round difference of medians: ${Math.min(...perRound).toFixed(2)} … ${Math.max(...perRound).toFixed(2)} ms\n`)
 }
 const recordDone = performance.now()
 
 const dir = mkdtempSync(join(tmpdir(), 'fluxlab-bench-'))
-try {
+if (ONLY.has('load')) try {
   const info = generateFixture(dir, EXAMPLE, CELLS)
   const { read, parse, cached, cells } = loadBench(dir, info)
   const mb = info.bytes / 1e6
@@ -301,7 +304,14 @@ try {
     console.log(`   ${padEnd(label, 50)} ${pad(ms(m), 8)} ${pad((mb / (m / 1000)).toFixed(1), 8)} ${pad(Math.round(cells / (m / 1000)).toLocaleString('en-US'), 10)} ${pad(ratio(m / bMed), 8)}`)
   }
   const pairs = read.map((x, i) => x / parse[i])
-  console.log(`   readFixture / JSON.parse per rep: ${ratio(Math.min(...pairs))} … ${ratio(Math.max(...pairs))}; the extra is validation + the secret scan (see bench/README.md)`)
+  const rates = read.map((x) => mb / (x / 1000))
+  console.log(`   readFixture / JSON.parse per rep: ${ratio(Math.min(...pairs))} … ${ratio(Math.max(...pairs))} (median ${ratio(median(pairs))}); first-read MB/s ${Math.min(...rates).toFixed(1)} … ${Math.max(...rates).toFixed(1)}; the extra is validation + the secret scan (see bench/README.md)`)
+  // Memory of one load in a fresh process (the value held, after a GC): readFixture against JSON.parse per line.
+  const rss = (how) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bench/fixture-rss.mjs'), dir, how], { encoding: 'utf8' }))
+  for (const [label, how] of [['JSON.parse per line, values held', 'parse'], ['readFixture(), fixture held', 'read']]) {
+    const r = rss(how)
+    console.log(`   RSS ${padEnd(label, 34)} +${((r.after - r.before) / 1e6).toFixed(0)} MB held, peak ${(r.peak / 1e6).toFixed(0)} MB (${((r.peak - r.before) / 1e6 / mb).toFixed(2)}× the fixture above the process's start)`)
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

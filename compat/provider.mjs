@@ -7,6 +7,9 @@
 //   tool_use_response.txt, a get_weather(Paris) tool call): turn 1 is that stream with the tool renamed get_capital
 //   and its input the prompt's country; turn 2 (the request carries a tool_result) is the same stream's text block
 //   with the answer, and stop_reason end_turn.
+// - `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` streams real recorded Gemini SSE
+//   (provider-traffic-gemini.json, from test/fixtures/traffic/gemini/test_google_model_iter_stream.yaml): turn 1 is its get_capital(France) call with the prompt's
+//   country; turn 2 (the request carries a functionResponse) is its final text stream with the answer.
 // - `GET /geo/capital?country=UK` is the app's tool, a non-model host on fluxlab's tool channel.
 // Every request is counted, so the harness can tell that replay never reached it.
 import { readFileSync } from 'node:fs'
@@ -39,6 +42,21 @@ function anthropicTurn(turn, country) {
     .filter((ev) => !/"index":1|"text":"'ll check/.test(ev))
     .map((ev) => ev.replace('"text":"I"', `"text":"The capital of ${country === 'UK' ? 'the UK' : country} is ${CAPITALS[country]}."`).replace('"stop_reason":"tool_use"', '"stop_reason":"end_turn"'))
     .join('\n\n')
+}
+
+const GEMINI_PATH = /^\/v1beta\/models\/[^/:]+:streamGenerateContent$/
+const GEMINI = JSON.parse(readFileSync(new URL('./provider-traffic-gemini.json', import.meta.url), 'utf8')).exchanges
+const GEMINI_SWAPS = [
+  [0, '"args": {"country": "France"}', '"args": {"country": "{country}"}'],
+  [1, '"text": "The temperature in Paris"', '"text": "The capital of {the country}"'],
+  [1, '"text": " is 30°C.\\n"', '"text": " is {capital}."'],
+]
+for (const [i, from] of GEMINI_SWAPS) if (!GEMINI[i].body.includes(from)) throw new Error(`compat provider: the recorded Gemini traffic no longer has ${from}`)
+
+function geminiTurn(turn, country) {
+  const fill = (s) => s.replace('{the country}', country === 'UK' ? 'the UK' : country).replace('{capital}', CAPITALS[country]).replace('{country}', country)
+  const ex = GEMINI[turn - 1]
+  return { ...ex, body: GEMINI_SWAPS.filter(([i]) => i === turn - 1).reduce((body, [, from, to]) => body.split(from).join(fill(to)), ex.body) }
 }
 
 function forCountry(ex, country) {
@@ -75,7 +93,8 @@ export async function startProvider() {
         const country = /capital of (?:the )?(\w+)/.exec(prompt)?.[1] ?? ''
         const turn = parsed.messages.some((m) => m.role === 'tool') ? 2 : 1
         // A request it has no turn for is a non-retryable 400, so a wrong cell fails fast.
-        if (!CAPITALS[country] || parsed.messages.length > 3)
+        // A system message (an agent's instructions) is not a turn.
+        if (!CAPITALS[country] || parsed.messages.filter((m) => m.role !== 'system').length > 3)
           return json(res, 400, { error: { message: `compat provider: no recorded turn for ${JSON.stringify(prompt)}` } })
         void stream(res, forCountry(turn === 1 ? TOOL_TURN : ANSWER_TURN, country))
         return
@@ -89,6 +108,16 @@ export async function startProvider() {
         if (!CAPITALS[country] || parsed.messages.length > 3)
           return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `compat provider: no recorded turn for ${JSON.stringify(prompt)}` } })
         void stream(res, { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'request-id': 'req_compat' }, body: anthropicTurn(turn, country) })
+        return
+      }
+      if (req.method === 'POST' && GEMINI_PATH.test(url.pathname) && url.searchParams.get('alt') === 'sse') {
+        const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+        const prompt = parsed.contents?.[0]?.parts?.find?.((p) => typeof p.text === 'string')?.text ?? ''
+        const country = /capital of (?:the )?(\w+)/.exec(prompt)?.[1] ?? ''
+        const turn = parsed.contents.some((c) => c.parts?.some((p) => p.functionResponse)) ? 2 : 1
+        if (!CAPITALS[country] || parsed.contents.length > 3)
+          return json(res, 400, { error: { code: 400, status: 'INVALID_ARGUMENT', message: `compat provider: no recorded turn for ${JSON.stringify(prompt)}` } })
+        void stream(res, geminiTurn(turn, country))
         return
       }
       json(res, 404, { error: { message: `compat provider: nothing at ${req.method} ${req.url}` } })
@@ -117,7 +146,7 @@ function json(res, status, body) {
 async function stream(res, ex) {
   res.writeHead(ex.status, { ...ex.headers, 'x-request-id': `req_${Math.random().toString(16).slice(2)}`, date: new Date().toUTCString() })
   res.flushHeaders()
-  for (const piece of ex.body.split(/(?<=\n\n)/).filter(Boolean)) {
+  for (const piece of ex.body.split(/(?<=\r?\n\r?\n)/).filter(Boolean)) {
     if (res.destroyed) return
     res.write(piece)
     await nextTurn()

@@ -17,6 +17,8 @@
 //   node scripts/compat.mjs --keep                keep the work directories (their paths are printed)
 //   node scripts/compat.mjs --doc-from out.json   rewrite docs/compatibility.md from a --json of a full run
 //   node scripts/compat.mjs --relock a            regenerate a cell's package-lock.json (after editing its package.json)
+//   node scripts/compat.mjs --readme              rewrite the README's "works with" table from the cells
+//   node scripts/compat.mjs --check-readme        exit 1 when that table or the peer ranges do not match the cells
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -47,6 +49,8 @@ function parseArgs(argv) {
     else if (a === '--quick') out.quick = true
     else if (a === '--doc-from') out.docFrom = argv[++i]
     else if (a === '--relock') out.relock = argv[++i].split(',').filter(Boolean)
+    else if (a === '--readme') out.readme = 'write'
+    else if (a === '--check-readme') out.readme = 'check'
     else throw new Error(`compat: unknown argument ${a} (see the header of scripts/compat.mjs)`)
   }
   return out
@@ -82,7 +86,9 @@ function readCell(name) {
 
 const TRANSFORMERS = ['ts-jest', '@swc/jest', 'babel-jest']
 /** The client libraries a cell's app calls the provider with (shown in the table). */
-const CLIENTS = ['openai', '@anthropic-ai/sdk', 'ai', '@ai-sdk/openai', '@ai-sdk/anthropic', 'axios', 'got', 'undici', 'msw']
+/** The README's row for each client package (the others are HTTP clients). */
+const CLIENT_ROWS = { openai: 'model SDK', '@anthropic-ai/sdk': 'model SDK', ai: 'model SDK', '@ai-sdk/openai': 'model SDK', '@ai-sdk/anthropic': 'model SDK', '@ai-sdk/google': 'model SDK', '@langchain/openai': 'agent framework', '@langchain/anthropic': 'agent framework', '@openai/agents': 'agent framework', '@mastra/core': 'agent framework', axios: 'HTTP client', got: 'HTTP client', undici: 'HTTP client', msw: "app's own msw" }
+const CLIENTS = ['openai', '@anthropic-ai/sdk', 'ai', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/google', '@langchain/openai', '@langchain/anthropic', '@openai/agents', '@mastra/core', 'axios', 'got', 'undici', 'msw']
 
 /** The runner's command line for one run writing its JSON report to `out` (vitest's and jest's have the same shape). */
 function runnerArgs(cell, dir, out) {
@@ -198,7 +204,7 @@ async function runCell(cell, work, tarball) {
     const provider = await startProvider()
     let record
     try {
-      record = await run(node, runnerArgs(cell, dir, 'record.json'), { cwd: dir, nodeBin, extraEnv: { ...cell.env, PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY } })
+      record = await run(node, runnerArgs(cell, dir, 'record.json'), { cwd: dir, nodeBin, extraEnv: { ...cell.env, PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, GOOGLE_GENERATIVE_AI_API_KEY: KEY } })
     } finally {
       await provider.close()
     }
@@ -279,14 +285,15 @@ function writeDoc(rows) {
     '',
     'Each cell is a fresh consumer project (compat/cells/&lt;name&gt;/, installed with `npm ci` from its own',
     'lockfile and the packed fluxlab). It records against a local provider (compat/provider.mjs: recorded',
-    'OpenAI chat-completions and Anthropic messages SSE, on 127.0.0.1) with a key set, replays with the provider',
+    'OpenAI chat-completions, Anthropic messages and Gemini streamGenerateContent SSE, on 127.0.0.1) with the keys set, replays with the provider',
     'down, the key unset and `CI=1`, then type-checks. A cell passes when every test passes in both runs with',
     'the same result, none is skipped, every scenario replays, and `tsc` is clean.',
     '',
     '- vitest cells (compat/shared) adopt whole-suite mode with `fluxlab({ scenarios: \'per-test\' })`: a key',
     '  skip-gate, a client built at import, a client built per call, `retry: 3`, an explicit `scenario()` test,',
     '  `test.concurrent` scenarios and a file that never uses fluxlab. The `client-*` cells swap the app\'s',
-    '  client (src/agent.ts) and keep the tests; `app-msw-2` adds the app\'s own msw 2 `setupServer`.',
+    '  client (src/agent.ts: a model SDK, an agent framework or a bare HTTP client) and keep the tests;',
+    '  `app-msw-2` and `app-msw-3` add the app\'s own msw `setupServer`.',
     '- jest cells (compat/shared-jest, TypeScript type-checked under `module: commonjs` with',
     '  `types: [\'jest\', \'fluxlab/jest\']`; compat/shared-jest-esm for native ESM) adopt with `preset: \'fluxlab\'`',
     '  and `globals: { fluxlab: { scenarios: \'per-test\' } }`: a key skip-gate, a client built at import, a client',
@@ -312,7 +319,11 @@ function writeDoc(rows) {
     '',
     '"not run" in the lib check column: that cell\'s row comes from a `--quick` run (no declaration check).',
     '',
-    'The `vitest` and `jest` peer ranges in package.json are the tested ranges above. The release check',
+    'The `vitest` and `jest` peer ranges in package.json are the tested ranges above, and the README\'s "works with"',
+    'table lists these cells: `node scripts/compat.mjs --check-readme` (in `npm test`) fails when either drifts.',
+    'Outside the range, fluxlab says so at startup: vitest older than 3.2 is refused (FLUX_BAD_CONFIG), a newer',
+    'vitest major is a warning; a jest outside `^29 || ^30` is a warning from the jest reporter that `preset: \'fluxlab\'`',
+    'adds (with your own `reporters`, list `fluxlab/jest-reporter` to keep it). The release check',
     '(`npm run check:release`: publint, `@arethetypeswrong/cli --pack`, and every export imported from ESM and',
     'required from CJS in the packed package) is separate from this table.',
     '',
@@ -336,12 +347,79 @@ async function relock(names, work) {
   void tarball
 }
 
+const README = join(REPO, 'README.md')
+const WORKS_WITH = /<!-- works-with:start[^>]*-->\n[\s\S]*?<!-- works-with:end -->/
+
+const allCells = () => readdirSync(CELLS).filter((n) => existsSync(join(CELLS, n, 'package.json'))).sort(byVersion)
+const byNumber = (a, b) => {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number))
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0)
+  return 0
+}
+
+/**
+ * The README's "works with" table, from the cells (not from a run: a full run fails on any cell that does not pass,
+ * so every supported cell is a passing one). A cell listed unsupported or expected to be refused is left out.
+ */
+function worksWithTable() {
+  const cells = allCells().map(readCell).filter((c) => !c.unsupported && c.expect === 'pass')
+  const rows = new Map()
+  const add = (what, version, cell) => {
+    if (!rows.has(what)) rows.set(what, new Map())
+    const versions = rows.get(what)
+    versions.set(version, [...new Set([...(versions.get(version) ?? []), cell.node])])
+  }
+  for (const c of cells) {
+    const deps = { ...c.pkg.dependencies, ...c.pkg.devDependencies }
+    add(c.runner, deps[c.runner], c)
+    add('Node', c.node === '22' ? '22.23' : '20', c)
+    const transformer = TRANSFORMERS.find((t) => deps[t])
+    if (c.runner === 'jest') add('jest transform', transformer ? `${transformer} ${deps[transformer]}` : c.label.includes('native ESM') ? 'native ESM' : 'babel-jest (the preset\'s)', c)
+    if (c.pkg.compat?.client) add('HTTP client', c.pkg.compat.client, c)
+    for (const name of CLIENTS.filter((n) => deps[n])) add(CLIENT_ROWS[name] ?? name, `${name === CLIENT_ROWS[name] ? '' : `${name} `}${deps[name]}`, c)
+    if (!c.pkg.compat?.client && !CLIENTS.some((n) => deps[n])) add('HTTP client', 'fetch', c)
+  }
+  const peers = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies
+  const order = ['vitest', 'jest', 'jest transform', 'Node', 'model SDK', 'agent framework', 'HTTP client', 'app\'s own msw']
+  const lines = ['| | tested versions (each a cell in docs/compatibility.md) | range |', '|---|---|---|']
+  for (const what of order.filter((w) => rows.has(w))) {
+    const versions = [...rows.get(what)].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+    const text = versions.map(([v, nodes]) => (what !== 'Node' && nodes.every((n) => n === '22') ? `${v} (Node 22)` : v)).join(', ')
+    lines.push(`| ${what} | ${text} | ${peers[what] ? `\`${peers[what].replace(/\|/g, '\\|')}\`` : ''} |`)
+  }
+  return `<!-- works-with:start (generated by \`node scripts/compat.mjs --readme\` from compat/cells) -->\n${lines.join('\n')}\n<!-- works-with:end -->`
+}
+
+/** The majors the cells test for a runner, as the peer range they make: `^3.2.0 || ^4.0.0 || ^5.0.0`. */
+function testedRange(runner) {
+  const versions = allCells().map(readCell).filter((c) => c.runner === runner && !c.unsupported && c.expect === 'pass').map((c) => c.version).sort(byNumber)
+  const oldest = new Map()
+  for (const v of versions) if (!oldest.has(v.split('.')[0])) oldest.set(v.split('.')[0], v)
+  return [...oldest.values()].map((v) => `^${v}`).join(' || ')
+}
+
+function readme(mode) {
+  const text = readFileSync(README, 'utf8')
+  if (!WORKS_WITH.test(text)) throw new Error('compat: README.md has no <!-- works-with:start --> … <!-- works-with:end --> block')
+  const next = text.replace(WORKS_WITH, worksWithTable())
+  const peers = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies
+  const ranges = ['vitest', 'jest'].filter((r) => testedRange(r) !== peers[r]).map((r) => `peerDependencies.${r} is ${JSON.stringify(peers[r])}, the cells test ${JSON.stringify(testedRange(r))}`)
+  if (mode === 'write') {
+    writeFileSync(README, next)
+    console.log('compat: wrote the works-with table in README.md')
+  }
+  const stale = mode === 'check' && next !== text ? ['README.md\'s works-with table differs from the cells: run `node scripts/compat.mjs --readme`'] : []
+  for (const problem of [...stale, ...ranges]) console.error(`compat: ${problem}`)
+  process.exitCode = stale.length || ranges.length ? 1 : 0
+}
+
 async function main() {
+  if (args.readme) return readme(args.readme)
   const work = mkdtempSync(join(tmpdir(), 'fluxlab-compat-'))
   try {
     if (args.relock) return await relock(args.relock, work)
     if (args.docFrom) return writeDoc(JSON.parse(readFileSync(args.docFrom, 'utf8')))
-    const all = readdirSync(CELLS).filter((n) => existsSync(join(CELLS, n, 'package.json'))).sort(byVersion)
+    const all = allCells()
     const unknown = (args.cells ?? []).filter((c) => !all.includes(c))
     if (unknown.length) throw new Error(`compat: no cell ${unknown.join(', ')} (cells: ${all.join(', ')})`)
     const names = args.cells ?? all

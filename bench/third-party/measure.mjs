@@ -53,12 +53,15 @@ const counts = (m) => Object.fromEntries(['passed', 'failed', 'skipped', 'pendin
 const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(k in KEYS) && k !== 'CI' && !k.startsWith('FLUX_')))
 
 rmSync(join(dir, 'tests/scenarios'), { recursive: true, force: true })
-const emulator = await startEmulator()
+const emulator = await startEmulator(Number(process.env.EMULATOR_PORT ?? 0))
 const upstream = HOSTS.map((h) => `${h}=${emulator.url}`).join(',')
-const record = await vitest('/tmp/flux-measure-record.json', { ...base, ...KEYS, FLUX_UPSTREAM: upstream })
+// Variables naming a local server's URL (a suite's LM Studio or Ollama host): set to the emulator in both runs,
+// like a project's own config, so replay sees the same URL with nothing listening there.
+const urls = Object.fromEntries((process.env.MEASURE_URL_VARS ?? '').split(',').filter(Boolean).map((v) => [v, emulator.url]))
+const record = await vitest('/tmp/flux-measure-record.json', { ...base, ...urls, ...KEYS, FLUX_UPSTREAM: upstream })
 const requests = emulator.requests()
 await emulator.close()
-const replay = await vitest('/tmp/flux-measure-replay.json', { ...base, CI: '1' })
+const replay = await vitest('/tmp/flux-measure-replay.json', { ...base, ...urls, CI: '1' })
 
 let same = 0
 const changed = []

@@ -11,7 +11,7 @@ import type { Redactor } from './redact.js'
 const DEFAULT_IGNORE_PATHS: readonly string[] = ['metadata.user_id', 'user', 'prompt_cache_key', 'safety_identifier']
 
 /** Provider-minted ids that a later request echoes back; replaced by positional placeholders. */
-const MINTED_ID = /^(call|toolu|srvtoolu|resp|msg|fc|rs|ws|chatcmpl|ctc)_[A-Za-z0-9_-]{6,}$/
+const MINTED_ID = /^(call|toolu|srvtoolu|tooluse|resp|msg|fc|rs|ws|chatcmpl|ctc)_[A-Za-z0-9_-]{6,}$/
 /**
  * Objects whose `id` is minted by the client, not the provider: Gemini returns function calls
  * without ids, so clients invent one per run and echo it back (`@ai-sdk/google` sends 16 random

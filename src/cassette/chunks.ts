@@ -31,7 +31,18 @@ export function decodeChunk(chunk: Chunk): Uint8Array {
  * bodyText(cell.response.chunks)
  */
 export function bodyText(chunks: readonly Chunk[]): string {
+  // well-formed text chunks are their own UTF-8 round trip: joined as they are (issue 14: every fixture read does this per cell)
+  if (chunks.every((c) => c.b64 === undefined && typeof c.text === 'string' && (c.text as string & { isWellFormed(): boolean }).isWellFormed())) return chunks.map((c) => c.text).join('')
   return Buffer.concat(chunks.map((c) => decodeChunk(c))).toString('utf8')
+}
+
+/**
+ * The whole body's exact bytes (a binary body, such as an AWS event stream, is read from these).
+ * @example
+ * bodyBuffer(cell.response.chunks).length // 2048
+ */
+export function bodyBuffer(chunks: readonly Chunk[]): Uint8Array {
+  return Buffer.concat(chunks.map((c) => decodeChunk(c)))
 }
 
 /** Total size in bytes of the stored chunks. */

@@ -129,4 +129,22 @@ describe('problemOf', () => {
     expect(problemOf(undefined)).toBeUndefined()
     expect(problemOf(thrown(() => refuseSecrets([{ rule: 'jwt', line: 1 }], { failed: 'write x', fix: 'Do y.' })))).toBeUndefined()
   })
+
+  // issue 14: a big file is read in blocks of whole lines (4 MiB); line numbers, long lines and the torn tail are as one read gives
+  it('reads a file of several blocks with exact line numbers, a line longer than a block, and a torn tail', () => {
+    const pad = 'p'.repeat(1000)
+    const lines = Array.from({ length: 6000 }, (_, i) => JSON.stringify({ seq: i + 1, pad }))
+    lines[4999] = JSON.stringify({ seq: 5000, long: 'q'.repeat(5 * 1024 * 1024) })
+    lines[5499] = '{"seq": oops'
+    const f = file(`${lines.join('\n')}\n{"seq":6001,"cut`)
+    const read = readJsonl<{ seq: number }>(f, { ...opts, collect: true, tornTail: true })
+    expect(read.lines.length).toBe(5999)
+    expect(read.lines.every((l) => l.value.seq === l.line)).toBe(true)
+    expect(read.problems.map((p) => p.line)).toEqual([5500])
+    expect(read.tornTail).toBe(true)
+    lines[5499] = JSON.stringify({ seq: 5500, body: { n: 1, k: KEY } })
+    const e = thrown(() => readJsonl(file(lines.join('\n')), opts))
+    expect(isFluxError(e, 'FLUX_CREDENTIAL_FOUND')).toBe(true)
+    expect(e.message).toContain('cells.jsonl:5500 body.k (openai-key)')
+  })
 })

@@ -5,7 +5,8 @@
  * redactor's `disable`), and problems thrown as errors that carry where and why as fields.
  * Whole files are written with `writeFileAtomic` and appends go through `AppendFile` (./atomic.ts).
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { isUtf8 } from 'node:buffer'
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import { basename, relative } from 'node:path'
 import { FluxError } from '../errors.js'
 import { redactMessage } from '../secrets.js'
@@ -124,46 +125,57 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
       { file, reason: `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads (a body over the cap is stored cut, so a recording is never this big)`, fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() },
       noun,
     )
-  const bytes = readFileSync(file)
-  const text = bytes.toString('utf8')
-  // @note issue 13: a byte that is not UTF-8 would be read as U+FFFD and served as other bytes; the lines holding one are bad.
-  const notUtf8 = invalidUtf8Lines(bytes)
-  const texts = text.split('\n')
-  // @note every complete line of an append-only file ends with '\n'; whatever follows the last one was cut by a crash.
-  const tail = opts.tornTail ? texts.pop()! : ''
-  const values: unknown[] = new Array(texts.length)
   const lines: Array<JsonlLine<T>> = []
   const problems: FixtureProblem[] = []
+  const findings: Finding[] = []
   const bad = (line: number, reason: string, field?: string) =>
     problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() })
-  for (let i = 0; i < texts.length; i++) {
-    const lineText = texts[i]
-    if (notUtf8.has(i + 1)) {
-      bad(i + 1, 'not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)')
-      continue
+  let tail = ''
+  // @note issue 14: read in blocks of whole lines, so a big file is never one string (and its bytes, its lines and
+  // its values all at once); memory stays near the size of what is kept. A block ends after a '\n', which no
+  // multi-byte UTF-8 sequence holds, so each block is checked for UTF-8 and secret-scanned on its own.
+  for (const block of lineBlocks(file)) {
+    const blockText = block.bytes.toString('utf8')
+    const texts = blockText.split('\n')
+    // every block but the last ends with '\n': its last element is empty. The last holds what follows the last '\n'.
+    const rest = texts.pop()!
+    if (block.last && opts.tornTail) tail = rest
+    else if (block.last && rest !== '') texts.push(rest)
+    // @note issue 13: a byte that is not UTF-8 would be read as U+FFFD and served as other bytes; the lines holding one are bad.
+    const notUtf8 = isUtf8(block.bytes) ? undefined : invalidUtf8Lines(block.bytes)
+    const values: unknown[] = new Array(texts.length)
+    for (let i = 0; i < texts.length; i++) {
+      const line = block.firstLine + i
+      const lineText = texts[i]
+      if (notUtf8?.has(i + 1)) {
+        bad(line, 'not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)')
+        continue
+      }
+      if (lineText.trim() === '') continue
+      let value: unknown
+      try {
+        value = JSON.parse(lineText)
+      } catch (e) {
+        bad(line, `not valid JSON (${(e as Error).message})`)
+        continue
+      }
+      if (tooDeep(value)) {
+        bad(line, `its JSON nests deeper than ${MAX_DEPTH} levels, more than fluxlab reads`)
+        continue
+      }
+      values[i] = value
+      const checked = opts.schema.safeParse(value)
+      if (checked.success) lines.push({ line, value: value as T })
+      else {
+        const { reason, field } = describeIssue(checked.error.issues[0], value)
+        bad(line, reason, field)
+      }
     }
-    if (lineText.trim() === '') continue
-    let value: unknown
-    try {
-      value = JSON.parse(lineText)
-    } catch (e) {
-      bad(i + 1, `not valid JSON (${(e as Error).message})`)
-      continue
-    }
-    if (tooDeep(value)) {
-      bad(i + 1, `its JSON nests deeper than ${MAX_DEPTH} levels, more than fluxlab reads`)
-      continue
-    }
-    values[i] = value
-    const checked = opts.schema.safeParse(value)
-    if (checked.success) lines.push({ line: i + 1, value: value as T })
-    else {
-      const { reason, field } = describeIssue(checked.error.issues[0], value)
-      bad(i + 1, reason, field)
-    }
+    if (opts.scan)
+      for (const f of scanJsonl(blockText, basename(file), values, opts.scan)) findings.push(f.line === undefined ? f : { ...f, line: f.line + block.firstLine - 1 })
   }
   if (opts.scan)
-    refuseSecrets(scanJsonl(text, basename(file), values, opts.scan), {
+    refuseSecrets(findings, {
       failed: `read ${noun ? `${noun} ` : ''}${rel(file)}`,
       fix: opts.scan.fix,
     })
@@ -221,6 +233,48 @@ function shown(v: unknown): string {
   return json.length > 60 ? `${json.slice(0, 57)}…` : json
 }
 
+/** Bytes read at a time; a block is cut after its last '\n' (a longer line grows it). */
+const BLOCK_BYTES = 4 * 1024 * 1024
+
+/** The file as blocks of whole lines: `firstLine` is the 1-based line the block starts at; the `last` block holds what follows the last '\n' (maybe nothing). */
+function* lineBlocks(file: string): Generator<{ bytes: Buffer; firstLine: number; last: boolean }> {
+  const fd = openSync(file, 'r')
+  try {
+    let carry = Buffer.alloc(0)
+    let firstLine = 1
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, carry.length * 2))
+      carry.copy(buf)
+      let filled = carry.length
+      let eof = false
+      while (filled < buf.length) {
+        const n = readSync(fd, buf, filled, buf.length - filled, null)
+        if (n === 0) {
+          eof = true
+          break
+        }
+        filled += n
+      }
+      const data = buf.subarray(0, filled)
+      if (eof) {
+        yield { bytes: data, firstLine, last: true }
+        return
+      }
+      const cut = data.lastIndexOf(0x0a)
+      if (cut < 0) {
+        carry = Buffer.from(data)
+        continue
+      }
+      const bytes = data.subarray(0, cut + 1)
+      carry = Buffer.from(data.subarray(cut + 1))
+      yield { bytes, firstLine, last: false }
+      for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) firstLine++
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
@@ -256,11 +310,27 @@ export function invalidUtf8Lines(bytes: Buffer): Set<number> {
  */
 export function tooDeep(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false
-  const stack: Array<[object, number]> = [[value, 1]]
+  // two parallel stacks, no pair allocated per node (issue 14: this runs on every line of a fixture)
+  const stack: object[] = [value]
+  const depths: number[] = [1]
   while (stack.length) {
-    const [v, depth] = stack.pop()!
+    const v = stack.pop()!
+    const depth = depths.pop()!
     if (depth > MAX_DEPTH) return true
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    if (Array.isArray(v)) {
+      for (const child of v)
+        if (child !== null && typeof child === 'object') {
+          stack.push(child)
+          depths.push(depth + 1)
+        }
+    } else
+      for (const k in v) {
+        const child = (v as Record<string, unknown>)[k]
+        if (child !== null && typeof child === 'object' && Object.hasOwn(v, k)) {
+          stack.push(child)
+          depths.push(depth + 1)
+        }
+      }
   }
   return false
 }

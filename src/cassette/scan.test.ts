@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { placeholderFor } from '../secrets.js'
+import { findSecrets, placeholderFor } from '../secrets.js'
 import { defaultRedactor } from './redact.js'
 import { describeFinding, scanChunks, scanJsonl, scanText, scanValue } from './scan.js'
 
@@ -97,6 +97,57 @@ describe('scanText', () => {
 })
 
 describe('scanJsonl', () => {
+  // issue 14: a string whose only escapes are `"`, `\` and line breaks (every SSE chunk) is not searched again in full
+  it('finds a labelled secret, a Bearer token or an AWS secret right after an escaped line break, with its path', () => {
+    const aws = `secret_access_key=${x('Ab3/Cd4+Ef5Gh6', 40)}`
+    for (const [secret, rule] of [
+      ['password=hunter2hunter2', 'labelled-secret'],
+      [`Bearer ${x('abc123', 24)}`, 'bearer-token'],
+      [aws, 'aws-secret-key'],
+    ] as const)
+      for (const before of ['\n', '\r', 'data: {"a":"b"}\n\n', '\\\n']) {
+        const value = { response: { chunks: [{ t: 0, text: `${before}${secret}` }] }, [`k"\n${secret}`]: 1 }
+        const line = JSON.stringify(value)
+        // the raw text holds `\n` where the string holds a line break: the word guard sees an "n"
+        expect(findSecrets(line).map((m) => m.rule), JSON.stringify(before)).not.toContain(rule)
+        const found = scanJsonl(`${line}\n`, 'm.jsonl', [value])
+        expect(found.map((f) => [f.rule, f.line]), `${rule} after ${JSON.stringify(before)}`).toEqual([[rule, 1], [rule, 1]])
+        expect(found[0].path).toBe('response.chunks[0].text')
+        expect(found[1].path).not.toContain(secret.slice(-8))
+      }
+  })
+
+  it('finds every rule the decoded string shows, whatever escaped characters stand around the secret', () => {
+    const samples = [
+      OPENAI,
+      ANTHROPIC,
+      GITHUB,
+      `Bearer ${x('abc123', 24)}`,
+      'password=hunter2hunter2',
+      `api_key": "${x('k9', 20)}`,
+      `aws_secret_access_key=${x('Ab3/Cd4+Ef5Gh6', 40)}`,
+      ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.'),
+      `-----BEGIN PRIVATE KEY-----\n${x('MIIEow', 64)}\n-----END PRIVATE KEY-----`,
+      `https://user:${x('pw9', 12)}@db.example.com`,
+      `https://h/x?key=${x('Qz8', 24)}`,
+      `xoxb-${x('12ab', 24)}`,
+      `AKIA${x('Q7', 16)}`,
+    ]
+    const around = ['', 'x', ' ', '"', '\\', '\n', '\r', '\r\n', '\t', '\f', '\b', '\u0001', '\\n', '"\n', '\n"', ':', '=']
+    const missed: string[] = []
+    for (const secret of samples)
+      for (const before of around)
+        for (const after of around) {
+          const text = `${before}${secret}${after}`
+          const want = new Set(findSecrets(text).map((m) => m.rule))
+          const value = { s: text }
+          const line = JSON.stringify(value)
+          const got = new Set(scanJsonl(`${line}\n`, 'm.jsonl', [value]).map((f) => f.rule))
+          for (const r of want) if (!got.has(r)) missed.push(`${r} in ${JSON.stringify(text).slice(0, 60)}`)
+        }
+    expect(missed).toEqual([])
+  })
+
   it('finds what scanText finds, from the values its reader already parsed', () => {
     const text = ['{"a":"x"}', 'not json', '', `{"b":["${ANTHROPIC}",{"${GITHUB}":1}]}`, ''].join('\n')
     const values = text.split('\n').map((l) => (l.startsWith('{') ? JSON.parse(l) : undefined))

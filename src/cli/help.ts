@@ -20,6 +20,7 @@ Commands:
   diff <a> <b>              step-aligned diff of two fixtures' traces
   scan [paths…]             secret scan (pre-commit): file:line:rule, never the secret
   sessions --store DIR      list durable() journals, marking unfinished runs (never resumes them)
+  drift [names|globs…]      re-send recorded requests to the live providers and compare the answers' shape (needs keys, costs money)
 
 Examples:
   npx fluxlab test
@@ -155,4 +156,32 @@ Examples:
   npx fluxlab sessions --store ./state --json
 
 Exit codes: 0 listed · 64 no --store`,
+  drift: `Usage: fluxlab drift [names or globs…] [--dry-run] [--json] [--dir D] [--config F]
+
+Is the recording still what the provider sends? Re-sends each fixture's recorded model requests to
+the live provider (this needs the provider keys and costs money; it says what it will send before
+it starts) and compares the SHAPE of each answer with the recording, never the bytes or the text:
+SSE event kinds and their order (repeated deltas collapsed), JSON fields and their types
+(recursively, arrays by element shape), tool-call structure, finish reasons and usage. Prints a
+report per fixture with the JSON paths that changed. Never writes a fixture.
+
+Options:
+  [names or globs…]  scenarios to check (triage, billing/*, **/refund); default every fixture (forks only when named)
+  --dry-run          print what would be sent (requests, providers, hosts, key variables) and stop
+  --json             machine-readable report on stdout (schema fluxlab.drift/v1, see docs/cli.md); the plan stays on stderr
+${COMMON}
+
+Environment:
+  OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY)   the real keys, sent in the provider's own header
+  FLUX_UPSTREAM=host=url,…   send a host's requests to another base URL (a gateway, a proxy, a local server); also "upstream" in the config
+  FLUX_OFFLINE=1             refuse to send anything (exit 3); --dry-run still prints the plan
+
+Examples:
+  npx fluxlab drift --dry-run
+  OPENAI_API_KEY=sk-… npx fluxlab drift
+  npx fluxlab drift 'billing/*' triage
+  FLUX_UPSTREAM=api.openai.com=http://localhost:4000 npx fluxlab drift
+
+Exit codes: 0 every answer has the recorded shape · 1 a shape changed · 3 could not check (no fixtures, a key missing,
+the provider answered an error, the request failed) · 64 bad command line`,
 }

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   scan: async () => (await import('./commands/scan.js')).scanCommand,
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
+  drift: async () => (await import('./commands/drift.js')).driftCommand,
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { Fixture } from '../cassette/cell.js'
-import { bodyBytes, bodyText, decodeChunk } from '../cassette/chunks.js'
+import type { Chunk } from '../cassette/cell.js'
+import { bodyBuffer, bodyBytes, bodyText, decodeChunk } from '../cassette/chunks.js'
+import { codecFor } from '../providers/registry.js'
 import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
-import type { NormalizedUsage, RequestedToolCall } from '../providers/types.js'
+import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
 
 /** One step of a recorded run, ready to show (terminal tree, HTML viewer). */
 export interface StepView {
@@ -103,10 +105,16 @@ function modelView(s: Extract<TraceStep, { channel: 'model' }>, index: number, n
     error: c.providerError?.message ?? (c.transportError ? `${c.transportError.name}: ${c.transportError.message}` : undefined),
     url: c.url,
     requestBody: JSON.stringify(c.request.body, null, 2),
-    responseBody: bodyText(c.response.chunks),
+    responseBody: readableBody(c.family, c.response.headers['content-type'], c.response.chunks),
     truncated: c.truncated === true,
     ...injectedOf(c),
   }
+}
+
+/** A model body as text: a binary one (Bedrock's event streams) decoded by its family, one frame a line. */
+function readableBody(family: ProviderFamily, contentType: string | undefined, chunks: readonly Chunk[]): string {
+  const binary = codecFor(family).binaryBody
+  return binary?.matches(contentType) ? binary.describe(bodyBuffer(chunks)) : bodyText(chunks)
 }
 
 function toolView(s: Extract<TraceStep, { channel: 'tool' }>, index: number, n: number): StepView {

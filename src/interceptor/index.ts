@@ -4,6 +4,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { bypass } from 'msw'
+import { guardHttp2 } from './http2.js'
 import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
 import { attachWebSocket, type SocketRouter } from './websocket.js'
 
@@ -59,6 +60,8 @@ interface InterceptionState {
   preempts?: Preempts
   detachUndici?: () => void
   detachWebSocket?: () => void
+  /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
+  unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
   owned: Shared[]
   /** Owned interceptors another library's listeners have sat on: they stay applied (see `detach`). */
@@ -69,12 +72,15 @@ interface InterceptionState {
   answered: Set<string>
   /** Set while fluxlab itself performs a request for real (`liveFetch`): every listener of ours lets it through. */
   live: AsyncLocalStorage<true>
+  /** `globalThis.fetch` as it was before any `@mswjs/interceptors` fetch interceptor patched it, when it was seen so. */
+  pristineFetch?: typeof fetch
   onRequest: (event: RequestEvent) => Promise<void>
   onResponse: (event: ResponseEvent) => void
 }
 
 const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
 const KEY = Symbol.for('fluxlab.interception.v2')
+const FETCH_SYMBOL = (FetchInterceptor as unknown as { symbol: symbol }).symbol
 const g = globalThis as Record<symbol, unknown>
 // @note STYLE "Side effects": one patch per process even with two copies of the library loaded.
 const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KEY] = createState())
@@ -87,6 +93,7 @@ function createState(): InterceptionState {
     attached: [],
     answered: new Set(),
     live: new AsyncLocalStorage<true>(),
+    pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
     async onRequest({ requestId, request, controller }) {
       if (s.live.getStore()) {
         // Our own live request goes out for real, and no listener after ours sees it (nock's
@@ -161,8 +168,12 @@ function createState(): InterceptionState {
 export function acquireInterception(router: Router, preempts: Preempts): () => void {
   st.router = router
   st.preempts = preempts
-  if (st.refs++ === 0) st.detachUndici = attachUndici(() => st.router, liveFetch)
-  else refreshUndici()
+  if (st.refs++ === 0) {
+    st.detachUndici = attachUndici(() => st.router, liveFetch)
+    const http2 = guardHttp2()
+    st.unguardHttp2 = http2.undo
+    if (http2.patched) syncBuiltinESMExports()
+  } else refreshUndici()
   // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
   st.detachWebSocket ??= attachWebSocket(() => st.router?.socket)
   attach()
@@ -176,6 +187,8 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
       st.detachUndici = undefined
       st.detachWebSocket?.()
       st.detachWebSocket = undefined
+      if (st.unguardHttp2?.()) syncBuiltinESMExports()
+      st.unguardHttp2 = undefined
     }
   }
 }
@@ -306,9 +319,15 @@ const FOLLOWED = Symbol.for('fluxlab.interception.followed')
 /**
  * Perform a request for real, past the interception (record mode): no listener of ours answers it,
  * and msw's bypass marker keeps the app's msw handlers from answering or warning about it.
+ * @note issue 14: through the patched `fetch`, `bypass()` clones the request twice and the interceptor wraps and
+ * clones it again, so its body went out as a stream teed three times, and the response came back through the
+ * interceptor: most of what recording added before the first chunk. The `fetch` from before any interceptor
+ * (kept when this module first loaded, as the setup files load it before the tests) sends it directly; nothing
+ * can answer it there, so the marker is not needed. Without one, the patched `fetch` and the marker as before.
  * @example
  * const res = await liveFetch(request)
  */
 export function liveFetch(request: Request): Promise<Response> {
-  return unrouted(() => st.live.run(true, () => fetch(bypass(request))))
+  const pristine = st.pristineFetch
+  return unrouted(() => st.live.run(true, () => (pristine ? pristine(request) : fetch(bypass(request)))))
 }

@@ -20,6 +20,14 @@ describe('priceFor', () => {
     expect(priceFor('gemini-2.0-flash-001')).toBe(PRICES['gemini-2.0-flash'])
   })
 
+  it('prices Claude on Bedrock (model ids, inference profiles, ARNs) as Claude', () => {
+    expect(priceFor('anthropic.claude-3-5-haiku-20241022-v1:0')).toBe(PRICES['claude-3-5-haiku'])
+    expect(priceFor('us.anthropic.claude-haiku-4-5-20251001-v1:0')).toBe(PRICES['claude-haiku-4-5'])
+    expect(priceFor('global.anthropic.claude-sonnet-4-20250514-v1:0')).toBe(PRICES['claude-sonnet-4'])
+    expect(priceFor('arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0')).toBe(PRICES['claude-3-haiku'])
+    expect(priceFor('amazon.nova-micro-v1:0')).toBeUndefined()
+  })
+
   it('keeps a snapshot that has its own price', () => {
     expect(priceFor('gpt-4o-2024-05-13')).toEqual({ input: 5, output: 15 })
     expect(priceFor('gpt-4o-2024-08-06')).toBe(PRICES['gpt-4o'])

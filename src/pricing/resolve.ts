@@ -6,6 +6,7 @@ import { PRICES, type ModelPrice, type PricingTable } from './table.js'
  * falls back to `gpt-4.1`, `gemini-2.5-flash-lite` never to `gemini-2.5-flash`.
  */
 const SUFFIXES: readonly RegExp[] = [
+  /-v\d+(?::\d+)?$/, // Bedrock: anthropic.claude-3-5-haiku-20241022-v1:0
   /-latest$/, // claude-3-5-haiku-latest
   /@\d{8}$/, // Vertex AI: claude-sonnet-4-5@20250929
   /-\d{4}-\d{2}-\d{2}$/, // OpenAI: gpt-4o-mini-2024-07-18
@@ -19,13 +20,14 @@ const SUFFIXES: readonly RegExp[] = [
  * `models/`, anything up to the last `/`) and, for Claude, reading dots as
  * dashes (`claude-haiku-4.5` = `claude-haiku-4-5`). Then the exact id wins,
  * then the id without its snapshot suffix (`-2024-07-18`, `-20251001`,
- * `@20250929`, `-001`) or `-latest`. No other prefix matching: an id that is
+ * `@20250929`, `-001`), Bedrock's `anthropic.` prefix and `-v1:0` version, or `-latest`. No other prefix matching: an id that is
  * not priced stays unpriced rather than borrowing a sibling's price.
  * The `'*'` key of `overrides` is the last resort.
  * @example
  * priceFor('gpt-4o-mini-2024-07-18') // the gpt-4o-mini price
  * priceFor('models/gemini-2.5-flash') // the gemini-2.5-flash price
  * priceFor('claude-haiku-4.5') // the claude-haiku-4-5 price
+ * priceFor('us.anthropic.claude-haiku-4-5-20251001-v1:0') // the claude-haiku-4-5 price (Bedrock)
  * priceFor('my-model', { 'my-model': { input: 0.15, output: 0.6 } }) // { input: 0.15, output: 0.6 }
  */
 export function priceFor(model: string, overrides?: PricingTable): ModelPrice | undefined {
@@ -51,9 +53,12 @@ export function candidates(model: string): string[] {
   return out
 }
 
+/** Bedrock's provider prefix, after an inference profile's region (`us.anthropic.…`, `global.anthropic.…`). */
+const BEDROCK_PREFIX = /^(?:(?:us|us-gov|eu|apac|jp|au|ca|global)\.)?anthropic\./
+
 function normalizeId(model: string): string {
   const id = model.trim().toLowerCase()
-  const last = id.slice(id.lastIndexOf('/') + 1)
+  const last = id.slice(id.lastIndexOf('/') + 1).replace(BEDROCK_PREFIX, '')
   return last.startsWith('claude') ? last.replace(/\./g, '-') : last
 }
 

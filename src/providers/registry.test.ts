@@ -8,7 +8,7 @@ const post = (u: string, hosts?: Record<string, ProviderFamily>) => detectModelC
 
 describe('codecs', () => {
   it('lists one codec per family', () => {
-    expect(codecs.map((c) => c.family)).toEqual(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'openai-realtime', 'gemini-live'])
+    expect(codecs.map((c) => c.family)).toEqual(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live'])
   })
 
   it('finds a codec by family', () => {
@@ -36,6 +36,8 @@ describe('detectModelCall', () => {
     expect(post('http://127.0.0.1:9000/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')).toBe('gemini')
     expect(post('https://gateway.example.com/openai/v1/responses')).toBe('openai-responses')
     expect(post('https://gateway.example.com/v1/embeddings')).toBe('openai-embeddings')
+    expect(post('http://127.0.0.1:4566/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream')).toBe('bedrock')
+    expect(post('https://bedrock-runtime.eu-west-1.amazonaws.com/model/amazon.nova-micro-v1%3A0/invoke')).toBe('bedrock')
   })
 
   it('never treats other methods or other paths as model calls', () => {

@@ -1,5 +1,6 @@
 import type { JudgeApi, JudgeProviderDefaults, JudgeWire, ModelCallCodec, ProviderFamily } from './types.js'
 import { anthropicCodec } from './anthropic/index.js'
+import { bedrockCodec } from './bedrock/index.js'
 import { geminiCodec } from './gemini/index.js'
 import { openaiChatCodec } from './openai-chat/index.js'
 import { openaiEmbeddingsCodec } from './openai-embeddings/index.js'
@@ -11,7 +12,7 @@ import { geminiLiveCodec } from './gemini-live/index.js'
 /**
  * Every provider family's codec, one per family.
  * @example
- * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'openai-realtime', 'gemini-live']
+ * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live']
  */
 export const codecs: readonly ModelCallCodec[] = [
   openaiChatCodec,
@@ -20,6 +21,7 @@ export const codecs: readonly ModelCallCodec[] = [
   geminiCodec,
   openaiEmbeddingsCodec,
   openaiMediaCodec,
+  bedrockCodec,
   openaiRealtimeCodec,
   geminiLiveCodec,
 ]

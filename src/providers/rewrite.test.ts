@@ -39,6 +39,23 @@ describe('codec.rewriteRequest', () => {
     expect(r?.url.href).toBe('https://api.example.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
   })
 
+  it("rewrites Claude on Vertex AI's model in the URL path, never adding a body field Vertex refuses", () => {
+    const vertex = url('/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-haiku-4-5@20251001:streamRawPredict')
+    const r = rewriteRequest('anthropic', vertex, '{"anthropic_version":"vertex-2023-10-16","messages":[]}', { model: 'claude-sonnet-4-5@20250929' })
+    expect(r?.url.href).toBe('https://api.example.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict')
+    expect(body(r)).toEqual({ anthropic_version: 'vertex-2023-10-16', messages: [] })
+  })
+
+  it("rewrites Bedrock's model in the URL path, and its system where Converse or Claude's body names it", () => {
+    const converse = url('/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream')
+    const r = rewriteRequest('bedrock', converse, '{"messages":[],"system":[{"text":"old"}]}', { model: 'us.anthropic.claude-haiku-4-5-20251001-v1:0', instructions: 'x' })
+    expect(r?.url.pathname).toBe('/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse-stream')
+    expect(body(r)).toEqual({ messages: [], system: [{ text: 'x' }] })
+    const invoke = rewriteRequest('bedrock', url('/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/invoke'), '{"anthropic_version":"bedrock-2023-05-31","messages":[]}', { instructions: 'x' })
+    expect(body(invoke)).toEqual({ anthropic_version: 'bedrock-2023-05-31', messages: [], system: 'x' })
+    expect(rewriteRequest('bedrock', converse, '{"messages":[]}', { model: 'anthropic.claude-3-5-haiku-20241022-v1:0' })).toBeUndefined()
+  })
+
   it('returns undefined when nothing changes or the body is not JSON', () => {
     expect(rewriteRequest('openai-chat', url('/v1/chat/completions'), '{"model":"gpt-4o","messages":[]}', { model: 'gpt-4o' })).toBeUndefined()
     expect(rewriteRequest('openai-chat', url('/v1/chat/completions'), 'not json', { model: 'x' })).toBeUndefined()

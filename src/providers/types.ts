@@ -4,7 +4,7 @@
  * Codecs are pure: no I/O, no runner, no msw.
  */
 
-export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'openai-realtime' | 'gemini-live'
+export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'bedrock' | 'openai-realtime' | 'gemini-live'
 
 /**
  * Token usage in one shape for every provider.
@@ -124,9 +124,10 @@ export interface ModelCallCodec {
    * Parse a whole response body as received (decoded text). `contentType`
    * tells SSE (`text/event-stream`) from JSON; a streamed JSON array (Gemini
    * without `alt=sse`) is recognized from the body. Never throws: a body it
-   * cannot read yields empty text and an `error`.
+   * cannot read yields empty text and an `error`. `bytes` is the same body undecoded, for a
+   * family whose responses are binary (`binaryBody`); callers that hold the bytes pass them.
    */
-  parseResponse(body: string, contentType: string | undefined, status: number, url: URL): ParsedModelResponse
+  parseResponse(body: string, contentType: string | undefined, status: number, url: URL, bytes?: Uint8Array): ParsedModelResponse
   /**
    * Apply a what-if's `model()` / `instructions()` to one request: the new URL
    * and body text, or `undefined` when nothing changes (the request already says
@@ -139,12 +140,38 @@ export interface ModelCallCodec {
   errorBody(status: number, message: string): unknown
   /** Set when the family can be a judge (`Rubric.model`). */
   judge?: JudgeWire
+  /** Set when some of the family's responses are a binary format (Bedrock's AWS event streams). */
+  binaryBody?: BinaryBody
+  /**
+   * Set when each request is signed over its own bytes and time (AWS SigV4), so a stored request cannot be
+   * sent again with a key alone: what to say instead (`fluxlab drift` skips such calls with it).
+   */
+  signedRequests?: string
   /**
    * Set when the family's model calls are the frames of a realtime WebSocket (one request per
    * client frame): `event` reads a frame's event type, and a frame of another type than the
    * recorded one is never served by position.
    */
   socket?: { event(body: unknown): string | undefined }
+}
+
+/**
+ * A binary response format (AWS event streams): text redaction would break its framing, and a
+ * viewer cannot show it as text, so the family reads it for both.
+ */
+export interface BinaryBody {
+  /** True for a response content type in this format. */
+  matches(contentType: string | undefined): boolean
+  /**
+   * The body redacted inside its frames by `redact` (the redactor's stream form: texts in, the same
+   * texts redacted out, secrets found across them), one piece per frame, each re-encoded where it
+   * changed (lengths and checksums recomputed), with the offset in `bytes` where the frame ended;
+   * `undefined` when nothing changed. Bytes after the last whole frame (a cut stream) are a last
+   * piece, kept only when `redact` finds nothing in them.
+   */
+  redact(bytes: Uint8Array, redact: (parts: readonly string[]) => string[]): Array<{ bytes: Uint8Array; end: number }> | undefined
+  /** A readable view of the body: one line per frame. */
+  describe(bytes: Uint8Array): string
 }
 
 export const emptyUsage = (): NormalizedUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })

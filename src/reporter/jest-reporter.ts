@@ -10,6 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pc from 'picocolors'
+import { checkJestVersion, jestVersion } from '../plugin/jest-version.js'
 import { FACTS_ENV, readFacts, type TestFacts } from './facts.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
@@ -41,9 +42,13 @@ export default class FluxlabJestReporter {
   private readonly file: string
 
   constructor(
-    _globalConfig?: unknown,
+    globalConfig?: { rootDir?: string },
     private readonly options: JestReporterOptions = {},
   ) {
+    // Once per run, in jest's main process, before any worker starts: a jest outside the tested range is named.
+    const version = jestVersion(globalConfig?.rootDir ?? process.cwd())
+    const warning = version === undefined ? undefined : checkJestVersion(version)
+    if (warning) console.warn(warning)
     this.file = join(tmpdir(), `fluxlab-facts-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
     writeFileSync(this.file, '')
     process.env[FACTS_ENV] = this.file

@@ -3,6 +3,8 @@
  * vitest lines without `aroundEach` (3.2, and the oldest 4.0) and jest 30 + ts-jest are installed from their own lockfiles with the
  * packed package, record against the local provider, replay with the key unset and CI=1, and type-check
  * (`node scripts/compat.mjs --cells … --quick`; the whole matrix is `npm run test:compat`).
+ * vitest 5 on Node 22 runs in full, with its declaration check (`skipLibCheck: false`): fluxlab's matcher
+ * augmentation must merge with vitest 5's `Matchers<R, T>` as it does with 3.2–4.x's `Matchers<T>` (TS2428).
  * An install that fails (no registry, no npm cache) fails this test with the command, never skips it.
  */
 import { spawn } from 'node:child_process'
@@ -30,25 +32,33 @@ interface Row {
   record: string
   replay: string
   typecheck: string
+  libCheck: string
+  libCheckErrors?: string[]
   tests: number
   fixtures?: number
   error?: string
 }
 
-test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same results, and type-check`, async () => {
-  assertBuilt()
-  const json = join(out, 'compat.json')
-  const command = `node scripts/compat.mjs --cells ${CELLS.join(',')} --quick`
+/** `node scripts/compat.mjs <args> --json …`: its exit code, output and rows. */
+async function compat(args: string[], name: string) {
+  const json = join(out, `${name}.json`)
   const run = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['scripts/compat.mjs', '--cells', CELLS.join(','), '--quick', '--json', json], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['scripts/compat.mjs', ...args, '--json', json], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (d: Buffer) => (output += d.toString()))
     child.stderr.on('data', (d: Buffer) => (output += d.toString()))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, output }))
   })
+  return { ...run, command: `node scripts/compat.mjs ${args.join(' ')}`, rows: () => JSON.parse(readFileSync(json, 'utf8')) as Row[] }
+}
+
+test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same results, and type-check`, async () => {
+  assertBuilt()
+  const run = await compat(['--cells', CELLS.join(','), '--quick'], 'subset')
+  const command = run.command
   expect(run.code, `\`${command}\` failed:\n${run.output}`).toBe(0)
-  const rows = JSON.parse(readFileSync(json, 'utf8')) as Row[]
+  const rows = run.rows()
   expect(rows.map((r) => r.cell)).toEqual(CELLS)
   for (const r of rows) {
     expect({ cell: r.cell, install: r.install, record: r.record, replay: r.replay, typecheck: r.typecheck }, `${r.cell}: ${r.error} (rerun: \`${command}\`)`).toEqual({
@@ -61,3 +71,22 @@ test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same r
     expect({ tests: r.tests, fixtures: r.fixtures }, r.cell).toEqual(EXPECTED[r.cell])
   }
 }, 300_000)
+
+test("vitest 5 (Node 22): fluxlab's matcher types pass a full declaration check (skipLibCheck false, no TS2428)", async () => {
+  assertBuilt()
+  const run = await compat(['--cells', 'vitest-5'], 'vitest-5')
+  expect(run.code, `\`${run.command}\` failed:\n${run.output}`).toBe(0)
+  const [row] = run.rows()
+  expect({ record: row.record, replay: row.replay, typecheck: row.typecheck, libCheck: row.libCheck, errors: row.libCheckErrors }, `rerun: \`${run.command}\``).toEqual({
+    record: 'pass',
+    replay: 'pass',
+    typecheck: 'pass',
+    libCheck: 'pass',
+    errors: undefined,
+  })
+}, 300_000)
+
+test("the README's works-with table and the vitest and jest peer ranges are the tested cells", async () => {
+  const run = await compat(['--check-readme'], 'readme')
+  expect(run.code, `\`${run.command}\` failed:\n${run.output}`).toBe(0)
+})

@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import type { Divergence } from '../../cassette/divergence.js'
 import { fixtureExists, readFixture } from '../../cassette/fixture.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mode.js'
-import { PROVIDER_KEY_VARS, REPLAY_KEY } from '../../context/replay-keys.js'
+import { missingKeyVars, REPLAY_KEY } from '../../context/replay-keys.js'
 import { redactMessage } from '../../secrets.js'
 import { VERSION } from '../../version.js'
 import { parse, splitCommand } from '../args.js'
@@ -211,7 +211,7 @@ function childEnv(mode: Mode, name: string, dir: string, control: { url: string;
   env.FLUX_SCENARIO = name
   env.FLUX_MODE = mode
   env.FLUX_FIXTURE = dir
-  if (mode === 'replay') for (const k of PROVIDER_KEY_VARS) if (!env[k]) env[k] = REPLAY_KEY
+  if (mode === 'replay') for (const k of missingKeyVars(env)) env[k] = REPLAY_KEY
   return env
 }
 

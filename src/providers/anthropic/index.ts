@@ -11,6 +11,8 @@ import { anthropicJudge } from './judge.js'
 const PATH = /\/v1\/messages\/?$/
 /** Claude on Vertex AI: `…/publishers/anthropic/models/<model>:rawPredict` or `:streamRawPredict`. */
 const VERTEX = /\/publishers\/anthropic\/models\/([^/:]+):(?:stream)?rawPredict$/i
+/** The model part of a Vertex path: what a what-if's `model()` replaces. */
+const VERTEX_MODEL = /(\/publishers\/anthropic\/models\/)[^/:]+(:(?:stream)?rawPredict)$/i
 
 /**
  * The Anthropic Messages codec (also Claude on Vertex AI). Streams are SSE
@@ -27,9 +29,13 @@ export const anthropicCodec: ModelCallCodec = {
   parseRequest,
   parseResponse: sseOrJson(parseStream, parseJson),
   // @note the instructions replace `system` whole (a string, even where it was a list of blocks).
-  rewriteRequest: jsonRewrite((body, rw) => {
-    setBodyModel(body, rw)
+  rewriteRequest: jsonRewrite((body, rw, url) => {
+    // @note Vertex names the model in the path and refuses a `model` field in the body.
+    const vertex = rw.model !== undefined && VERTEX.test(decodedPath(url))
+    if (vertex) url.pathname = decodedPath(url).replace(VERTEX_MODEL, `$1${rw.model}$2`)
+    else setBodyModel(body, rw)
     if (rw.instructions !== undefined) body.system = rw.instructions
+    return url
   }),
   errorType: anthropicErrorType,
   errorBody: anthropicErrorBody,

@@ -1,9 +1,11 @@
 import type { Chunk } from '../../cassette/cell.js'
-import { bodyText, encodeChunk } from '../../cassette/chunks.js'
+import { bodyText, decodeChunk, encodeChunk } from '../../cassette/chunks.js'
 import type { Redactor } from '../../cassette/redact.js'
+import type { BinaryBody } from '../../providers/types.js'
 
 /** Redact secrets in recorded chunks, across chunk boundaries when every chunk is text. */
-export function redactChunks(chunks: Chunk[], redactor: Redactor): Chunk[] {
+export function redactChunks(chunks: Chunk[], redactor: Redactor, binary?: BinaryBody): Chunk[] {
+  if (binary) return redactBinary(chunks, redactor, binary)
   if (chunks.every((c) => c.text !== undefined)) {
     const texts = redactor.chunks(chunks.map((c) => c.text as string))
     return chunks.map((c, i) => ({ t: c.t, text: texts[i] }))
@@ -14,6 +16,21 @@ export function redactChunks(chunks: Chunk[], redactor: Redactor): Chunk[] {
   const redacted = redactor.text(whole)
   if (redacted === whole) return chunks
   return [encodeChunk(new TextEncoder().encode(redacted), chunks[chunks.length - 1]?.t ?? 0)]
+}
+
+/**
+ * A binary body (AWS event stream): its family redacts inside each frame, so framing and checksums
+ * still hold. Unchanged, the chunks stay as they came; changed, each frame becomes one chunk, stamped
+ * with the time of the chunk its last byte arrived in.
+ */
+function redactBinary(chunks: Chunk[], redactor: Redactor, binary: BinaryBody): Chunk[] {
+  const parts = chunks.map((c) => decodeChunk(c))
+  const pieces = binary.redact(Buffer.concat(parts), (texts) => redactor.chunks(texts))
+  if (pieces === undefined) return chunks
+  const ends: number[] = []
+  let offset = 0
+  for (const p of parts) ends.push((offset += p.length))
+  return pieces.map((p) => encodeChunk(p.bytes, chunks[Math.max(0, ends.findIndex((e) => e >= p.end))]?.t ?? 0))
 }
 
 export function stripUndefined<T extends object>(o: T): T {

@@ -1,5 +1,5 @@
 import type { Chunk, ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
-import { bodyText, capChunks } from '../../cassette/chunks.js'
+import { bodyBuffer, bodyText, capChunks } from '../../cassette/chunks.js'
 import { FluxError, isFluxError } from '../../errors.js'
 import { emptyUsage } from '../../providers/types.js'
 import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
@@ -67,7 +67,7 @@ async function captureLive(
   // The client aborting stops our branch too: whether the live request sees the abort depends on the client.
   call.request.signal.addEventListener('abort', () => stop.abort(), { once: true })
   const done = captureChunks(mine, start, stop.signal).then(({ chunks, transportError: failed, open }) => {
-    const stored = store(log, res, chunks)
+    const stored = store(log, res, chunks, call.channel === 'model' ? call.codec : undefined)
     if (open) stored.rec.open = true
     // @note SPEC §3: the client's own abort is an event on the tape, not a transport error (however our branch saw it end).
     const aborted = (failed !== undefined || open === true) && call.request.signal.aborted
@@ -92,7 +92,7 @@ function modelCellBase(log: RunLog, call: ModelRequest): Pick<ModelCell, 'seq' |
 
 function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
   const base = modelCellBase(log, call)
-  const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url)
+  const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url, call.codec.binaryBody ? bodyBuffer(stored.rec.chunks) : undefined)
   return {
     ...base,
     response: stored.rec,
@@ -226,9 +226,10 @@ function liveRequest(request: Request, bytes: Buffer, upstream: Record<string, U
   return new Request(target, { method: request.method, headers, body, signal: request.signal })
 }
 
-function store(log: RunLog, res: Response, chunks: Chunk[]): Stored {
+function store(log: RunLog, res: Response, chunks: Chunk[], codec?: ModelRequest['codec']): Stored {
   const { redactor, maxBytes } = log.config
-  const capped = capChunks(redactChunks(chunks, redactor), maxBytes)
+  const binary = codec?.binaryBody?.matches(res.headers.get('content-type') ?? undefined) ? codec.binaryBody : undefined
+  const capped = capChunks(redactChunks(chunks, redactor, binary), maxBytes)
   return {
     rec: { status: res.status, headers: redactor.headers(keptHeaders(res.headers)), chunks: capped.chunks },
     truncated: capped.truncated,
