@@ -185,7 +185,7 @@ const transportErrorSchema = z.optional(
 
 const KEY = /^sha256:[0-9a-f]{64}$/
 const key = z.string('expected "key" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "key" (sha256:<64 hex>)'))
-const FAMILIES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock'] as const satisfies readonly ProviderFamily[]
+const FAMILIES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live'] as const satisfies readonly ProviderFamily[]
 
 /** What a model.jsonl line must be for replay to serve it as it says. */
 export const modelCellSchema = z

@@ -1,10 +1,11 @@
 import type { CanonicalRequest, ModelCell, ToolCell } from './cell.js'
 import { diffJson, type JsonDiffRow } from './json-diff.js'
+import { codecFor } from '../providers/registry.js'
 
 export type ModelTake =
   | { kind: 'hit'; cell: ModelCell }
   | { kind: 'drift'; cell: ModelCell; diff: JsonDiffRow[] }
-  | { kind: 'miss'; closest?: ModelCell; diff?: JsonDiffRow[]; reason: 'overflow' | 'exact-only' | 'endpoint' }
+  | { kind: 'miss'; closest?: ModelCell; diff?: JsonDiffRow[]; reason: 'overflow' | 'exact-only' | 'endpoint' | 'event' }
 
 /**
  * The model channel of a fixture during replay: each recorded cell is served at most once.
@@ -25,6 +26,11 @@ export class ModelTape {
       return { kind: 'hit', cell: exact }
     }
     const next = this.cells.find((c) => !this.used.has(c.seq) && c.request.method === req.method && samePath(c.request.path, req.path))
+    // @note a realtime frame is served by position only as the same event type: another type is another conversation.
+    const socket = next ? codecFor(next.family).socket : undefined
+    if (next && socket && !opts.exactOnly && socket.event(next.request.body) !== socket.event(req.body)) {
+      return { kind: 'miss', closest: next, diff: diffJson(next.request.body, req.body), reason: 'event' }
+    }
     if (next && !opts.exactOnly) {
       this.used.add(next.seq)
       return { kind: 'drift', cell: next, diff: diffJson(next.request.body, req.body) }

@@ -3,7 +3,8 @@
  * pipeline as HTTP ones; the code that made such a request says how it goes out live. Kept on
  * `globalThis` so the ESM and CJS copies of one version agree.
  */
-type Sender = () => Promise<Response>
+/** Sends the request for real; `upstream` is the run's upstream map (`FLUX_UPSTREAM` / `upstream`), by host. */
+type Sender = (upstream: Record<string, URL>) => Promise<Response>
 
 const KEY = Symbol.for('fluxlab.own-senders.v1')
 const senders: WeakMap<Request, Sender> = ((globalThis as Record<symbol, unknown>)[KEY] as WeakMap<Request, Sender> | undefined) ??

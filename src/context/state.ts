@@ -3,6 +3,8 @@ import { detectModelCall, providerOfHost } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { registerCopy, STATE_KEY } from './copies.js'
 import type { FluxOptions } from './options.js'
+import { routeSocket } from './realtime-socket.js'
+import type { SocketConnection } from '../interceptor/websocket.js'
 import type { TestContext } from './types.js'
 
 /** A `test.concurrent` test running where fluxlab cannot tell concurrent tests apart. */
@@ -103,6 +105,17 @@ export const routeRequest = Object.assign(async (request: Request): Promise<Resp
   isModelCall: (method: string, url: URL): boolean => currentRoute()?.isModelCall?.(method, url) ?? isModelCall(method, url, state.options.hosts),
   report(error: Error): void {
     currentRoute()?.report?.(error)
+  },
+  /**
+   * A realtime socket (a family with `socket`, OpenAI Realtime, known by its path) opened inside a run goes on that run's tape,
+   * every frame of it, whatever async context later frames are sent from; any other socket is left.
+   */
+  socket(connection: SocketConnection): boolean {
+    const route = currentRoute()
+    const codec = detectModelCall('POST', connection.url, state.options.hosts)
+    if (!route || !codec?.socket || !(route.claims?.('POST', connection.url) ?? true)) return false
+    routeSocket(connection, (request) => route.handle(request), (frame) => codec.parseRequest(frame, connection.url).model)
+    return true
   },
 })
 

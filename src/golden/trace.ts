@@ -1,4 +1,6 @@
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
+import { bodyText } from '../cassette/chunks.js'
+import { codecFor } from '../providers/registry.js'
 
 /** One step of a run, in the order the run made it. */
 export type TraceStep = { channel: 'model'; cell: ModelCell } | { channel: 'tool'; cell: ToolCell }
@@ -39,6 +41,11 @@ export function renderTrace(name: string, steps: readonly TraceStep[]): string {
       const usage = `in ${c.usage.input} · out ${c.usage.output}${c.usage.reasoning ? ` (reasoning ${c.usage.reasoning})` : ''}${c.usage.cacheRead ? ` · cache read ${c.usage.cacheRead}` : ''}${c.usage.cacheWrite ? ` · cache write ${c.usage.cacheWrite}` : ''}`
       const status = c.response.status === 200 ? '' : ` · HTTP ${c.response.status}`
       lines.push(`${n} model#${model} ${c.family} ${c.model ?? '?'} · ${usage}${c.finishReason ? ` · ${c.finishReason}` : ''}${status}`)
+      const socket = codecFor(c.family).socket
+      if (socket) {
+        lines.push(clip(`    > ${socket.event(c.request.body) ?? '?'}`))
+        for (const line of wrap(serverEvents(bodyText(c.response.chunks), socket.event), '    < ')) lines.push(clip(line))
+      }
       for (const call of c.toolCalls) lines.push(`    → ${call.name} ${clip(mask(`${call.id} `) + json(call.args))}`)
       if (c.text) {
         lines.push(`    text: ${clip(JSON.stringify(c.text))}`)
@@ -63,6 +70,39 @@ export function renderTrace(name: string, steps: readonly TraceStep[]): string {
   })
   lines.push(`final: ${clip(JSON.stringify(finalText))}`)
   return mask(lines.join('\n')) + '\n'
+}
+
+/** The event types of a realtime answer (one JSON event a line), a run of one type counted once: `response.output_text.delta ×2`. */
+function serverEvents(body: string, event: (frame: unknown) => string | undefined): string[] {
+  const runs: Array<{ type: string; n: number }> = []
+  for (const line of body.split('\n')) {
+    if (!line.trim()) continue
+    let frame: unknown
+    try {
+      frame = JSON.parse(line)
+    } catch {
+      frame = undefined
+    }
+    const type = event(frame) ?? '?'
+    const last = runs[runs.length - 1]
+    if (last?.type === type) last.n++
+    else runs.push({ type, n: 1 })
+  }
+  return runs.map((r) => (r.n > 1 ? `${r.type} ×${r.n}` : r.type))
+}
+
+/** Items joined by `, ` on lines of at most WIDTH characters, each line starting with `prefix`. */
+function wrap(items: string[], prefix: string): string[] {
+  const out: string[] = []
+  let line = ''
+  for (const item of items) {
+    if (line && prefix.length + line.length + 2 + item.length > WIDTH) {
+      out.push(`${prefix}${line},`)
+      line = item
+    } else line = line ? `${line}, ${item}` : item
+  }
+  if (line) out.push(`${prefix}${line}`)
+  return out
 }
 
 function httpArgs(args: unknown): string {

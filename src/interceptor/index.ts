@@ -5,13 +5,15 @@ import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { bypass } from 'msw'
 import { guardHttp2 } from './http2.js'
-import { attachUndici, refreshUndici, unrouted, type UndiciRouter } from './undici.js'
+import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
+import { attachWebSocket, type SocketRouter } from './websocket.js'
 
 /**
  * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
- * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`).
+ * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`);
+ * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`).
  */
-export type Router = UndiciRouter
+export type Router = UndiciRouter & { socket?: SocketRouter }
 
 /**
  * Which requests fluxlab answers before the process's other mocking libraries (the app's own msw
@@ -57,6 +59,7 @@ interface InterceptionState {
   router?: Router
   preempts?: Preempts
   detachUndici?: () => void
+  detachWebSocket?: () => void
   /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
   unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
@@ -102,6 +105,16 @@ function createState(): InterceptionState {
         return new Promise<never>(() => {})
       }
       if (s.refs === 0 || !s.router) return
+      // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
+      // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
+      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+        const url = new URL(request.url)
+        const router = s.router
+        if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
+          const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
+          if (refused) return controller.errorWith(refused)
+        }
+      }
       if (s.preempts?.(request)) {
         const response = await s.router(request)
         if (!response) return
@@ -161,6 +174,8 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
     st.unguardHttp2 = http2.undo
     if (http2.patched) syncBuiltinESMExports()
   } else refreshUndici()
+  // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
+  st.detachWebSocket ??= attachWebSocket(() => st.router?.socket)
   attach()
   let released = false
   return () => {
@@ -170,6 +185,8 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
       detach()
       st.detachUndici?.()
       st.detachUndici = undefined
+      st.detachWebSocket?.()
+      st.detachWebSocket = undefined
       if (st.unguardHttp2?.()) syncBuiltinESMExports()
       st.unguardHttp2 = undefined
     }

@@ -257,6 +257,17 @@ function handlerOf(request: CoreRequest): UndiciHandler | undefined {
  */
 function refuseUnroutable(router: UndiciRouter, method: string, url: URL, upgrade: string | null | undefined, unreadable = false): FluxError | undefined {
   const what = unreadable ? 'an undici request object this version of fluxlab cannot read' : upgrade ? `an undici ${upgrade} upgrade` : 'an undici CONNECT tunnel'
+  return refuseUnseen(router, method, url, what)
+}
+
+/**
+ * A request fluxlab sees but cannot route, made through `what` (`an undici websocket upgrade`,
+ * `a node:http websocket upgrade`): refused with `FLUX_UNROUTABLE` and reported to the run when it
+ * goes to a provider host, else `undefined` after a warning, once per origin.
+ * @example
+ * const refused = refuseUnseen(router, 'GET', new URL('wss://api.openai.com/v1/realtime'), 'a node:http websocket upgrade')
+ */
+export function refuseUnseen(router: UndiciRouter, method: string, url: URL, what: string): FluxError | undefined {
   if (!(router.isModelCall?.(method, url) ?? true)) {
     if (!u.warned.has(url.origin)) {
       u.warned.add(url.origin)
@@ -267,7 +278,9 @@ function refuseUnroutable(router: UndiciRouter, method: string, url: URL, upgrad
   const error = new FluxError('FLUX_UNROUTABLE', {
     failed: `send ${method} ${url.host}${url.pathname}`,
     reason: `it is a model call made through ${what}, which fluxlab can neither record nor replay, so it was refused rather than sent live`,
-    fix: 'Call the model over plain HTTP (`fetch`, `undici.request`, `node:http`, or an SDK) so fluxlab can route it.',
+    fix: what.includes('websocket')
+      ? 'Open realtime sockets with the global `WebSocket` (Node 22+, e.g. the `openai` SDK\'s `OpenAIRealtimeWebSocket` rather than `OpenAIRealtimeWS`), which fluxlab records and replays; see docs/realtime.md.'
+      : 'Call the model over plain HTTP (`fetch`, `undici.request`, `node:http`, or an SDK) so fluxlab can route it.',
   })
   router.report?.(error)
   return error

@@ -8,7 +8,7 @@ const post = (u: string, hosts?: Record<string, ProviderFamily>) => detectModelC
 
 describe('codecs', () => {
   it('lists one codec per family', () => {
-    expect(codecs.map((c) => c.family)).toEqual(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock'])
+    expect(codecs.map((c) => c.family)).toEqual(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live'])
   })
 
   it('finds a codec by family', () => {

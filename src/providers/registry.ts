@@ -6,11 +6,13 @@ import { openaiChatCodec } from './openai-chat/index.js'
 import { openaiEmbeddingsCodec } from './openai-embeddings/index.js'
 import { openaiMediaCodec } from './openai-media/index.js'
 import { openaiResponsesCodec } from './openai-responses/index.js'
+import { openaiRealtimeCodec } from './openai-realtime/index.js'
+import { geminiLiveCodec } from './gemini-live/index.js'
 
 /**
  * Every provider family's codec, one per family.
  * @example
- * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock']
+ * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live']
  */
 export const codecs: readonly ModelCallCodec[] = [
   openaiChatCodec,
@@ -20,6 +22,8 @@ export const codecs: readonly ModelCallCodec[] = [
   openaiEmbeddingsCodec,
   openaiMediaCodec,
   bedrockCodec,
+  openaiRealtimeCodec,
+  geminiLiveCodec,
 ]
 
 /**

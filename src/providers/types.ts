@@ -4,7 +4,7 @@
  * Codecs are pure: no I/O, no runner, no msw.
  */
 
-export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'bedrock'
+export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'bedrock' | 'openai-realtime' | 'gemini-live'
 
 /**
  * Token usage in one shape for every provider.
@@ -147,6 +147,12 @@ export interface ModelCallCodec {
    * sent again with a key alone: what to say instead (`fluxlab drift` skips such calls with it).
    */
   signedRequests?: string
+  /**
+   * Set when the family's model calls are the frames of a realtime WebSocket (one request per
+   * client frame): `event` reads a frame's event type, and a frame of another type than the
+   * recorded one is never served by position.
+   */
+  socket?: { event(body: unknown): string | undefined }
 }
 
 /**

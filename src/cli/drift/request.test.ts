@@ -35,6 +35,11 @@ describe('planRequest', () => {
     expect(buildRequest(p, 'AIza-test').init.headers).toEqual({ 'content-type': 'application/json', 'x-goog-api-key': 'AIza-test' })
   })
 
+  test('a realtime socket frame is skipped, saying why', () => {
+    const p = planRequest(cell({ family: 'openai-realtime', url: 'wss://api.openai.com/v1/realtime?model=gpt-realtime', request: { method: 'POST', path: '/v1/realtime?model=gpt-realtime', body: { type: 'response.create' } } }), {})
+    expect(p.skip).toContain('realtime WebSocket session, which fluxlab drift does not open')
+  })
+
   test('a loopback host needs no key; Responses and embeddings authenticate like OpenAI chat', () => {
     expect(planRequest(cell({ url: 'http://127.0.0.1:11434/v1/chat/completions' }), {}).keyVars).toEqual([])
     const p = planRequest(cell({ family: 'openai-embeddings', url: 'https://api.openai.com/v1/embeddings' }), {})

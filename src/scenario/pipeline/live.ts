@@ -6,6 +6,7 @@ import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from '.
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
 import { ownSender } from '../../context/own-sender.js'
+import { socketModel } from '../../context/realtime-socket.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunLog } from './log.js'
@@ -86,7 +87,7 @@ async function captureLive(
 /** What every model cell of `call` says about the request. */
 function modelCellBase(log: RunLog, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
   const { codec, url, canonical } = call
-  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: log.config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model }
+  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: log.config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model ?? socketModel(call.request) }
 }
 
 function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
@@ -199,7 +200,7 @@ async function send(log: RunLog, request: Request, bytes: Buffer, step: string):
     })
   // @note a message that is not HTTP on the wire (MCP over stdio, src/tools/mcp-transport.ts) goes out the way its maker said.
   const own = ownSender(request)
-  if (own) return own()
+  if (own) return own(log.config.upstream)
   return log.config.live(liveRequest(request, bytes, log.config.upstream))
 }
 

@@ -57,7 +57,9 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
             ? `the run made more model calls than the ${model.cells.length} recorded`
             : take.reason === 'endpoint'
               ? `no recorded call is left at ${call.canonical.method} ${call.canonical.path.split('?')[0]} (${call.codec.family}); the next unused recorded call is ${take.closest?.step} at ${take.closest?.request.method} ${take.closest?.request.path.split('?')[0]} (${take.closest?.family})`
-              : 'no recorded call matches this request exactly'
+              : take.reason === 'event'
+                ? `it is a realtime ${call.codec.socket?.event(call.canonical.body)} event where the recording has ${call.codec.socket?.event(take.closest?.request.body)}`
+                : 'no recorded call matches this request exactly'
         call.miss = { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff }
         return next()
       }
