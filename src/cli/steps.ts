@@ -2,7 +2,7 @@ import type { Fixture } from '../cassette/cell.js'
 import type { Chunk } from '../cassette/cell.js'
 import { bodyBuffer, bodyBytes, bodyText, decodeChunk } from '../cassette/chunks.js'
 import { codecFor } from '../providers/registry.js'
-import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'
+import { fixtureSteps, renderTrace, serverEvents, type TraceStep } from '../golden/trace.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
 
@@ -43,6 +43,8 @@ export interface StepView {
   injected?: string
   /** MCP tool steps: the transport the message went over (`stdio`: a child process's stdin/stdout; `http`: streamable HTTP). */
   mcp?: 'stdio' | 'http'
+  /** Realtime WebSocket model steps: the client frame's event type, and the server events that answered it (runs counted). */
+  frames?: { sent: string; received: string[] }
 }
 
 export interface RunView {
@@ -108,7 +110,14 @@ function modelView(s: Extract<TraceStep, { channel: 'model' }>, index: number, n
     responseBody: readableBody(c.family, c.response.headers['content-type'], c.response.chunks),
     truncated: c.truncated === true,
     ...injectedOf(c),
+    ...framesOf(c),
   }
+}
+
+function framesOf(c: Extract<TraceStep, { channel: 'model' }>['cell']): Pick<StepView, 'frames'> {
+  const socket = codecFor(c.family).socket
+  if (!socket) return {}
+  return { frames: { sent: socket.event(c.request.body) ?? '?', received: serverEvents(bodyText(c.response.chunks), socket.event) } }
 }
 
 /** A model body as text: a binary one (Bedrock's event streams) decoded by its family, one frame a line. */

@@ -72,8 +72,12 @@ export function renderTrace(name: string, steps: readonly TraceStep[]): string {
   return mask(lines.join('\n')) + '\n'
 }
 
-/** The event types of a realtime answer (one JSON event a line), a run of one type counted once: `response.output_text.delta ×2`. */
-function serverEvents(body: string, event: (frame: unknown) => string | undefined): string[] {
+/**
+ * The event types of a realtime answer (one JSON event a line), a run of one type counted once: `response.output_text.delta ×2`.
+ * @example
+ * serverEvents('{"type":"a"}\n{"type":"a"}\n', (f) => (f as { type: string }).type) // ['a ×2']
+ */
+export function serverEvents(body: string, event: (frame: unknown) => string | undefined): string[] {
   const runs: Array<{ type: string; n: number }> = []
   for (const line of body.split('\n')) {
     if (!line.trim()) continue

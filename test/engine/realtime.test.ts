@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket'
+import { fluxlab as fluxlabCli } from '../cli/support.js'
 import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { WebSocket as UndiciWebSocket } from 'undici'
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws'
@@ -174,6 +175,18 @@ test('records every frame both ways through the upstream, the fixture keeping th
   // Usage from `response.done` reaches the outcome, and cost follows from it.
   expect(rec.usage).toMatchObject({ input: 42, output: 18, cacheRead: 10 })
   expect(rec.cost({ 'gpt-realtime': { input: 4, output: 16 } }).total).toBeCloseTo((42 * 4 + 18 * 16) / 1e6, 10)
+})
+
+test('fluxlab show lists each frame and the events that answered it, in the terminal and in the HTML viewer', async () => {
+  const dir = tempDir()
+  await record(dir)
+  const tree = await fluxlabCli(['show', 'joke', '--dir', dir], { cwd: dir })
+  expect(tree.code, tree.output).toBe(0)
+  expect(tree.stdout).toContain('[websocket] > response.create · < conversation.item.created, response.created, response.output_text.delta ×2, response.done')
+  const file = join(dir, 'trace.html')
+  const r = await fluxlabCli(['show', 'joke', '--dir', dir, '--html', file], { cwd: dir })
+  expect(r.code, r.output).toBe(0)
+  expect(readFileSync(file, 'utf8')).toContain('<span class="transport websocket">WebSocket</span> sent <code>session.update</code> · received <code>session.updated</code>')
 })
 
 test('replays offline under CI=1 with the server closed: no connection, the same frames in the same order, each after the frame that caused it', async () => {

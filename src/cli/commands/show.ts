@@ -81,6 +81,7 @@ function headLine(s: StepView, c: Output['c']): string {
 function details(s: StepView, c: Output['c']): string[] {
   const lines: string[] = []
   for (const call of s.toolCalls) lines.push(`${c.dim('└─')} → ${c.bold(call.name)} ${clip(JSON.stringify(call.args), 80)}`)
+  if (s.frames) lines.push(`${c.dim('└─')} ${c.magenta('[websocket]')} > ${s.frames.sent} · < ${clip(s.frames.received.join(', '), 160)}`)
   if (s.text) lines.push(`${c.dim('└─')} text ${clip(JSON.stringify(s.text), 90)}`)
   if (s.channel === 'tool' && s.output !== undefined && !s.error) lines.push(`${c.dim('└─')} output ${clip(s.output, 88)}`)
   if (s.channel === 'model' && s.error) lines.push(`${c.dim('└─')} ${c.red(`error ${clip(s.error, 88)}`)}`)

@@ -118,6 +118,7 @@ function stepCard(s: StepView, divergedAt?: number): string {
   const lines: string[] = []
   for (const call of s.toolCalls) lines.push(`<div class="call">→ <b>${esc(call.name)}</b> <code>${esc(clip(JSON.stringify(call.args), 300))}</code></div>`)
   if (s.channel === 'tool' && s.args !== undefined) lines.push(`<div class="args">args <code>${esc(clip(JSON.stringify(s.args), 300))}</code></div>`)
+  if (s.frames) lines.push(`<div class="frames"><span class="transport websocket">WebSocket</span> sent <code>${esc(s.frames.sent)}</code> · received <code>${esc(clip(s.frames.received.join(', '), 300))}</code></div>`)
   if (s.text) lines.push(`<div class="text">${esc(s.text)}</div>`)
   if (s.channel === 'tool' && s.output !== undefined && !s.error) lines.push(`<div class="output">→ <code>${esc(clip(s.output, 300))}</code></div>`)
   if (s.error) lines.push(`<div class="bad">✗ ${esc(s.error)}</div>`)

@@ -27,6 +27,7 @@ code, pre, .lane-label, .lane-ms, .id, .n, table { font-family: ui-monospace, SF
 .badge.injected { background: var(--warn); }
 .transport { border: 1px solid currentColor; border-radius: 4px; padding: 0 5px; font-size: 11px; }
 .transport.stdio { color: #7a4fd0; }
+.transport.websocket { color: #1f7a8c; }
 .bar.mcp-stdio { background: repeating-linear-gradient(135deg, var(--tool) 0 6px, #7a4fd0 6px 9px); }
 .n { display: inline-block; min-width: 1.6em; color: var(--dim); } .id { color: var(--model); } .tool .id { color: var(--tool); }
 .facts { color: var(--dim); margin: 2px 0 6px; }
