@@ -205,6 +205,22 @@ test('replays offline under CI=1 with the server closed: no connection, the same
   expect(bystander.seen.paths).toEqual([])
 })
 
+test("recording with fluxlab's placeholder key in the subprotocol is FLUX_NO_KEY, and no socket opens", async () => {
+  const server = await realtimeServer()
+  process.env.FLUX_UPSTREAM = `api.openai.com=${server.url}`
+  const keyless = async () => {
+    const client = new OpenAI({ apiKey: 'fluxlab-replay-no-key', baseURL: 'https://api.openai.com/v1', maxRetries: 0 })
+    const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime' }, client)
+    rt.on('error', () => {})
+    await new Promise((resolve) => rt.socket.addEventListener('close', resolve))
+  }
+  const failure = await (await scenario('keyless', { dir: tempDir() })).run(keyless).then(() => undefined, (e: Error) => e)
+  delete process.env.FLUX_UPSTREAM
+  expect(failure?.message).toContain('FLUX_NO_KEY')
+  expect(server.seen.paths).toEqual([])
+  await server.close()
+})
+
 test('a socket fluxlab does not take (not a realtime path) to a provider host still fails the run with FLUX_UNROUTABLE', async () => {
   const server = await realtimeServer()
   const host = new URL(server.url).host
