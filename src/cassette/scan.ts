@@ -204,10 +204,33 @@ function scanLines(text: string, file: string | undefined, opts: ScanOptions, va
     }
     // @note `\u` and `\/` escapes can spell any character, so such a line is searched string by string in full.
     const escapedOnly = own.length === 0 && !lineText.includes('\\u') && !lineText.includes('\\/')
-    found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+    // @note issue 14: with `escapedOnly`, the walk searches only strings holding a control character (escaped in the
+    // raw text as `\t`, `\b` or `\f`) and looks after line breaks (`\n`, `\r`) only for a rule that starts with a
+    // letter; a line whose raw text has neither is one the walk finds nothing in, so it is not walked.
+    if (!escapedOnly || mayHideEscaped(lineText)) found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+    else found.push(...own)
     found.push(...storedStream(parsed.value, opts).map((f) => ({ ...f, line })))
   }
   return located(found, file)
+}
+
+/**
+ * An escape in raw JSON text: `\t`, `\b`, `\f` (a control character {@link walk} searches decoded), or a line break
+ * followed by a letter that can start one of {@link GUARDED_AT_START} (`(aws_)secret…`, `Bearer`, `api_key`, `access_token`,
+ * `auth…`, `refresh…`, `client…`, `password`). An even run of backslashes before it is an escaped backslash, not an escape.
+ */
+const ESCAPE_HINT = /\\(?:[tbf]|[nr][asbrcp])/gi
+
+/** Whether the raw text of a JSON line holds an escape after which {@link walk} with `escapedOnly` could find something. */
+function mayHideEscaped(lineText: string): boolean {
+  ESCAPE_HINT.lastIndex = 0
+  for (let m = ESCAPE_HINT.exec(lineText); m; m = ESCAPE_HINT.exec(lineText)) {
+    let run = 1
+    while (m.index - run >= 0 && lineText.charCodeAt(m.index - run) === 0x5c) run++
+    if (run % 2 === 1) return true
+    ESCAPE_HINT.lastIndex = m.index + 1
+  }
+  return false
 }
 
 /** The raw-text matches of `text`, each with its 1-based line, also grouped by line. */
