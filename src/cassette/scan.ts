@@ -217,9 +217,9 @@ function scanLines(text: string, file: string | undefined, opts: ScanOptions, va
 /**
  * An escape in raw JSON text: `\t`, `\b`, `\f` (a control character {@link walk} searches decoded), or a line break
  * followed by a letter that can start one of {@link GUARDED_AT_START} (`(aws_)secret…`, `Bearer`, `api_key`, `access_token`,
- * `auth…`, `refresh…`, `client…`, `password`). An even run of backslashes before it is an escaped backslash, not an escape.
+ * `auth…`, `refresh…`, `client…`, `password`, in either case; a JSON escape itself is lowercase). An even run of backslashes before it is an escaped backslash, not an escape.
  */
-const ESCAPE_HINT = /\\(?:[tbf]|[nr][asbrcp])/gi
+const ESCAPE_HINT = /\\(?:[tbf]|[nr][asbrcpASBRCP])/g
 
 /** Whether the raw text of a JSON line holds an escape after which {@link walk} with `escapedOnly` could find something. */
 function mayHideEscaped(lineText: string): boolean {
