@@ -323,7 +323,15 @@ function isResponse(r: unknown): boolean {
 }
 
 const isTransportError = (e: unknown) => e === undefined || (isObj(e) && isText(e.name) && isText(e.message) && isOptText(e.code))
-const isKey = (k: unknown) => typeof k === 'string' && KEY.test(k)
+/** {@link KEY} by hand: `sha256:` and 64 lowercase hex digits (the regex cost more than all the other checks of a line). */
+function isKey(k: unknown): boolean {
+  if (typeof k !== 'string' || k.length !== 71 || !k.startsWith('sha256:')) return false
+  for (let i = 7; i < 71; i++) {
+    const c = k.charCodeAt(i)
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false
+  }
+  return true
+}
 
 /**
  * Whether `v` is a model.jsonl line {@link modelCellSchema} accepts (the same set, without zod's cost).
