@@ -231,17 +231,23 @@ function timedLoads(dir, copies, cells) {
   const read = []
   const parse = []
   const cached = []
+  // CPU time (user + system of this process) of the same samples: on a shared 2-core box, wall time also counts
+  // the time another process held the core, which is what made the per-rep wall ratios spread 2×–6×.
+  const cpu = { read: [], parse: [], cached: [] }
+  const cpuMs = (u) => (u.user + u.system) / 1000
   for (let r = 0; r < LOAD_REPS; r++) {
     // Alternate which goes first.
     const steps = r % 2 ? ['parse', 'read', 'cached'] : ['read', 'cached', 'parse']
     for (const s of steps) {
+      const c0 = process.cpuUsage()
       const t0 = performance.now()
       if (s === 'parse') plainParse(dir)
       else readFixture(copies[r])
       ;({ read, parse, cached })[s].push(performance.now() - t0)
+      cpu[s].push(cpuMs(process.cpuUsage(c0)))
     }
   }
-  return { read, parse, cached, cells }
+  return { read, parse, cached, cpu, cells }
 }
 
 // ---------------------------------------------------------------- main
@@ -289,7 +295,7 @@ const recordDone = performance.now()
 const dir = mkdtempSync(join(tmpdir(), 'fluxlab-bench-'))
 if (ONLY.has('load')) try {
   const info = generateFixture(dir, EXAMPLE, CELLS)
-  const { read, parse, cached, cells } = loadBench(dir, info)
+  const { read, parse, cached, cpu, cells } = loadBench(dir, info)
   const mb = info.bytes / 1e6
   const rows = [
     ['JSON.parse per line (baseline)', parse],
@@ -306,6 +312,8 @@ if (ONLY.has('load')) try {
   const pairs = read.map((x, i) => x / parse[i])
   const rates = read.map((x) => mb / (x / 1000))
   console.log(`   readFixture / JSON.parse per rep: ${ratio(Math.min(...pairs))} … ${ratio(Math.max(...pairs))} (median ${ratio(median(pairs))}); first-read MB/s ${Math.min(...rates).toFixed(1)} … ${Math.max(...rates).toFixed(1)}; the extra is validation + the secret scan (see bench/README.md)`)
+  const cpuPairs = cpu.read.map((x, i) => x / cpu.parse[i])
+  console.log(`   CPU time (user+system): JSON.parse ${ms(median(cpu.parse))} ms, first read ${ms(median(cpu.read))} ms = ${(mb / (median(cpu.read) / 1000)).toFixed(1)} MB/s, ${ratio(median(cpu.read) / median(cpu.parse))} (per rep ${ratio(Math.min(...cpuPairs))} … ${ratio(Math.max(...cpuPairs))})`)
   // Memory of one load in a fresh process (the value held, after a GC): readFixture against JSON.parse per line.
   const rss = (how) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bench/fixture-rss.mjs'), dir, how], { encoding: 'utf8' }))
   for (const [label, how] of [['JSON.parse per line, values held', 'parse'], ['readFixture(), fixture held', 'read']]) {

@@ -75,6 +75,32 @@ describe('SECRET_RULES', () => {
     const sampled = new Set(SAMPLES.map(([rule]) => rule))
     expect(SECRET_RULES.map((r) => r.id).filter((id) => !contextual.has(id) && !sampled.has(id))).toEqual([])
   })
+
+  // issue 14: the search takes a leading guard off a rule and checks it per match; the spans must be the rule's own
+  it('finds the spans each rule finds as written, its leading guard included, whatever stands before a secret', () => {
+    const bodies = [
+      'password=hunter2hunter2',
+      'PASSWORD: "hunter2hunter2"',
+      'api_key=k9k9k9k9k9k9',
+      'Bearer abc123abc123abc123',
+      `aws_secret_access_key=${'Ab3/Cd4+Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Yz5'.slice(0, 40)}`,
+      'AKIA' + 'Q7Q7Q7Q7Q7Q7Q7Q7',
+      'sk-proj-' + 'Hj7Kl2_Mn4-Pq8Rs'.repeat(3),
+    ]
+    const before = ['', 'x', 'X', '9', '_', '-', ' ', '"', '\\n', '\n', 'ſ', 'K', 'é', '\ud800', 'password=', 'xpassword=']
+    const wrong: string[] = []
+    for (const body of bodies)
+      for (const b of before) {
+        const text = `${b}${body}${b}${body}`
+        for (const r of SECRET_RULES) {
+          const re = new RegExp(r.pattern.source, `${r.pattern.flags.replace(/[gd]/g, '')}gd`)
+          const want = [...text.matchAll(re)].map((m) => m.indices?.groups?.secret ?? m.indices![0]).filter(([s, e]) => e > s).map(([s, e]) => `${s}-${e}`)
+          const got = findSecrets(text, { disable: SECRET_RULES.filter((o) => o !== r).map((o) => o.id) }).map((m) => `${m.start}-${m.end}`)
+          if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${r.id} in ${JSON.stringify(text)}: ${got} vs ${want}`)
+        }
+      }
+    expect(wrong).toEqual([])
+  })
 })
 
 describe.each(SAMPLES)('%s: %s', (rule, _label, secret) => {

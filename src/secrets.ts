@@ -76,7 +76,7 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
   ),
   rule('google-api-key', 'Google API key (AIza + 35 characters)', String.raw`${START}AIza[0-9A-Za-z_-]{35}${END}`),
   rule('google-oauth-token', 'Google OAuth access token (ya29.…)', String.raw`${START}ya29\.[0-9A-Za-z_-]{20,}`),
-  rule('aws-access-key-id', 'AWS access key id (AKIA/ASIA + 16)', String.raw`${START}(?:AKIA|ASIA)[A-Z0-9]{16}${END}`),
+  rule('aws-access-key-id', 'AWS access key id (AKIA/ASIA + 16)', String.raw`${START}A(?:KI|SI)A[A-Z0-9]{16}${END}`),
   rule(
     'aws-secret-key',
     'AWS secret access key (40 characters) after an aws_secret_access_key label',
@@ -123,8 +123,11 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
  */
 interface SearchForm {
   re: RegExp
-  guarded: boolean
+  /** The guard taken off the front: `START`, or `(?<![A-Za-z0-9])` (issue 14: halved labelled-secret's search). */
+  guarded: 'start' | 'word' | false
 }
+/** The other leading guard of the rules: no letter or digit before (case-insensitive rules included: under `i` without `u`, no non-ASCII character folds to ASCII). */
+const WORD_START = '(?<![A-Za-z0-9])'
 const globalCache = new WeakMap<RegExp, SearchForm>()
 function globalOf(pattern: RegExp): SearchForm {
   let g = globalCache.get(pattern)
@@ -132,14 +135,16 @@ function globalOf(pattern: RegExp): SearchForm {
     const flags = new Set(pattern.flags.replace(/[gy]/g, ''))
     flags.add('g')
     flags.add('d')
-    const guarded = pattern.source.startsWith(START)
-    g = { re: new RegExp(guarded ? pattern.source.slice(START.length) : pattern.source, [...flags].join('')), guarded }
+    const guarded = pattern.source.startsWith(START) ? 'start' : pattern.source.startsWith(WORD_START) ? 'word' : false
+    const source = guarded === 'start' ? pattern.source.slice(START.length) : guarded === 'word' ? pattern.source.slice(WORD_START.length) : pattern.source
+    g = { re: new RegExp(source, [...flags].join('')), guarded }
     globalCache.set(pattern, g)
   }
   return g
 }
 
 const WORD = /[A-Za-z0-9_-]/
+const ALNUM = /[A-Za-z0-9]/
 /** The `START` guard at `i`: not continuing a word, unless right after a JSON escape (`\n`, `\r`, `\t`). */
 function guardHolds(text: string, i: number): boolean {
   if (i === 0 || !WORD.test(text[i - 1])) return true
@@ -157,7 +162,7 @@ export function matchSpans(text: string, pattern: RegExp): Array<[number, number
   re.lastIndex = 0
   const out: Array<[number, number]> = []
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0].length === 0 || (guarded && !guardHolds(text, m.index))) {
+    if (m[0].length === 0 || (guarded === 'start' && !guardHolds(text, m.index)) || (guarded === 'word' && m.index > 0 && ALNUM.test(text[m.index - 1]))) {
       re.lastIndex = m.index + 1
       continue
     }

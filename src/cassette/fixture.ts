@@ -5,7 +5,7 @@ import YAML from 'yaml'
 import { rerunCommand, testCommand, type TestRef } from '../commands.js'
 import { writeDirAtomic, writeFileAtomic } from './atomic.js'
 import { cachedFixture } from './fixture-cache.js'
-import { FORMAT_VERSION, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
+import { FORMAT_VERSION, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { describeIssue, fixtureError, invalidUtf8Lines, readJsonl, refuseSecrets, tooDeep, type FixtureProblem } from './jsonl.js'
 import { scanText, type ScanOptions } from './scan.js'
@@ -123,9 +123,10 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
   }
   const fix = () => `Fix the line by hand or re-record the scenario with ${rerecord(manifest)}.`
   const problems: FixtureProblem[] = []
-  const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, required: boolean) => {
+  const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, accepts: (v: unknown) => boolean, required: boolean) => {
     const read = readJsonl<T>(join(dir, file), {
       schema,
+      accepts,
       fix,
       scan: { disable: opts.disable, fix: READ_SECRET_FIX },
       ...(required ? { missing: 'Restore it from version control, or re-record with FLUX_GOLDEN=update.' } : {}),
@@ -135,7 +136,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
     return read.lines
   }
   const modelFile = join(dir, FILES.model)
-  const model = cells<ModelCell>(FILES.model, modelCellSchema, true).filter(({ line, value }) => {
+  const model = cells<ModelCell>(FILES.model, modelCellSchema, isModelCell, true).filter(({ line, value }) => {
     const m = derivedMismatch(value)
     if (m)
       problems.push({
@@ -147,7 +148,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
       })
     return !m
   })
-  const tools = cells<ToolCell>(FILES.tools, toolCellSchema, false)
+  const tools = cells<ToolCell>(FILES.tools, toolCellSchema, isToolCell, false)
   problems.sort((a, b) => (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : a.file === modelFile ? -1 : 1))
   if (problems.length && !opts.collect) throw fixtureError('FLUX_FIXTURE_INVALID', problems[0])
   const traceFile = join(dir, FILES.trace)

@@ -130,7 +130,7 @@ describe('problemOf', () => {
     expect(problemOf(thrown(() => refuseSecrets([{ rule: 'jwt', line: 1 }], { failed: 'write x', fix: 'Do y.' })))).toBeUndefined()
   })
 
-  // issue 14: a big file is read in blocks of whole lines (4 MiB); line numbers, long lines and the torn tail are as one read gives
+  // issue 14: a big file is read in blocks of whole lines (256 KiB); line numbers, long lines and the torn tail are as one read gives
   it('reads a file of several blocks with exact line numbers, a line longer than a block, and a torn tail', () => {
     const pad = 'p'.repeat(1000)
     const lines = Array.from({ length: 6000 }, (_, i) => JSON.stringify({ seq: i + 1, pad }))

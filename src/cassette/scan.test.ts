@@ -148,6 +148,29 @@ describe('scanJsonl', () => {
     expect(missed).toEqual([])
   })
 
+  // a chunk that is not UTF-8 on its own (a character split across two reads) is stored as base64: its text shows in no raw line
+  it('finds a secret in a body stored as base64 chunks, decoded and joined, at the chunk where it starts', () => {
+    const e = Buffer.from('é')
+    const head = (s: string) => Buffer.concat([Buffer.from(s), e.subarray(0, 1)]).toString('base64')
+    const tail = (s: string) => Buffer.concat([e.subarray(1), Buffer.from(s)]).toString('base64')
+    const cases: Array<[string, Array<{ t: number; text?: string; b64?: string }>, string]> = [
+      ['one b64 chunk, SSE', [{ t: 0, b64: head(`data: {"delta":"${ANTHROPIC} caf`) }], 'response.chunks[0].b64'],
+      ['b64 then b64, plain text', [{ t: 0, b64: head(`key ${GITHUB} caf`) }, { t: 1, b64: tail(' done') }], 'response.chunks[0].b64'],
+      ['text then b64, split across them', [{ t: 0, text: `data: {"d":"${OPENAI.slice(0, 30)}` }, { t: 1, b64: head(`${OPENAI.slice(30)}"}\n\n`) }], 'response.chunks[0].text'],
+      ['split across SSE events, in b64 chunks', [{ t: 0, b64: head(`data: {"d":"${ANTHROPIC.slice(0, 25)}"}\n\ndata: {"d":"${ANTHROPIC.slice(25)}`) }, { t: 1, b64: tail('"}\n\n') }], 'response.chunks[0].b64'],
+    ]
+    for (const [label, chunks, path] of cases) {
+      const value = { response: { chunks } }
+      const found = scanJsonl(`${JSON.stringify(value)}\n`, 'm.jsonl', [value])
+      expect(found.length, label).toBeGreaterThan(0)
+      expect(found[0].path, label).toBe(path)
+      expect(found.map(describeFinding).join(' '), label).not.toContain(ANTHROPIC.slice(-12))
+    }
+    // and nothing in a clean base64 body
+    const clean = { response: { chunks: [{ t: 0, b64: head('data: {"d":"caf') }, { t: 1, b64: tail('"}\n\n') }] } }
+    expect(scanJsonl(`${JSON.stringify(clean)}\n`, 'm.jsonl', [clean])).toEqual([])
+  })
+
   it('finds what scanText finds, from the values its reader already parsed', () => {
     const text = ['{"a":"x"}', 'not json', '', `{"b":["${ANTHROPIC}",{"${GITHUB}":1}]}`, ''].join('\n')
     const values = text.split('\n').map((l) => (l.startsWith('{') ? JSON.parse(l) : undefined))

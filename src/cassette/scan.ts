@@ -204,10 +204,33 @@ function scanLines(text: string, file: string | undefined, opts: ScanOptions, va
     }
     // @note `\u` and `\/` escapes can spell any character, so such a line is searched string by string in full.
     const escapedOnly = own.length === 0 && !lineText.includes('\\u') && !lineText.includes('\\/')
-    found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+    // @note issue 14: with `escapedOnly`, the walk searches only strings holding a control character (escaped in the
+    // raw text as `\t`, `\b` or `\f`) and looks after line breaks (`\n`, `\r`) only for a rule that starts with a
+    // letter; a line whose raw text has neither is one the walk finds nothing in, so it is not walked.
+    if (!escapedOnly || mayHideEscaped(lineText)) found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+    else found.push(...own)
     found.push(...storedStream(parsed.value, opts).map((f) => ({ ...f, line })))
   }
   return located(found, file)
+}
+
+/**
+ * An escape in raw JSON text: `\t`, `\b`, `\f` (a control character {@link walk} searches decoded), or a line break
+ * followed by a letter that can start one of {@link GUARDED_AT_START} (`(aws_)secret…`, `Bearer`, `api_key`, `access_token`,
+ * `auth…`, `refresh…`, `client…`, `password`, in either case; a JSON escape itself is lowercase). An even run of backslashes before it is an escaped backslash, not an escape.
+ */
+const ESCAPE_HINT = /\\(?:[tbf]|[nr][asbrcpASBRCP])/g
+
+/** Whether the raw text of a JSON line holds an escape after which {@link walk} with `escapedOnly` could find something. */
+function mayHideEscaped(lineText: string): boolean {
+  ESCAPE_HINT.lastIndex = 0
+  for (let m = ESCAPE_HINT.exec(lineText); m; m = ESCAPE_HINT.exec(lineText)) {
+    let run = 1
+    while (m.index - run >= 0 && lineText.charCodeAt(m.index - run) === 0x5c) run++
+    if (run % 2 === 1) return true
+    ESCAPE_HINT.lastIndex = m.index + 1
+  }
+  return false
 }
 
 /** The raw-text matches of `text`, each with its 1-based line, also grouped by line. */
@@ -255,9 +278,37 @@ function parseJson(text: string): Parsed {
 function storedStream(value: unknown, opts: ScanOptions): Finding[] {
   const v = value as { response?: { chunks?: unknown }; cell?: { response?: { chunks?: unknown } } } | null
   const [chunks, base] = Array.isArray(v?.response?.chunks) ? [v.response.chunks, 'response.chunks'] : Array.isArray(v?.cell?.response?.chunks) ? [v.cell.response.chunks, 'cell.response.chunks'] : [undefined, '']
-  if (!chunks || chunks.length < 2) return []
-  const texts = chunks.map((c: { text?: unknown } | null) => (typeof c?.text === 'string' ? c.text : ''))
-  return streamFindings(texts, opts, (i) => `${base}[${i}].text`)
+  if (!chunks) return []
+  const b64 = chunks.some((c: { b64?: unknown } | null) => typeof c?.b64 === 'string')
+  if (!b64 && chunks.length < 2) return []
+  const texts = b64 ? decodedChunks(chunks) : chunks.map((c: { text?: unknown } | null) => (typeof c?.text === 'string' ? c.text : ''))
+  const pathOf = (i: number) => `${base}[${i}].${typeof chunks[i]?.b64 === 'string' ? 'b64' : 'text'}`
+  if (!b64) return streamFindings(texts, opts, pathOf)
+  // @note issue 14: a base64 chunk's text shows in no raw line, so the raw-text rules are run on the decoded body too.
+  return [...textFindings(texts, opts, pathOf), ...streamFindings(texts, opts, pathOf)]
+}
+
+/**
+ * A stored body's chunks as text, base64 ones decoded, as one UTF-8 decode of the joined bytes gives it: a character
+ * split across chunks counts in the chunk where it ends. A chunk that is neither counts as empty.
+ */
+function decodedChunks(chunks: readonly unknown[]): string[] {
+  const decoder = new TextDecoder('utf-8')
+  const out = chunks.map((c) => {
+    const { text, b64 } = (c ?? {}) as { text?: unknown; b64?: unknown }
+    const bytes = typeof b64 === 'string' ? Buffer.from(b64, 'base64') : typeof text === 'string' ? Buffer.from(text) : Buffer.alloc(0)
+    return decoder.decode(bytes, { stream: true })
+  })
+  out[out.length - 1] += decoder.decode()
+  return out
+}
+
+/** The raw-text rules' findings in a body's chunks joined, at the chunk where each starts. */
+function textFindings(chunks: readonly string[], opts: ScanOptions, pathOf: (index: number) => string): Finding[] {
+  const ends: number[] = []
+  let offset = 0
+  for (const c of chunks) ends.push((offset += c.length))
+  return findSecrets(chunks.join(''), opts).map((m) => ({ rule: m.rule, path: pathOf(ends.findIndex((end) => m.start < end)) }))
 }
 
 /** Findings of the decoded view of `chunks` (JSON strings decoded, deltas joined), at the chunk where each starts. */

@@ -32,7 +32,8 @@ export function parseSse(body: string): SseEvent[] {
     event = undefined
     data = []
   }
-  for (const line of body.split(/\r\n|\r|\n/)) {
+  // issue 14: every fixture read parses each stored stream; most have no \r, and a plain split is several times faster
+  for (const line of body.includes('\r') ? body.split(/\r\n|\r|\n/) : body.split('\n')) {
     if (line.trim() === '') {
       flush()
       continue
