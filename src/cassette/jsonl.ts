@@ -12,6 +12,7 @@ import { FluxError } from '../errors.js'
 import { redactMessage } from '../secrets.js'
 import { appendPath } from './json-path.js'
 import { describeFinding, scanJsonl, type Finding, type ScanOptions } from './scan.js'
+import { trustHash, type Trust } from './verified.js'
 
 /** Deepest nesting a line may have: far above any recorded request or response, far below what overflows the stack. */
 const MAX_DEPTH = 1000
@@ -93,6 +94,11 @@ interface ReadJsonlOptions {
   tornTail?: boolean
   /** Return bad lines in `problems` instead of throwing at the first one. */
   collect?: boolean
+  /**
+   * The file's content passed every check before (./verified.ts): only parse it, as long as its bytes hash to this
+   * while they are read. Bytes that differ (the file changed since it was hashed) are read again with every check.
+   */
+  trust?: Trust
 }
 
 interface JsonlLine<T> {
@@ -107,6 +113,8 @@ interface JsonlFile<T> {
   problems: FixtureProblem[]
   /** The text after the last newline was not blank (only with `tornTail`). */
   tornTail: boolean
+  /** The lines were only parsed, since the content passed every check before (`trust`). */
+  trusted?: true
 }
 
 /**
@@ -120,7 +128,7 @@ interface JsonlFile<T> {
 export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T> {
   const noun = opts.noun ?? 'fixture'
   if (!existsSync(file)) {
-    if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false }
+    if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false, ...(opts.trust ? { trusted: true as const } : {}) }
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason: 'the file is missing', fix: opts.missing }, noun)
   }
   const size = statSync(file).size
@@ -135,6 +143,11 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
   const findings: Finding[] = []
   const bad = (line: number, reason: string, field?: string) =>
     problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() })
+  if (opts.trust) {
+    const read = readTrusted<T>(file, opts.trust, opts.tornTail === true)
+    if (read) return read
+    return readJsonl(file, { ...opts, trust: undefined })
+  }
   let tail = ''
   // @note issue 14: read in blocks of whole lines, so a big file is never one string (and its bytes, its lines and
   // its values all at once); memory stays near the size of what is kept. A block ends after a '\n', which no
@@ -190,6 +203,33 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
     })
   if (problems.length && !opts.collect) throw fixtureError('FLUX_FIXTURE_INVALID', problems[0], noun)
   return { lines, problems, tornTail: tail.trim() !== '' }
+}
+
+/**
+ * A trusted read: lines split and parsed, nothing else, while the bytes hash as `trust` says; `undefined`
+ * when they do not (the caller reads again with every check).
+ */
+function readTrusted<T>(file: string, trust: Trust, tornTail: boolean): JsonlFile<T> | undefined {
+  const hash = trustHash()
+  const lines: Array<JsonlLine<T>> = []
+  let tail = ''
+  for (const block of lineBlocks(file)) {
+    hash.update(block.bytes)
+    const texts = block.bytes.toString('utf8').split('\n')
+    const rest = texts.pop()!
+    if (block.last && tornTail) tail = rest
+    else if (block.last && rest !== '') texts.push(rest)
+    for (let i = 0; i < texts.length; i++) {
+      if (texts[i].trim() === '') continue
+      try {
+        lines.push({ line: block.firstLine + i, value: JSON.parse(texts[i]) as T })
+      } catch {
+        return undefined
+      }
+    }
+  }
+  if (hash.digest('hex') !== trust.sha256) return undefined
+  return { lines, problems: [], tornTail: tail.trim() !== '', trusted: true }
 }
 
 /**

@@ -1,0 +1,121 @@
+/**
+ * Contents already read clean (issue 14: "the secret scan on read … runs once per distinct content rather
+ * than once per open"). A fixture's first read in a process parses every line, checks it against the
+ * schema, secret-scans it and checks each model cell's fields against its chunks: about 4× the cost of
+ * `JSON.parse` alone. All of that depends only on the bytes of model.jsonl and tools.jsonl and on this
+ * fluxlab's checks, so once a content has passed, a later process (every vitest worker, every run) that
+ * finds the same bytes only parses them.
+ *
+ * A passed content is remembered as an empty file named by a SHA-256 over the files' bytes, the secret
+ * rules as written, the disabled rules, this package's version and {@link CHECKS}. A changed byte, rule or
+ * version is another name, so it is checked in full again; a content that failed is never remembered.
+ * The bytes are hashed again while they are read, and a read whose bytes differ from the hashed ones
+ * (a file rewritten between the two) is checked in full (./jsonl.ts).
+ *
+ * Only fixtures of {@link MIN_BYTES} or more are remembered: a smaller one is checked in full in well
+ * under a millisecond, and leaves nothing behind.
+ *
+ * Where: `FLUX_CACHE_DIR`, else `node_modules/.cache/fluxlab` under the working directory, else a
+ * directory under the OS temp dir. `FLUX_CACHE_DIR=off` turns it off. Nothing in it is needed: deleting
+ * it only makes the next read of each large fixture check in full.
+ */
+import { createHash, type Hash } from 'node:crypto'
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs'
+import { tmpdir, userInfo } from 'node:os'
+import { join, resolve } from 'node:path'
+import { SECRET_RULES } from '../secrets.js'
+import { VERSION } from '../version.js'
+
+/** Bump when a read check changes in a way the secret rules and the version do not show (a dev build). */
+const CHECKS = 1
+/** Fixtures (model.jsonl + tools.jsonl) smaller than this are always checked in full. */
+const MIN_BYTES = 256 * 1024
+const BLOCK = 1024 * 1024
+
+/** What a read needs to trust a file: the hash it must have while it is read. */
+export interface Trust {
+  sha256: string
+}
+
+/** A fixture's memo: whether its content passed before, each file's hash, and how to remember that it passed. */
+interface Memo {
+  /** Per file given: its hash to check while reading, when the content passed before; else `undefined`. */
+  trust: Array<Trust | undefined>
+  /** Remember that this content passed every check (no-op when it is remembered already or cannot be written). */
+  passed(): void
+}
+
+/**
+ * The memo of the files `paths` (absent files count as empty), or `undefined` when there is none (turned
+ * off, or the files are small).
+ * @example
+ * const memo = contentMemo([model, tools], disable)
+ * readJsonl(model, { …, trust: memo?.trust[0] })
+ */
+export function contentMemo(paths: readonly string[], disable: readonly string[] = []): Memo | undefined {
+  const dir = memoDir()
+  if (!dir) return undefined
+  const hashed = paths.map(hashFile)
+  if (hashed.reduce((n, h) => n + h.size, 0) < MIN_BYTES) return undefined
+  const key = createHash('sha256')
+    .update(`${CHECKS}\0${VERSION}\0${[...new Set(disable)].sort().join(',')}\0`)
+    .update(RULES_SOURCE)
+    .update(hashed.map((h) => h.sha256).join('\0'))
+    .digest('hex')
+  const file = join(dir, key.slice(0, 2), key.slice(2))
+  const known = existsSync(file)
+  return {
+    trust: hashed.map((h) => (known ? { sha256: h.sha256 } : undefined)),
+    passed() {
+      if (known) return
+      try {
+        mkdirSync(join(dir, key.slice(0, 2)), { recursive: true })
+        const tmp = `${file}.${process.pid}.tmp`
+        writeFileSync(tmp, '')
+        renameSync(tmp, file)
+      } catch {
+        // a read-only or full disk: the content is checked in full next time, nothing else changes.
+      }
+    },
+  }
+}
+
+/** A running SHA-256 for a read that checks its bytes are the trusted ones. */
+export function trustHash(): Hash {
+  return createHash('sha256')
+}
+
+const RULES_SOURCE = SECRET_RULES.map((r) => `${r.id}:${r.pattern.source}:${r.pattern.flags}`).join('\n')
+
+function memoDir(): string | undefined {
+  const v = process.env.FLUX_CACHE_DIR
+  if (v === 'off') return undefined
+  if (v) return resolve(v)
+  const nm = join(process.cwd(), 'node_modules')
+  if (existsSync(nm)) return join(nm, '.cache', 'fluxlab', 'verified')
+  let user = 'user'
+  try {
+    user = String(userInfo().uid)
+  } catch {
+    // no user database entry: one shared name is fine, entries are content-addressed.
+  }
+  return join(tmpdir(), `fluxlab-cache-${user}`, 'verified')
+}
+
+function hashFile(path: string): { sha256: string; size: number } {
+  const h = createHash('sha256')
+  let size = 0
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return { sha256: 'absent', size: 0 }
+  }
+  try {
+    const buf = Buffer.allocUnsafe(BLOCK)
+    for (let n; (n = readSync(fd, buf, 0, BLOCK, null)) > 0; size += n) h.update(buf.subarray(0, n))
+  } finally {
+    closeSync(fd)
+  }
+  return { sha256: h.digest('hex'), size }
+}

@@ -1,0 +1,126 @@
+/**
+ * A content read clean once is only parsed by a later read (issue 14: the checks run once per distinct content,
+ * not once per open; src/cassette/verified.ts). What must hold: a later read gives the same fixture, a changed
+ * byte is checked in full again (a secret added after a clean read is still refused), a content that failed is
+ * never remembered, a read whose bytes changed after they were hashed is checked in full, small fixtures and
+ * `FLUX_CACHE_DIR=off` leave nothing behind, and an unwritable memo directory changes nothing but speed.
+ */
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { generateFixture } from '../../bench/gen-fixture.mjs'
+import { REPO } from '../e2e/support/project.js'
+
+const scans = vi.hoisted(() => ({ n: 0 }))
+vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
+  const orig = await importOriginal<typeof import('../../src/cassette/scan.js')>()
+  return { ...orig, scanJsonl: (...a: Parameters<typeof orig.scanJsonl>) => (scans.n++, orig.scanJsonl(...a)) }
+})
+const { readFixture } = await import('../../src/cassette/fixture.js')
+const { readJsonl } = await import('../../src/cassette/jsonl.js')
+const { modelCellSchema } = await import('../../src/cassette/cell.js')
+
+const root = mkdtempSync(join(tmpdir(), 'fluxlab-memo-'))
+const big = join(root, 'big')
+let n = 0
+/** A fresh copy of `from` at a path no read has seen (readFixture also keeps reads per path in the process). */
+const copyOf = (from: string) => {
+  const to = join(root, `copy-${++n}`)
+  cpSync(from, to, { recursive: true })
+  return to
+}
+const memoEntries = (dir: string): string[] =>
+  existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : []
+// A real-looking key, built here so no key-shaped literal is committed.
+const fakeKey = () => ['sk', 'proj', 'Q7'.repeat(12) + 'x9Lm'.repeat(6)].join('-')
+
+let memo: string
+const saved = process.env.FLUX_CACHE_DIR
+beforeAll(() => {
+  // 120 cells of the capital-agent recording, varied: about 400 KB, over the size below which nothing is remembered.
+  generateFixture(big, join(REPO, 'examples/scenarios/capital-agent'), 120)
+})
+afterEach(() => {
+  if (saved === undefined) delete process.env.FLUX_CACHE_DIR
+  else process.env.FLUX_CACHE_DIR = saved
+})
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const useMemo = () => {
+  memo = mkdtempSync(join(root, 'memo-'))
+  process.env.FLUX_CACHE_DIR = memo
+}
+
+describe('a content read clean once', () => {
+  it('is only parsed by a later read, which gives the same fixture', () => {
+    useMemo()
+    scans.n = 0
+    const first = readFixture(copyOf(big))
+    expect(scans.n).toBeGreaterThan(0)
+    expect(memoEntries(memo)).toHaveLength(1)
+    scans.n = 0
+    const later = readFixture(copyOf(big))
+    expect(scans.n).toBe(0)
+    expect(later.model).toEqual(first.model)
+    expect(later.tools).toEqual(first.tools)
+    expect(memoEntries(memo)).toHaveLength(1)
+  })
+
+  it('is checked in full again when one byte changes: a secret added after a clean read is refused', () => {
+    useMemo()
+    readFixture(copyOf(big))
+    const edited = copyOf(big)
+    const file = join(edited, 'model.jsonl')
+    writeFileSync(file, readFileSync(file, 'utf8').replace('Country 3?', `Country 3? ${fakeKey()}`))
+    scans.n = 0
+    expect(() => readFixture(edited)).toThrow(/FLUX_CREDENTIAL_FOUND[\s\S]*model\.jsonl:\d+/)
+    expect(scans.n).toBeGreaterThan(0)
+    expect(memoEntries(memo)).toHaveLength(1)
+  })
+
+  it('is never remembered when it failed a check, so every read refuses it', () => {
+    useMemo()
+    const bad = copyOf(big)
+    const file = join(bad, 'model.jsonl')
+    const lines = readFileSync(file, 'utf8').split('\n')
+    const cell = JSON.parse(lines[4])
+    cell.text = 'edited by hand'
+    lines[4] = JSON.stringify(cell)
+    writeFileSync(file, lines.join('\n'))
+    expect(() => readFixture(bad)).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:5[\s\S]*"text"/)
+    expect(memoEntries(memo)).toEqual([])
+    expect(() => readFixture(copyOf(bad))).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:5/)
+  })
+
+  it('leaves nothing behind for a small fixture, nor with FLUX_CACHE_DIR=off', () => {
+    useMemo()
+    readFixture(copyOf(join(REPO, 'examples/scenarios/capital-agent')))
+    expect(memoEntries(memo)).toEqual([])
+    process.env.FLUX_CACHE_DIR = 'off'
+    scans.n = 0
+    readFixture(copyOf(big))
+    readFixture(copyOf(big))
+    expect(scans.n).toBeGreaterThan(1)
+  })
+
+  it('changes nothing but speed when the memo directory cannot be written', () => {
+    // a memo directory under a regular file: no one can create it, root included.
+    const blocker = join(root, `file-${++n}`)
+    writeFileSync(blocker, '')
+    process.env.FLUX_CACHE_DIR = join(blocker, 'memo')
+    expect(readFixture(copyOf(big)).model.length).toBe(80)
+    scans.n = 0
+    expect(readFixture(copyOf(big)).model.length).toBe(80)
+    expect(scans.n).toBeGreaterThan(0)
+  })
+})
+
+describe('a trusted read whose bytes are not the hashed ones', () => {
+  it('checks every line, as an untrusted read does', () => {
+    const dir = copyOf(big)
+    const file = join(dir, 'model.jsonl')
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"seq":1,', '"seq":"one",'))
+    const read = () => readJsonl(file, { schema: modelCellSchema, fix: 'Re-record it.', scan: { fix: 'Remove it.' }, trust: { sha256: '0'.repeat(64) } })
+    expect(read).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:1[\s\S]*seq/)
+  })
+})
