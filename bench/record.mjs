@@ -41,15 +41,23 @@ function sseServer() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
 }
 
-/** ms from `create()` to the first chunk, and the stream read to the end (so the recording is whole). */
-async function firstChunk(baseURL) {
+/**
+ * ms from `create()` to the first chunk, and the stream read to the end (so the recording is whole). The CPU
+ * time of the same span (µs, the whole process: every thread, and the local server's share too) goes to `cpu`.
+ */
+async function firstChunk(baseURL, cpu = []) {
   const client = new OpenAI({ apiKey: 'bench-placeholder', baseURL, maxRetries: 0 })
+  const c0 = process.cpuUsage()
   const t0 = performance.now()
   const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Capital of the UK?' }] })
   let first
   let text = ''
   for await (const chunk of stream) {
-    first ??= performance.now() - t0
+    if (first === undefined) {
+      first = performance.now() - t0
+      const c = process.cpuUsage(c0)
+      cpu.push(c.user + c.system)
+    }
     text += chunk.choices[0]?.delta?.content ?? ''
   }
   if (text !== 'The capital is London.') throw new Error(`the stream said ${JSON.stringify(text)}`)
@@ -60,12 +68,12 @@ async function firstChunk(baseURL) {
  * The floor: msw's fetch interception with one listener that forwards the request untouched and answers
  * with what came back (applied outside the timed span, disposed after it).
  */
-async function floorChunk(baseURL) {
+async function floorChunk(baseURL, cpu) {
   const interceptor = new FetchInterceptor()
   interceptor.on('request', async ({ request, controller }) => controller.respondWith(await pristineFetch(request)))
   interceptor.apply()
   try {
-    return await firstChunk(baseURL)
+    return await firstChunk(baseURL, cpu)
   } finally {
     interceptor.dispose()
   }
@@ -86,17 +94,18 @@ export async function recordBench({ rounds, block, median, floor = false }) {
   const offline = process.env.FLUX_OFFLINE
   delete process.env.FLUX_OFFLINE
   let n = 0
+  const cpu = { live: [], record: [], floor: [] }
   const record = async () => {
     const s = await scenario(`ttfc-${n++}`, { dir, hosts })
     if (s.mode !== 'record') throw new Error(`expected a recording, got ${s.mode}`)
     let first
     await s.run(async () => {
-      first = await firstChunk(baseURL)
+      first = await firstChunk(baseURL, cpu.record)
     })
     return first
   }
   const samples = { live: [], record: [], floor: [] }
-  const take = { live: () => firstChunk(baseURL), record, floor: () => floorChunk(baseURL) }
+  const take = { live: () => firstChunk(baseURL, cpu.live), record, floor: () => floorChunk(baseURL, cpu.floor) }
   const variants = floor ? ['live', 'record', 'floor'] : ['live', 'record']
   const perRound = []
   const paired = { record: [], floor: [] }
@@ -116,7 +125,9 @@ export async function recordBench({ rounds, block, median, floor = false }) {
     server.close()
     rmSync(dir, { recursive: true, force: true })
   }
-  return { live: samples.live, recorded: samples.record, floor: samples.floor, perRound, paired }
+  const warm = 3 // the warm-up calls of each variant come first
+  for (const v of variants) cpu[v].splice(0, warm)
+  return { live: samples.live, recorded: samples.record, floor: samples.floor, perRound, paired, cpu }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -143,5 +154,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(row('recording − live, paired', r.paired.record))
   console.log(row('floor − live, paired', r.paired.floor))
   console.log(row('recording − floor, paired', r.paired.record.map((x, i) => x - r.paired.floor[i])))
+  console.log(`CPU time of the same span, µs (the whole process, the local server included)`)
+  console.log(row('live', r.cpu.live))
+  console.log(row('recording', r.cpu.record))
+  console.log(row('floor', r.cpu.floor))
   console.log(`   recording − live, per-round difference of medians: ${Math.min(...r.perRound).toFixed(2)} … ${Math.max(...r.perRound).toFixed(2)} ms`)
 }
