@@ -103,12 +103,13 @@ export async function classifyRequest(request: Request, counters: Counters, conf
   // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
   // it), and a live send reuses these bytes.
   const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
-  const text = bytes.toString('utf8')
   const seq = ++counters.seq
   if (codec) {
     const n = ++counters.model
-    // @note issue 14: the canonical form (the body parsed and redacted) and its SHA-256 key, computed on first use, once:
-    // a recording reads them only when it writes the cell, after the response streamed, so they are not in front of it.
+    // @note issue 14: the body as text, the canonical form (the body parsed and redacted) and its SHA-256 key, computed
+    // on first use, once: a recording reads them only when it writes the cell, after the response streamed, so they
+    // are not in front of it.
+    let text: string | undefined
     let canonical: CanonicalRequest | undefined
     let key: string | undefined
     const call: ModelRequest = {
@@ -118,11 +119,16 @@ export async function classifyRequest(request: Request, counters: Counters, conf
       step: `model#${n}`,
       request,
       url,
-      text,
+      get text() {
+        return (text ??= bytes.toString('utf8'))
+      },
+      set text(v) {
+        text = v
+      },
       bytes,
       codec,
       get canonical() {
-        return (canonical ??= canonicalRequest(request.method, url, text, config))
+        return (canonical ??= canonicalRequest(request.method, url, call.text, config))
       },
       set canonical(v) {
         canonical = v
@@ -136,6 +142,7 @@ export async function classifyRequest(request: Request, counters: Counters, conf
     }
     return call
   }
+  const text = bytes.toString('utf8')
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
   const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
   const n = ++counters.tool

@@ -37,40 +37,96 @@ export function decodedHeaders(headers: Headers): Headers {
   return out
 }
 
+/** What the capture of a live body kept: its chunks, and how it ended when not cleanly. */
+interface Captured {
+  chunks: Chunk[]
+  transportError?: TransportError
+  /** The run ended (or the client aborted) with the stream still open: the capture stopped there. */
+  open?: true
+}
+
 /**
- * Read a body branch to the end, timestamping each chunk (ms since `start`).
- * A failure mid-stream is kept as the transport error, with the chunks before it.
+ * The caller's copy of a live body, and the capture of it beside the caller. Each chunk is handed on
+ * the moment the upstream yields it (one reader on the upstream, no second branch to pull), then kept
+ * with its time in ms since `start`. Encoding the kept chunks waits for the end of the body.
+ * A failure mid-stream reaches the caller as it came, and is kept as the transport error with the
+ * chunks before it. `stop` ends the capture (the stream is kept as open) and never the caller's copy.
+ * @note issue 14: a recording holds no chunk: no tee, no per-chunk work before the caller's enqueue.
+ * @example
+ * const { body, captured } = forwardCapturing(res.body, performance.now(), stop.signal)
  */
-export async function captureChunks(
-  body: ReadableStream<Uint8Array> | null,
+export function forwardCapturing(
+  upstream: ReadableStream<Uint8Array> | null,
   start: number,
   stop?: AbortSignal,
-): Promise<{ chunks: Chunk[]; transportError?: TransportError; open?: true }> {
-  const chunks: Chunk[] = []
-  if (!body) return { chunks }
-  const reader = body.getReader()
-  // @note SPEC §3: the run ended with this stream still open: stop reading our branch (the client keeps its own).
-  let stopped = false
+): { body: ReadableStream<Uint8Array> | null; captured: Promise<Captured> } {
+  if (!upstream) return { body: null, captured: Promise.resolve({ chunks: [] }) }
+  const reader = upstream.getReader()
+  const kept: Array<{ bytes: Uint8Array; t: number }> = []
+  let capturing = true
+  let callerGone = false
+  let settle!: (c: Captured) => void
+  const captured = new Promise<Captured>((resolve) => (settle = resolve))
+  const finish = (end: Omit<Captured, 'chunks'>) => {
+    if (!capturing) return
+    capturing = false
+    stop?.removeEventListener('abort', onStop)
+    settle({ chunks: kept.map((c) => encodeChunk(c.bytes, c.t)), ...end })
+  }
+  // @note SPEC §3: the run ended with this stream still open: stop keeping it (the client reads on, ours alone).
   const onStop = () => {
-    stopped = true
-    void reader.cancel().catch(() => {})
+    finish({ open: true })
+    if (callerGone) void reader.cancel().catch(() => {})
+  }
+  let caller!: ReadableByteStreamController
+  // A byte stream, as the fetch body it stands for (a BYOB reader works on it). Its enqueue transfers the chunk's
+  // buffer, so the caller gets the copy and the capture keeps the upstream's own chunk.
+  const body = new ReadableStream(
+    {
+      type: 'bytes',
+      start: (c) => void (caller = c),
+      // The client cancelling its copy leaves the capture reading to the end (as a tee's branch would).
+      cancel: (reason) => {
+        callerGone = true
+        if (!capturing) return reader.cancel(reason).catch(() => {})
+      },
+    },
+    { highWaterMark: 0 },
+  )
+  const hand = (f: () => void) => {
+    if (callerGone) return
+    try {
+      f()
+    } catch {
+      callerGone = true
+    }
+  }
+  const pump = async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        if (!value?.byteLength) continue
+        const t = performance.now()
+        hand(() => caller.enqueue(value.slice()))
+        if (capturing) kept.push({ bytes: value, t: Math.round(t - start) })
+      }
+      hand(() => {
+        caller.close()
+        // a BYOB read waiting at the end is answered with its empty view (a byte stream's close leaves it pending)
+        caller.byobRequest?.respond(0)
+      })
+      finish({})
+    } catch (e) {
+      hand(() => caller.error(e))
+      const err = e as Error & { code?: string; cause?: { code?: string } }
+      finish({ transportError: { name: err.name, message: err.message, code: err.code ?? err.cause?.code } })
+    }
   }
   if (stop?.aborted) onStop()
   else stop?.addEventListener('abort', onStop, { once: true })
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      if (value && value.byteLength) chunks.push(encodeChunk(value, Math.round(performance.now() - start)))
-    }
-    return stopped ? { chunks, open: true } : { chunks }
-  } catch (e) {
-    if (stopped) return { chunks, open: true }
-    const err = e as Error & { code?: string; cause?: { code?: string } }
-    return { chunks, transportError: { name: err.name, message: err.message, code: err.code ?? err.cause?.code } }
-  } finally {
-    stop?.removeEventListener('abort', onStop)
-  }
+  void pump()
+  return { body, captured }
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304])

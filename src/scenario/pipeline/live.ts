@@ -4,7 +4,7 @@ import { FluxError, isFluxError } from '../../errors.js'
 import { emptyUsage } from '../../providers/types.js'
 import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
-import { captureChunks, decodedHeaders, keptHeaders } from './http.js'
+import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
 import { ownSender } from '../../context/own-sender.js'
 import { socketModel } from '../../context/realtime-socket.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
@@ -62,14 +62,16 @@ async function captureLive(
     return { response: Response.error() }
   }
   if (call.channel === 'model') log.modelLive++
-  const [mine, theirs] = res.body ? res.body.tee() : [null, null]
   const stop = new AbortController()
-  // The client aborting stops our branch too: whether the live request sees the abort depends on the client.
+  // The client aborting stops our capture too: whether the live request sees the abort depends on the client.
   call.request.signal.addEventListener('abort', () => stop.abort(), { once: true })
-  const done = captureChunks(mine, start, stop.signal).then(({ chunks, transportError: failed, open }) => {
+  // @note issue 14: the caller's copy of the body is handed over as the upstream yields it; redaction, the cap,
+  // the cell (its canonical request and key) and the journal wait for the end of the body, beside the caller.
+  const { body, captured } = forwardCapturing(res.body, start, stop.signal)
+  const done = captured.then(({ chunks, transportError: failed, open }) => {
     const stored = store(log, res, chunks, call.channel === 'model' ? call.codec : undefined)
     if (open) stored.rec.open = true
-    // @note SPEC §3: the client's own abort is an event on the tape, not a transport error (however our branch saw it end).
+    // @note SPEC §3: the client's own abort is an event on the tape, not a transport error (however our capture saw it end).
     const aborted = (failed !== undefined || open === true) && call.request.signal.aborted
     if (aborted) delete stored.rec.open
     if (aborted) stored.rec.clientAbort = { afterChunks: chunks.length, t: Math.round(performance.now() - start) }
@@ -79,9 +81,9 @@ async function captureLive(
     journalCell(log, call.channel, cell)
   })
   log.track(done, call.step, () => stop.abort())
-  // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in the tee meanwhile).
+  // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in its queue meanwhile).
   if (journal) await done
-  return { response: new Response(theirs, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
+  return { response: new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
 }
 
 /** What every model cell of `call` says about the request. */
