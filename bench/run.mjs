@@ -23,6 +23,7 @@ import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
 import { recordBench } from './record.mjs'
+import { removeInstall, setupBench, suiteBench } from './suite.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -38,8 +39,13 @@ const BLOCK = Math.ceil(N / ROUNDS)
 const CELLS = int('BENCH_CELLS', 10000)
 const LOAD_REPS = int('BENCH_LOAD_REPS', 7)
 const RECORD_N = int('BENCH_RECORD_N', 60)
-/** `BENCH_ONLY=replay,record,load`: run only those sections (default all). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load').split(','))
+const SETUP_FILES = int('BENCH_SETUP_FILES', 30)
+const SETUP_IMPORTS = int('BENCH_SETUP_IMPORTS', 7)
+const SUITE_ROUNDS = int('BENCH_SUITE_ROUNDS', 3)
+/** `BENCH_SUITE_SHAPES=50x10,500x1`: the generated suites, files × tests per file. */
+const SUITE_SHAPES = (process.env.BENCH_SUITE_SHAPES ?? '50x10,500x1').split(',').map((s) => s.split('x').map(Number))
+/** `BENCH_ONLY=replay,record,load,setup,suite`: run only those sections (default all). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load,setup,suite').split(','))
 
 // ---------------------------------------------------------------- stats
 
@@ -315,5 +321,40 @@ if (ONLY.has('load')) try {
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
+const loadDone = performance.now()
+
+const spread = (xs, f = ratio) => `${f(Math.min(...xs))} … ${f(Math.max(...xs))}`
+try {
+  if (ONLY.has('setup')) {
+    const { times, perRound, importMs, files } = await setupBench({ files: SETUP_FILES, rounds: SUITE_ROUNDS, imports: SETUP_IMPORTS, median })
+    const plain = median(times.plain)
+    console.log(`4. Setup-file cost per test file: ${files} test files × 1 trivial test (no model call), whole \`vitest run --maxWorkers=1\`, ${SUITE_ROUNDS} interleaved rounds`)
+    console.log(`   ${padEnd('project', 50)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('+ms/file', 9)}`)
+    for (const [label, xs] of [['no plugin (baseline)', times.plain], ['fluxlab()', times.flux], ["fluxlab({ scenarios: 'per-test' })", times.perTest]])
+      console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(((median(xs) - plain) / files).toFixed(1), 9)}`)
+    console.log(`   fluxlab() − no plugin, per test file, per round: ${spread(perRound, (x) => `${x.toFixed(1)} ms`)}`)
+    console.log(`   import of fluxlab's setup module in a fresh node (vitest stubbed), ${importMs.length} processes: median ${ms(median(importMs))} ms (${spread(importMs, ms)})`)
+    console.log('   (each test file runs in a fresh worker, so it loads the setup file and all it imports again)\n')
+  }
+  if (ONLY.has('suite')) {
+    const { results, shard } = await suiteBench({ shapes: SUITE_SHAPES, rounds: SUITE_ROUNDS, median })
+    console.log(`5. Scale: whole \`vitest run\` (child process, default workers) of a generated suite, one OpenAI SDK chat completion per test, ${SUITE_ROUNDS} interleaved rounds`)
+    console.log(`   ${padEnd('suite', 50)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('× msw', 8)}`)
+    for (const r of results) {
+      const base = median(r.times.msw)
+      for (const [label, xs] of [[`${r.files} files × ${r.tests}, plain msw setup file (baseline)`, r.times.msw], [`${r.files} files × ${r.tests}, fluxlab per-test replay`, r.times.flux]])
+        console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(ratio(median(xs) / base), 8)}`)
+      console.log(`   ${padEnd(`  per-round fluxlab / msw`, 50)} ${spread(r.perRound)}`)
+    }
+    const same = (a, b) => a && b && a.scenarios === b.scenarios && a.replayed === b.replayed && a.recorded === b.recorded && a.failed === b.failed && a.hermetic === b.hermetic && a.live === b.live
+    console.log(`   sharded (${shard.files} files × ${shard.tests}): --shard=1/2 and 2/2 --reporter=blob, then --merge-reports`)
+    console.log(`     unsharded: ${shard.whole?.line}`)
+    shard.shards.forEach((s, i) => console.log(`     shard ${i + 1}/2:  ${s?.line}`))
+    console.log(`     merged:    ${shard.merged?.line}   (${shard.mergedTests})`)
+    console.log(`     the merged summary ${same(shard.whole, shard.merged) ? 'is whole: its counts equal the unsharded run' : 'is NOT whole: its counts differ from the unsharded run'}\n`)
+  }
+} finally {
+  removeInstall()
+}
 const sec = (a, b) => ((b - a) / 1000).toFixed(1)
-console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, recording ${sec(replayDone, recordDone)} s, fixture generation + load ${sec(recordDone, performance.now())} s)`)
+console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, recording ${sec(replayDone, recordDone)} s, fixture generation + load ${sec(recordDone, loadDone)} s, setup + suite ${sec(loadDone, performance.now())} s)`)
