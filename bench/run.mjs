@@ -21,6 +21,7 @@ import { http } from 'msw'
 import { setupServer } from 'msw/node'
 import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
+import { pollyNock } from './polly-nock.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
@@ -135,7 +136,11 @@ const variants = {
   flux: { total: [], run: [] },
   mswRun: { total: [] },
   mswLive: { total: [] },
+  polly: { total: [] },
+  nock: { total: [] },
 }
+/** Polly.js and nock.back replays (bench/polly-nock.mjs), set up in replayBench. */
+let others
 
 async function block(name, k, keep) {
   if (name === 'flux') {
@@ -145,6 +150,12 @@ async function block(name, k, keep) {
         variants.flux.total.push(r.total)
         variants.flux.run.push(r.run)
       }
+    }
+  } else if (name === 'polly' || name === 'nock') {
+    for (let i = 0; i < k; i++) {
+      const [t, result] = await (name === 'polly' ? others.polly() : others.nockBack())
+      checkResult(result, name)
+      if (keep) variants[name].total.push(t)
     }
   } else if (name === 'mswRun') {
     for (let i = 0; i < k; i++) {
@@ -177,18 +188,23 @@ async function replayBench() {
   if (first.out.hermetic !== true || first.out.divergences.length !== 0) throw new Error('fluxlab replay is not hermetic')
   checkResult(first.out.result, 'fluxlab')
   await mswPerRun()
+  others = await pollyNock(modelResponses, toolResponse)
+  checkResult(others.recorded.polly, 'Polly.js recording')
+  checkResult(others.recorded.nock, 'nock.back recording')
 
-  const order = ['flux', 'mswRun', 'mswLive']
+  const order = ['flux', 'mswRun', 'mswLive', 'polly', 'nock']
   // Warm-up round (JIT, module caches, msw internals), discarded.
   for (const v of order) await block(v, BLOCK, false)
   const perRound = []
   for (let r = 0; r < ROUNDS; r++) {
     // Rotate the order each round so no variant always runs first (or right after GC-heavy work).
     const rot = order.map((_, i) => order[(i + r) % order.length])
-    const before = { flux: variants.flux.total.length, mswRun: variants.mswRun.total.length }
+    const before = Object.fromEntries(order.map((v) => [v, variants[v].total.length]))
     for (const v of rot) await block(v, BLOCK, true)
-    perRound.push(median(variants.flux.total.slice(before.flux)) / median(variants.mswRun.total.slice(before.mswRun)))
+    const base = median(variants.mswRun.total.slice(before.mswRun))
+    perRound.push(Object.fromEntries(order.map((v) => [v, median(variants[v].total.slice(before[v])) / base])))
   }
+  others.cleanup()
   return perRound
 }
 
@@ -268,6 +284,8 @@ if (perRound) {
     ['msw, one server listening across runs', variants.mswLive.total],
     ['fluxlab scenario() + run()', variants.flux.total],
     ['fluxlab run() only (scenario opened)', variants.flux.run],
+    ['Polly.js replay, new Polly()+stop() per run *', variants.polly.total],
+    ['nock.back replay, back()+nockDone() per run *', variants.nock.total],
   ]
   console.log(`1. Replay: capital-agent (2 streamed chat completions + 1 HTTP tool, OpenAI SDK), per agent run`)
   console.log(`   ${N} runs per variant, warm-up discarded, ${ROUNDS} interleaved rounds of ${BLOCK}`)
@@ -275,7 +293,11 @@ if (perRound) {
   for (const [label, xs] of rows)
     console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad(ratio(median(xs) / bMed), 11)} ${pad(ratio(pct(xs, 95) / bP95), 11)}`)
   const live = median(variants.mswLive.total)
-  console.log(`   fluxlab scenario()+run() / msw per run, per-round median ratio: ${ratio(Math.min(...perRound))} … ${ratio(Math.max(...perRound))}`)
+  const roundSpread = (v) => `${ratio(Math.min(...perRound.map((p) => p[v])))} … ${ratio(Math.max(...perRound.map((p) => p[v])))}`
+  console.log(`   per-round median ratio to msw per run: fluxlab scenario()+run() ${roundSpread('flux')}, msw listening ${roundSpread('mswLive')}, Polly.js ${roundSpread('polly')}, nock.back ${roundSpread('nock')}`)
+  console.log('   * Polly.js (fetch adapter, fs persister) and nock.back (lockdown) replay cassettes they recorded themselves from a local')
+  console.log('     server serving the fixture\'s bytes. Both store each response body whole: they lose the recorded chunk boundaries')
+  console.log('     (a replayed stream arrives as one piece), which fluxlab and the msw baseline keep.')
   console.log(`   fluxlab scenario()+run() / msw listening (median): ${ratio(median(variants.flux.total) / live)}; opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }
