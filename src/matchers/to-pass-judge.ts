@@ -1,5 +1,5 @@
 import { dirname } from 'node:path'
-import { judgeOnTape, regradeCommand, type Verdict } from '../judge/judge-on-tape.js'
+import type { Verdict } from '../judge/judge-on-tape.js'
 import { isRubric } from '../judge/rubric.js'
 import { matcherUtils } from './utils/jest-utils.js'
 import { assertOutcome, hint, printReceived, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
@@ -44,6 +44,8 @@ export async function toPassJudge(
     throw new Error(
       `${hint(this, matcher, 'criterion, rubric')}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no judge.jsonl to grade from. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,
     )
+  // @note issue 14: the judge (with zod, YAML and the fixture reader) loads on the first toPassJudge, not with the matchers.
+  const { judgeOnTape, regradeCommand } = await import('../judge/judge-on-tape.js')
   const v = await judgeOnTape({ dir, scenario: received.scenario, mode: received.mode, criterion, text: received.text, rubric })
   const step = [...received.modelCalls].reverse().find((c) => c.text)?.step
   return {

@@ -4,7 +4,7 @@
 import * as vitest from 'vitest'
 import { afterAll, afterEach, beforeEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
-import { describeJudgeTapeReport, finishJudgeTapes } from '../judge/index.js'
+import { judgeTapesUsed } from '../judge/uses.js'
 import { matchers } from '../matchers/index.js'
 import { configure } from '../context/configure.js'
 import { state, type ConcurrentTest } from '../context/state.js'
@@ -164,7 +164,10 @@ const failed = (t: SuiteLike): boolean => t.result?.state === 'fail' || (t.tasks
 // suite comes (first on 3.2 and 4.0, second on 4.1) differs, so it is the argument that has `tasks`.
 afterAll(async function ({}: object) {
   const suite = ([...arguments] as unknown[]).find((a): a is SuiteLike => Array.isArray((a as SuiteLike | undefined)?.tasks))
-  for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
+  if (judgeTapesUsed()) {
+    const { describeJudgeTapeReport, finishJudgeTapes } = await import('../judge/index.js')
+    for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
+  }
   // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
   await perTest?.finishFileScenario()
 })

@@ -3,13 +3,14 @@
  * @note issue 14: fluxlab's setup file registers the matchers in every test file's worker, and these two (with
  * chalk, pretty-format and diff-sequences behind them) were a large part of what it cost per test file; a matcher
  * needs them only to word a failure, or when it runs outside a runner that passes its own `this.utils`.
+ * @note resolved from this module's `import.meta.url` (the CommonJS build has it by tsup's shims), as
+ * providers/bedrock/eventstream.ts loads its optional peer.
  */
 import { createRequire } from 'node:module'
 
 type MatcherUtils = typeof import('jest-matcher-utils')
 type JestDiff = typeof import('jest-diff')
 
-const load = createRequire(import.meta.url)
 let utils: MatcherUtils | undefined
 let diff: JestDiff | undefined
 
@@ -17,10 +18,10 @@ let diff: JestDiff | undefined
  * @example
  * matcherUtils().EXPECTED_COLOR('PASS')
  */
-export const matcherUtils = (): MatcherUtils => (utils ??= load('jest-matcher-utils') as MatcherUtils)
+export const matcherUtils = (): MatcherUtils => (utils ??= createRequire(import.meta.url)('jest-matcher-utils') as MatcherUtils)
 
 /**
  * @example
  * jestDiff().diffStringsUnified(a, b)
  */
-export const jestDiff = (): JestDiff => (diff ??= load('jest-diff') as JestDiff)
+export const jestDiff = (): JestDiff => (diff ??= createRequire(import.meta.url)('jest-diff') as JestDiff)
