@@ -40,11 +40,11 @@ const BLOCK = Math.ceil(N / ROUNDS)
 const CELLS = int('BENCH_CELLS', 10000)
 const LOAD_REPS = int('BENCH_LOAD_REPS', 7)
 const RECORD_N = int('BENCH_RECORD_N', 60)
-const SETUP_FILES = int('BENCH_SETUP_FILES', 30)
+const SETUP_FILES = int('BENCH_SETUP_FILES', 20)
 const SETUP_IMPORTS = int('BENCH_SETUP_IMPORTS', 7)
 const SUITE_ROUNDS = int('BENCH_SUITE_ROUNDS', 3)
-/** `BENCH_SUITE_SHAPES=50x10,500x1`: the generated suites, files × tests per file. */
-const SUITE_SHAPES = (process.env.BENCH_SUITE_SHAPES ?? '50x10,500x1').split(',').map((s) => s.split('x').map(Number))
+/** `BENCH_SUITE_SHAPES=50x10,500x1`: the generated suites, files × tests per file (the default keeps the bench short). */
+const SUITE_SHAPES = (process.env.BENCH_SUITE_SHAPES ?? '50x10,100x1').split(',').map((s) => s.split('x').map(Number))
 /** `BENCH_ONLY=replay,record,load,setup,suite`: run only those sections (default all). */
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load,setup,suite').split(','))
 

@@ -111,8 +111,7 @@ export async function suiteBench({ shapes, rounds, median }) {
       const times = { flux: [], msw: [] }
       const perRound = []
       let summary
-      // Warm-up (disk cache, vite's dep optimizer), discarded.
-      await mustRun(p.flux, [], replayEnv, 'suite flux (warm-up)')
+      // Warm-up of the msw project (disk cache), discarded; the recording run was the fluxlab project's.
       await mustRun(p.msw, [], mswEnv, 'suite msw (warm-up)')
       for (let r = 0; r < rounds; r++) {
         const got = {}
