@@ -340,6 +340,7 @@ if (ONLY.has('load')) try {
     const r = rss(how)
     console.log(`   RSS ${padEnd(label, 34)} +${((r.after - r.before) / 1e6).toFixed(0)} MB held, peak ${(r.peak / 1e6).toFixed(0)} MB (${((r.peak - r.before) / 1e6 / mb).toFixed(2)}× the fixture above the process's start)`)
   }
+  console.log('')
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
