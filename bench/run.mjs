@@ -349,25 +349,32 @@ const loadDone = performance.now()
 const spread = (xs, f = ratio) => `${f(Math.min(...xs))} … ${f(Math.max(...xs))}`
 try {
   if (ONLY.has('setup')) {
-    const { times, perRound, importMs, files } = await setupBench({ files: SETUP_FILES, rounds: SUITE_ROUNDS, imports: SETUP_IMPORTS, median })
+    const { times, cpu, perRound, importMs, files } = await setupBench({ files: SETUP_FILES, rounds: SUITE_ROUNDS, imports: SETUP_IMPORTS, median })
     const plain = median(times.plain)
+    const plainCpu = median(cpu.plain)
     console.log(`4. Setup-file cost per test file: ${files} test files × 1 trivial test (no model call), whole \`vitest run --maxWorkers=1\`, ${SUITE_ROUNDS} interleaved rounds`)
-    console.log(`   ${padEnd('project', 50)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('+ms/file', 9)}`)
-    for (const [label, xs] of [['no plugin (baseline)', times.plain], ['fluxlab()', times.flux], ["fluxlab({ scenarios: 'per-test' })", times.perTest]])
-      console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(((median(xs) - plain) / files).toFixed(1), 9)}`)
-    console.log(`   fluxlab() − no plugin, per test file, per round: ${spread(perRound, (x) => `${x.toFixed(1)} ms`)}`)
-    console.log(`   import of fluxlab's setup module in a fresh node (vitest stubbed), ${importMs.length} processes: median ${ms(median(importMs))} ms (${spread(importMs, ms)})`)
-    console.log('   (each test file runs in a fresh worker, so it loads the setup file and all it imports again)\n')
+    console.log(`   ${padEnd('project', 42)} ${pad('wall med', 9)} ${pad('+ms/file', 9)} ${pad('CPU med', 9)} ${pad('CPU min', 9)} ${pad('CPU max', 9)} ${pad('+CPU ms/file', 13)}`)
+    for (const [label, v] of [['no plugin (baseline)', 'plain'], ['fluxlab()', 'flux'], ["fluxlab({ scenarios: 'per-test' })", 'perTest']])
+      console.log(
+        `   ${padEnd(label, 42)} ${pad(ms(median(times[v])), 9)} ${pad(((median(times[v]) - plain) / files).toFixed(1), 9)} ${pad(ms(median(cpu[v])), 9)} ${pad(ms(Math.min(...cpu[v])), 9)} ${pad(ms(Math.max(...cpu[v])), 9)} ${pad(((median(cpu[v]) - plainCpu) / files).toFixed(1), 13)}`,
+      )
+    console.log(`   fluxlab() − no plugin, CPU ms per test file, per round: ${spread(perRound, (x) => x.toFixed(1))}`)
+    console.log(`   import of fluxlab's setup module in a fresh node (vitest stubbed), CPU ms, ${importMs.length} processes: median ${ms(median(importMs))} (${spread(importMs, ms)})`)
+    console.log('   (each test file runs in a fresh worker, so it loads the setup file and all it imports again; CPU = user + system of')
+    console.log('   vitest and its workers, which a loaded machine moves less than wall time; +ms/file includes the one-time plugin load)\n')
   }
   if (ONLY.has('suite')) {
     const { results, shard } = await suiteBench({ shapes: SUITE_SHAPES, rounds: SUITE_ROUNDS, median })
     console.log(`5. Scale: whole \`vitest run\` (child process, default workers) of a generated suite, one OpenAI SDK chat completion per test, ${SUITE_ROUNDS} interleaved rounds`)
-    console.log(`   ${padEnd('suite', 50)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('× msw', 8)}`)
+    console.log(`   ${padEnd('suite', 50)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('× msw', 8)} ${pad('CPU×msw', 8)}`)
     for (const r of results) {
       const base = median(r.times.msw)
-      for (const [label, xs] of [[`${r.files} files × ${r.tests}, plain msw setup file (baseline)`, r.times.msw], [`${r.files} files × ${r.tests}, fluxlab per-test replay`, r.times.flux]])
-        console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(ratio(median(xs) / base), 8)}`)
-      console.log(`   ${padEnd(`  per-round fluxlab / msw`, 50)} ${spread(r.perRound)}`)
+      const baseCpu = median(r.cpu.msw)
+      for (const [label, v] of [[`${r.files} files × ${r.tests}, plain msw setup file (baseline)`, 'msw'], [`${r.files} files × ${r.tests}, fluxlab per-test replay`, 'flux']]) {
+        const xs = r.times[v]
+        console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(ratio(median(xs) / base), 8)} ${pad(ratio(median(r.cpu[v]) / baseCpu), 8)}`)
+      }
+      console.log(`   ${padEnd(`  per-round fluxlab / msw (wall)`, 50)} ${spread(r.perRound)}`)
     }
     const same = (a, b) => a && b && a.scenarios === b.scenarios && a.replayed === b.replayed && a.recorded === b.recorded && a.failed === b.failed && a.hermetic === b.hermetic && a.live === b.live
     console.log(`   sharded (${shard.files} files × ${shard.tests}): --shard=1/2 and 2/2 --reporter=blob, then --merge-reports`)

@@ -117,11 +117,16 @@ export function writeProject({ kind, files, tests, port, model, scenarios = 'per
   return dir
 }
 
-/** `vitest run` in `dir` as a child process: wall ms (spawn to exit), exit code and output. */
+const TIMES = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/
+/**
+ * `vitest run` in `dir` as a child process: wall ms (spawn to exit), CPU ms (user + system of vitest and every
+ * worker it waited for: bash's `times` after it), exit code and output. CPU time moves less on a loaded machine.
+ */
 export function runVitest(dir, args = [], env = {}) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [VITEST, 'run', ...args], {
+    const quoted = [process.execPath, VITEST, 'run', ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
+    const child = spawn('bash', ['-c', `${quoted}; code=$?; times >&2; exit $code`], {
       cwd: dir,
       env: { ...process.env, CI: '', FORCE_COLOR: '0', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,6 +135,13 @@ export function runVitest(dir, args = [], env = {}) {
     child.stdout.on('data', (d) => (output += d))
     child.stderr.on('data', (d) => (output += d))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, output }))
+    child.on('close', (code) => {
+      const ms = performance.now() - t0
+      const lines = output.trimEnd().split('\n')
+      const m = TIMES.exec(lines.at(-1) ?? '')
+      if (!m) return reject(new Error(`no \`times\` line after vitest run:\n${output.slice(-2000)}`))
+      const cpu = (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000
+      resolve({ ms, cpu, code, output: lines.slice(0, -2).join('\n') })
+    })
   })
 }

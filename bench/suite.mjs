@@ -58,6 +58,7 @@ export async function setupBench({ files, rounds, imports, median }) {
     perTest: writeProject({ kind: 'flux', files, tests: 1, port: 9, model: false }),
   }
   const times = { plain: [], flux: [], perTest: [] }
+  const cpu = { plain: [], flux: [], perTest: [] }
   const perRound = []
   const args = ['--maxWorkers=1']
   try {
@@ -65,8 +66,10 @@ export async function setupBench({ files, rounds, imports, median }) {
     for (let r = 0; r < rounds; r++) {
       const got = {}
       for (const v of rotate(Object.keys(dirs), r)) {
-        got[v] = (await mustRun(dirs[v], args, {}, `setup ${v}`)).ms
-        times[v].push(got[v])
+        const res = await mustRun(dirs[v], args, {}, `setup ${v}`)
+        got[v] = res.cpu
+        times[v].push(res.ms)
+        cpu[v].push(res.cpu)
       }
       perRound.push((got.flux - got.plain) / files)
     }
@@ -74,7 +77,7 @@ export async function setupBench({ files, rounds, imports, median }) {
     const setupFile = join(dirs.flux, 'node_modules/fluxlab/dist/vitest-setup.js')
     for (let i = 0; i < imports; i++)
       importMs.push(Number(execFileSync(process.execPath, ['--import', join(here, 'setup-import-hooks.mjs'), join(here, 'setup-import.mjs'), setupFile], { encoding: 'utf8' })))
-    return { times, perRound, importMs, files }
+    return { times, cpu, perRound, importMs, files }
   } finally {
     for (const d of Object.values(dirs)) rmSync(d, { recursive: true, force: true })
   }
@@ -109,6 +112,7 @@ export async function suiteBench({ shapes, rounds, median }) {
     const mswEnv = { OPENAI_API_KEY: 'sk-msw-placeholder' }
     for (const p of projects) {
       const times = { flux: [], msw: [] }
+      const cpu = { flux: [], msw: [] }
       const perRound = []
       let summary
       // Warm-up of the msw project (disk cache), discarded; the recording run was the fluxlab project's.
@@ -119,6 +123,7 @@ export async function suiteBench({ shapes, rounds, median }) {
           const res = await mustRun(p[v], [], v === 'flux' ? replayEnv : mswEnv, `suite ${v} ${p.files}×${p.tests}`)
           got[v] = res.ms
           times[v].push(res.ms)
+          cpu[v].push(res.cpu)
           if (v === 'flux') {
             summary = summaryOf(res.output)
             if (summary?.replayed !== p.files * p.tests || summary.hermetic !== `${p.files * p.tests}/${p.files * p.tests}`)
@@ -127,7 +132,7 @@ export async function suiteBench({ shapes, rounds, median }) {
         }
         perRound.push(got.flux / got.msw)
       }
-      results.push({ ...p, times, perRound, summary })
+      results.push({ ...p, times, cpu, perRound, summary })
     }
     const p = projects[0]
     const whole = results[0].summary
