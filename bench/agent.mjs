@@ -24,8 +24,8 @@ const tools = [
 
 const GEO_API = 'http://127.0.0.1:4010'
 
-async function getCapital(country) {
-  const res = await fetch(`${GEO_API}/capital?country=${encodeURIComponent(country)}`)
+async function getCapital(country, geo) {
+  const res = await fetch(`${geo}/capital?country=${encodeURIComponent(country)}`)
   if (!res.ok) throw new Error(`geo service answered ${res.status}`)
   const body = await res.json()
   return body.capital
@@ -35,8 +35,9 @@ async function getCapital(country) {
  * Ask a question; loop while the model requests tools. A fresh client per run,
  * like the example agent (`client = new OpenAI()`); the key is a placeholder and
  * the base URL the public one: nothing leaves the process under interception.
+ * `geo` is the tool's base URL (bench/polly-nock.mjs records from a local server on another port).
  */
-export async function capitalAgent(question = QUESTION, client = new OpenAI({ apiKey: 'bench-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0 })) {
+export async function capitalAgent(question = QUESTION, client = new OpenAI({ apiKey: 'bench-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }), geo = GEO_API) {
   const messages = [{ role: 'user', content: question }]
   for (let step = 1; step <= 5; step++) {
     const stream = await client.chat.completions.create({
@@ -67,7 +68,7 @@ export async function capitalAgent(question = QUESTION, client = new OpenAI({ ap
     })
     for (const call of calls) {
       const { country } = JSON.parse(call.args)
-      messages.push({ role: 'tool', tool_call_id: call.id, content: await getCapital(country) })
+      messages.push({ role: 'tool', tool_call_id: call.id, content: await getCapital(country, geo) })
     }
   }
   throw new Error('the agent did not finish in 5 steps')

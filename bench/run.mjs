@@ -21,8 +21,10 @@ import { http } from 'msw'
 import { setupServer } from 'msw/node'
 import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
+import { pollyNock } from './polly-nock.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
 import { recordBench } from './record.mjs'
+import { removeInstall, setupBench, suiteBench } from './suite.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -38,8 +40,13 @@ const BLOCK = Math.ceil(N / ROUNDS)
 const CELLS = int('BENCH_CELLS', 10000)
 const LOAD_REPS = int('BENCH_LOAD_REPS', 7)
 const RECORD_N = int('BENCH_RECORD_N', 60)
-/** `BENCH_ONLY=replay,record,load`: run only those sections (default all). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load').split(','))
+const SETUP_FILES = int('BENCH_SETUP_FILES', 20)
+const SETUP_IMPORTS = int('BENCH_SETUP_IMPORTS', 7)
+const SUITE_ROUNDS = int('BENCH_SUITE_ROUNDS', 3)
+/** `BENCH_SUITE_SHAPES=50x10,500x1`: the generated suites, files × tests per file (the default keeps the bench short). */
+const SUITE_SHAPES = (process.env.BENCH_SUITE_SHAPES ?? '50x10,100x1').split(',').map((s) => s.split('x').map(Number))
+/** `BENCH_ONLY=replay,record,load,setup,suite`: run only those sections (default all). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load,setup,suite').split(','))
 
 // ---------------------------------------------------------------- stats
 
@@ -129,7 +136,11 @@ const variants = {
   flux: { total: [], run: [] },
   mswRun: { total: [] },
   mswLive: { total: [] },
+  polly: { total: [] },
+  nock: { total: [] },
 }
+/** Polly.js and nock.back replays (bench/polly-nock.mjs), set up in replayBench. */
+let others
 
 async function block(name, k, keep) {
   if (name === 'flux') {
@@ -139,6 +150,12 @@ async function block(name, k, keep) {
         variants.flux.total.push(r.total)
         variants.flux.run.push(r.run)
       }
+    }
+  } else if (name === 'polly' || name === 'nock') {
+    for (let i = 0; i < k; i++) {
+      const [t, result] = await (name === 'polly' ? others.polly() : others.nockBack())
+      checkResult(result, name)
+      if (keep) variants[name].total.push(t)
     }
   } else if (name === 'mswRun') {
     for (let i = 0; i < k; i++) {
@@ -171,18 +188,23 @@ async function replayBench() {
   if (first.out.hermetic !== true || first.out.divergences.length !== 0) throw new Error('fluxlab replay is not hermetic')
   checkResult(first.out.result, 'fluxlab')
   await mswPerRun()
+  others = await pollyNock(modelResponses, toolResponse)
+  checkResult(others.recorded.polly, 'Polly.js recording')
+  checkResult(others.recorded.nock, 'nock.back recording')
 
-  const order = ['flux', 'mswRun', 'mswLive']
+  const order = ['flux', 'mswRun', 'mswLive', 'polly', 'nock']
   // Warm-up round (JIT, module caches, msw internals), discarded.
   for (const v of order) await block(v, BLOCK, false)
   const perRound = []
   for (let r = 0; r < ROUNDS; r++) {
     // Rotate the order each round so no variant always runs first (or right after GC-heavy work).
     const rot = order.map((_, i) => order[(i + r) % order.length])
-    const before = { flux: variants.flux.total.length, mswRun: variants.mswRun.total.length }
+    const before = Object.fromEntries(order.map((v) => [v, variants[v].total.length]))
     for (const v of rot) await block(v, BLOCK, true)
-    perRound.push(median(variants.flux.total.slice(before.flux)) / median(variants.mswRun.total.slice(before.mswRun)))
+    const base = median(variants.mswRun.total.slice(before.mswRun))
+    perRound.push(Object.fromEntries(order.map((v) => [v, median(variants[v].total.slice(before[v])) / base])))
   }
+  others.cleanup()
   return perRound
 }
 
@@ -285,6 +307,8 @@ if (perRound) {
     ['msw, one server listening across runs', variants.mswLive.total],
     ['fluxlab scenario() + run()', variants.flux.total],
     ['fluxlab run() only (scenario opened)', variants.flux.run],
+    ['Polly.js replay, new Polly()+stop() per run *', variants.polly.total],
+    ['nock.back replay, back()+nockDone() per run *', variants.nock.total],
   ]
   console.log(`1. Replay: capital-agent (2 streamed chat completions + 1 HTTP tool, OpenAI SDK), per agent run`)
   console.log(`   ${N} runs per variant, warm-up discarded, ${ROUNDS} interleaved rounds of ${BLOCK}`)
@@ -292,7 +316,11 @@ if (perRound) {
   for (const [label, xs] of rows)
     console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad(ratio(median(xs) / bMed), 11)} ${pad(ratio(pct(xs, 95) / bP95), 11)}`)
   const live = median(variants.mswLive.total)
-  console.log(`   fluxlab scenario()+run() / msw per run, per-round median ratio: ${ratio(Math.min(...perRound))} … ${ratio(Math.max(...perRound))}`)
+  const roundSpread = (v) => `${ratio(Math.min(...perRound.map((p) => p[v])))} … ${ratio(Math.max(...perRound.map((p) => p[v])))}`
+  console.log(`   per-round median ratio to msw per run: fluxlab scenario()+run() ${roundSpread('flux')}, msw listening ${roundSpread('mswLive')}, Polly.js ${roundSpread('polly')}, nock.back ${roundSpread('nock')}`)
+  console.log('   * Polly.js (fetch adapter, fs persister) and nock.back (lockdown) replay cassettes they recorded themselves from a local')
+  console.log('     server serving the fixture\'s bytes. Both store each response body whole: they lose the recorded chunk boundaries')
+  console.log('     (a replayed stream arrives as one piece), which fluxlab and the msw baseline keep.')
   console.log(`   fluxlab scenario()+run() / msw listening (median): ${ratio(median(variants.flux.total) / live)}; opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }
@@ -338,8 +366,51 @@ if (ONLY.has('load')) try {
     const r = rss(how)
     console.log(`   RSS ${padEnd(label, 34)} +${((r.after - r.before) / 1e6).toFixed(0)} MB held, peak ${(r.peak / 1e6).toFixed(0)} MB (${((r.peak - r.before) / 1e6 / mb).toFixed(2)}× the fixture above the process's start)`)
   }
+  console.log('')
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
+const loadDone = performance.now()
+
+const spread = (xs, f = ratio) => `${f(Math.min(...xs))} … ${f(Math.max(...xs))}`
+try {
+  if (ONLY.has('setup')) {
+    const { times, cpu, perRound, importMs, files } = await setupBench({ files: SETUP_FILES, rounds: SUITE_ROUNDS, imports: SETUP_IMPORTS, median })
+    const plain = median(times.plain)
+    const plainCpu = median(cpu.plain)
+    console.log(`4. Setup-file cost per test file: ${files} test files × 1 trivial test (no model call), whole \`vitest run --maxWorkers=1\`, ${SUITE_ROUNDS} interleaved rounds`)
+    console.log(`   ${padEnd('project', 42)} ${pad('wall med', 9)} ${pad('+ms/file', 9)} ${pad('CPU med', 9)} ${pad('CPU min', 9)} ${pad('CPU max', 9)} ${pad('+CPU ms/file', 13)}`)
+    for (const [label, v] of [['no plugin (baseline)', 'plain'], ['fluxlab()', 'flux'], ["fluxlab({ scenarios: 'per-test' })", 'perTest']])
+      console.log(
+        `   ${padEnd(label, 42)} ${pad(ms(median(times[v])), 9)} ${pad(((median(times[v]) - plain) / files).toFixed(1), 9)} ${pad(ms(median(cpu[v])), 9)} ${pad(ms(Math.min(...cpu[v])), 9)} ${pad(ms(Math.max(...cpu[v])), 9)} ${pad(((median(cpu[v]) - plainCpu) / files).toFixed(1), 13)}`,
+      )
+    console.log(`   fluxlab() − no plugin, CPU ms per test file, per round: ${spread(perRound, (x) => x.toFixed(1))}`)
+    console.log(`   import of fluxlab's setup module in a fresh node (vitest stubbed), CPU ms, ${importMs.length} processes: median ${ms(median(importMs))} (${spread(importMs, ms)})`)
+    console.log('   (each test file runs in a fresh worker, so it loads the setup file and all it imports again; CPU = user + system of')
+    console.log('   vitest and its workers, which a loaded machine moves less than wall time; +ms/file includes the one-time plugin load)\n')
+  }
+  if (ONLY.has('suite')) {
+    const { results, shard } = await suiteBench({ shapes: SUITE_SHAPES, rounds: SUITE_ROUNDS, median })
+    console.log(`5. Scale: whole \`vitest run\` (child process, default workers) of a generated suite, one OpenAI SDK chat completion per test, ${SUITE_ROUNDS} interleaved rounds`)
+    console.log(`   ${padEnd('suite', 50)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('× msw', 8)} ${pad('CPU×msw', 8)}`)
+    for (const r of results) {
+      const base = median(r.times.msw)
+      const baseCpu = median(r.cpu.msw)
+      for (const [label, v] of [[`${r.files} files × ${r.tests}, plain msw setup file (baseline)`, 'msw'], [`${r.files} files × ${r.tests}, fluxlab per-test replay`, 'flux']]) {
+        const xs = r.times[v]
+        console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(ratio(median(xs) / base), 8)} ${pad(ratio(median(r.cpu[v]) / baseCpu), 8)}`)
+      }
+      console.log(`   ${padEnd(`  per-round fluxlab / msw (wall)`, 50)} ${spread(r.perRound)}`)
+    }
+    const same = (a, b) => a && b && a.scenarios === b.scenarios && a.replayed === b.replayed && a.recorded === b.recorded && a.failed === b.failed && a.hermetic === b.hermetic && a.live === b.live
+    console.log(`   sharded (${shard.files} files × ${shard.tests}): --shard=1/2 and 2/2 --reporter=blob, then --merge-reports`)
+    console.log(`     unsharded: ${shard.whole?.line}`)
+    shard.shards.forEach((s, i) => console.log(`     shard ${i + 1}/2:  ${s?.line}`))
+    console.log(`     merged:    ${shard.merged?.line}   (${shard.mergedTests})`)
+    console.log(`     the merged summary ${same(shard.whole, shard.merged) ? 'is whole: its counts equal the unsharded run' : 'is NOT whole: its counts differ from the unsharded run'}\n`)
+  }
+} finally {
+  removeInstall()
+}
 const sec = (a, b) => ((b - a) / 1000).toFixed(1)
-console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, recording ${sec(replayDone, recordDone)} s, fixture generation + load ${sec(recordDone, performance.now())} s)`)
+console.log(`\nbench took ${sec(started, performance.now())} s (replay ${sec(started, replayDone)} s, recording ${sec(replayDone, recordDone)} s, fixture generation + load ${sec(recordDone, loadDone)} s, setup + suite ${sec(loadDone, performance.now())} s)`)

@@ -14,8 +14,8 @@ import { state } from './context/state.js'
 import { finishTest, type TestContext } from './context/test-context.js'
 import { appendFacts, collectFacts } from './reporter/facts.js'
 import { configure } from './context/configure.js'
-import type { FluxOptions } from './context/options.js'
-import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode, releaseFromSetup, type TestScenario } from './scenario/per-test.js'
+import { perTestMode, type FluxOptions } from './context/options.js'
+import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, releaseFromSetup, type TestScenario } from './scenario/per-test.js'
 
 interface JestExpect {
   extend(m: object): void

@@ -151,3 +151,20 @@ export function maxBytesFromEnv(): number {
     })
   return n
 }
+
+/**
+ * Whether whole-suite mode is on: the `scenarios` option, else `FLUX_SCENARIOS`.
+ * @note here, not in scenario/per-test.ts, so vitest's setup file can tell without loading the per-test engine.
+ * @example
+ * perTestMode({ scenarios: 'per-test' }) // true
+ */
+export function perTestMode(options: FluxOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = options.scenarios ?? (env.FLUX_SCENARIOS?.trim() || undefined)
+  if (v === undefined || v === 'explicit') return false
+  if (v === 'per-test') return true
+  throw new FluxError('FLUX_BAD_CONFIG', {
+    failed: `read ${options.scenarios !== undefined ? 'the fluxlab option `scenarios`' : 'FLUX_SCENARIOS'}`,
+    reason: `${JSON.stringify(v)} is not a valid value`,
+    fix: "Use one of: 'explicit' (only what scenario() runs; the default), 'per-test' (every test is its own scenario).",
+  })
+}

@@ -3,7 +3,6 @@ import { syncBuiltinESMExports } from 'node:module'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
-import { bypass } from 'msw'
 import { guardHttp2 } from './http2.js'
 import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
 import { attachWebSocket, type SocketRouter } from './websocket.js'
@@ -329,5 +328,8 @@ const FOLLOWED = Symbol.for('fluxlab.interception.followed')
  */
 export function liveFetch(request: Request): Promise<Response> {
   const pristine = st.pristineFetch
-  return unrouted(() => st.live.run(true, () => (pristine ? pristine(request) : fetch(bypass(request)))))
+  // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for
+  // `bypass`, and loading it (with graphql, cookies, path-to-regexp) was the largest part of fluxlab's setup file cost per
+  // test file. The continuation keeps the async context (`unrouted`, `st.live` are AsyncLocalStorage).
+  return unrouted(() => st.live.run(true, () => (pristine ? pristine(request) : import('msw').then(({ bypass }) => fetch(bypass(request))))))
 }

@@ -12,6 +12,7 @@ import { scanText, type ScanOptions } from '../cassette/scan.js'
 import { rerunCommand } from '../commands.js'
 import { notice } from '../errors.js'
 import { readGolden } from '../golden/update-mode.js'
+import { tapeUses } from './uses.js'
 
 /** One line of `judge.jsonl`. */
 export interface JudgeEntry {
@@ -115,17 +116,7 @@ const entrySchema = z.looseObject(
 // ---------------------------------------------------------------------------
 // Which verdicts this process used, per judge.jsonl (for reporting and pruning).
 
-interface TapeUse {
-  dir: string
-  scenario: string
-  used: Set<string>
-  scan: ScanOptions
-}
-
-const KEY = Symbol.for('fluxlab.judge-tapes.v1')
-const g = globalThis as Record<symbol, unknown>
-// @note on globalThis like the router: two copies of the library (ESM + CJS) share one record.
-const uses = (g[KEY] ??= new Map<string, TapeUse>()) as Map<string, TapeUse>
+const uses = tapeUses
 
 /**
  * Record that this process used (served or graded) the verdict `key` of `dir`.

@@ -1,4 +1,4 @@
-import { EXPECTED_COLOR, RECEIVED_COLOR } from 'jest-matcher-utils'
+import { matcherUtils } from './utils/jest-utils.js'
 import { costBreakdown, costOf, priceFor, type CostBreakdown, type PricingTable } from '../pricing/index.js'
 import type { NormalizedUsage } from '../providers/types.js'
 import type { Outcome } from '../scenario/outcome.js'
@@ -39,8 +39,8 @@ export function toCostUnder(this: FluxMatcherContext, received: unknown, usd: nu
     pass,
     message: () => {
       const utils = this.utils as ColorUtils | undefined
-      const expected = (utils?.EXPECTED_COLOR ?? EXPECTED_COLOR)(budgetText(usd))
-      const actual = (utils?.RECEIVED_COLOR ?? RECEIVED_COLOR)(usdText(breakdown.total, usd))
+      const expected = (utils?.EXPECTED_COLOR ?? matcherUtils().EXPECTED_COLOR)(budgetText(usd))
+      const actual = (utils?.RECEIVED_COLOR ?? matcherUtils().RECEIVED_COLOR)(usdText(breakdown.total, usd))
       const head =
         `${hint(this, name, args)}\n\n` +
         `Expected: ${this.isNot ? 'at least' : 'under'} ${expected}\n` +

@@ -1,5 +1,5 @@
 import { relative } from 'node:path'
-import { diffStringsUnified } from 'jest-diff'
+import { jestDiff } from './utils/jest-utils.js'
 import { assertOutcome, hint, printExpected, printReceived, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
 import { nextCommand } from './utils/format.js'
 
@@ -31,7 +31,7 @@ export function toMatchTraceSnapshot(this: FluxMatcherContext, received: unknown
       const diff =
         snap.expected === undefined
           ? `${file} does not exist yet.`
-          : diffStringsUnified(snap.expected, received.trace(), { aAnnotation: 'trace.snap', bAnnotation: 'this run', expand: false, contextLines: 2 })
+          : jestDiff().diffStringsUnified(snap.expected, received.trace(), { aAnnotation: 'trace.snap', bAnnotation: 'this run', expand: false, contextLines: 2 })
       const ci = snap.updateState === 'none' ? ' (nothing is written under CI without it)' : ''
       return (
         `${head}Expected: ${printExpected(this, `the trace in ${file}`)}\nReceived: ${printReceived(this, `a different trace for scenario "${received.scenario}"`)}\n\n${diff}\n\n` +

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path'
-import { judgeOnTape, regradeCommand, type Verdict } from '../judge/judge-on-tape.js'
+import type { Verdict } from '../judge/judge-on-tape.js'
 import { isRubric } from '../judge/rubric.js'
-import { EXPECTED_COLOR, RECEIVED_COLOR } from 'jest-matcher-utils'
+import { matcherUtils } from './utils/jest-utils.js'
 import { assertOutcome, hint, printReceived, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
 import { excerpt, inlineExpected, labels, traceBlock, usageError } from './utils/format.js'
 
@@ -44,6 +44,8 @@ export async function toPassJudge(
     throw new Error(
       `${hint(this, matcher, 'criterion, rubric')}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no judge.jsonl to grade from. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,
     )
+  // @note issue 14: the judge (with zod, YAML and the fixture reader) loads on the first toPassJudge, not with the matchers.
+  const { judgeOnTape, regradeCommand } = await import('../judge/judge-on-tape.js')
   const v = await judgeOnTape({ dir, scenario: received.scenario, mode: received.mode, criterion, text: received.text, rubric })
   const step = [...received.modelCalls].reverse().find((c) => c.text)?.step
   return {
@@ -52,8 +54,8 @@ export async function toPassJudge(
       const l = labels(this)
       return (
         `${hint(this, matcher, 'criterion, rubric')}\n\n` +
-        `${l.expected}${EXPECTED_COLOR('PASS')} on ${inlineExpected(criterion)}\n` +
-        `${l.received}${RECEIVED_COLOR(v.verdict)} from ${v.model} (${v.source === 'tape' ? 'judge.jsonl' : 'graded live just now'})\n\n` +
+        `${l.expected}${matcherUtils().EXPECTED_COLOR('PASS')} on ${inlineExpected(criterion)}\n` +
+        `${l.received}${matcherUtils().RECEIVED_COLOR(v.verdict)} from ${v.model} (${v.source === 'tape' ? 'judge.jsonl' : 'graded live just now'})\n\n` +
         details(this, v) +
         `\n\nIf the judge is wrong, change the criterion or the rubric and re-grade: ${regradeCommand()}.` +
         traceBlock(received, step, 'judged text')

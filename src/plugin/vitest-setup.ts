@@ -4,13 +4,14 @@
 import * as vitest from 'vitest'
 import { afterAll, afterEach, beforeEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
-import { describeJudgeTapeReport, finishJudgeTapes } from '../judge/index.js'
+import { judgeTapesUsed } from '../judge/uses.js'
 import { matchers } from '../matchers/index.js'
 import { configure } from '../context/configure.js'
 import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { collectFacts } from '../reporter/facts.js'
-import { concurrentGroup, coversTest, finishFileScenario, interceptFromSetup, openTestScenario, perTestMode, type TestScenario } from '../scenario/per-test.js'
+import { perTestMode } from '../context/options.js'
+import type { TestScenario } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
 
 /** The runner's task, as much of it as fluxlab reads (3.2 has no `fullTestName`; 4.0 and later do). */
@@ -37,7 +38,12 @@ expect.extend(matchers)
 const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
 if (provided?.options) configure(provided.options)
 const rootDir = (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd()
-if (perTestMode(state.options)) interceptFromSetup(rootDir, () => toUpdateState(provided?.updateState) ?? updateStateFromEnv())
+const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
+// @note issue 14: the per-test engine (and @mswjs/interceptors behind it) is loaded only where it is used: in
+// whole-suite mode, and on vitest 3.2 / 4.0 for `test.concurrent` routing. A test file that opens no scenario in
+// explicit mode does not pay for it (each test file loads this setup file afresh).
+const perTest = perTestMode(state.options) || typeof aroundEach !== 'function' ? await import('../scenario/per-test.js') : undefined
+if (perTest && perTestMode(state.options)) perTest.interceptFromSetup(rootDir, () => toUpdateState(provided?.updateState) ?? updateStateFromEnv())
 
 /** `suite > test`, as vitest ≥ 4 spells `fullTestName` (the scenario name and the `-t` of commands come from it). */
 function fullName(task: TaskLike): string {
@@ -65,7 +71,6 @@ function report(task: TaskLike, ctx: TestContext): void {
   if (ctx.runs.length || ctx.opened.size) (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
 }
 
-const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 if (typeof aroundEach === 'function') {
   // vitest ≥ 4.1: each test (with its beforeEach/afterEach hooks) runs in its own async context, `test.concurrent` included.
   aroundEach(async (runTest, context) => {
@@ -73,19 +78,19 @@ if (typeof aroundEach === 'function') {
     const ctx = contextOf(task)
     try {
       await state.tests.run(ctx, async () => {
-        if (!coversTest(ctx, state.options)) return runTest()
+        if (!perTest?.coversTest(ctx, state.options)) return runTest()
         // Whole-suite mode: the test body (with its beforeEach/afterEach hooks) is the scenario's run.
-        const perTest = openTestScenario(ctx, state.options)
-        await perTest.drive(() => runTest())
-        await perTest.finish(task.result?.state !== 'fail')
+        const test = perTest.openTestScenario(ctx, state.options)
+        await test.drive(() => runTest())
+        await test.finish(task.result?.state !== 'fail')
       })
     } finally {
       report(task, ctx)
     }
     await finishTest(ctx)
   })
-} else {
-  routeWithHooks()
+} else if (perTest) {
+  routeWithHooks(perTest)
 }
 
 /**
@@ -96,14 +101,14 @@ if (typeof aroundEach === 'function') {
  * @note fluxlab's hooks are registered before the test file's, and vitest runs afterEach hooks in reverse
  * (`sequence.hooks: 'stack'`), so the test's own beforeEach/afterEach traffic falls inside its scenario.
  */
-function routeWithHooks(): void {
+function routeWithHooks(engine: typeof import('../scenario/per-test.js')): void {
   const describe = (name: string): ConcurrentTest => ({
     runner: 'vitest',
     name,
     why: 'this vitest has no `aroundEach` (vitest 4.1 added it)',
     fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios, or upgrade to vitest 4.1 or later (`npm install -D vitest@^4.1.0`).',
   })
-  const concurrent = concurrentGroup(state.options, describe)
+  const concurrent = engine.concurrentGroup(state.options, describe)
   state.concurrentTest = () => {
     const t = concurrent.running()
     return t && describe(t.testName)
@@ -122,8 +127,8 @@ function routeWithHooks(): void {
     state.lastTest = undefined
     const entry: { ctx: TestContext; perTest?: TestScenario } = { ctx }
     open.set(t, entry)
-    if (!coversTest(ctx, state.options)) return
-    entry.perTest = openTestScenario(ctx, state.options)
+    if (!engine.coversTest(ctx, state.options)) return
+    entry.perTest = engine.openTestScenario(ctx, state.options)
     entry.perTest.attach()
   })
   afterEach(async ({ task }) => {
@@ -159,7 +164,10 @@ const failed = (t: SuiteLike): boolean => t.result?.state === 'fail' || (t.tasks
 // suite comes (first on 3.2 and 4.0, second on 4.1) differs, so it is the argument that has `tasks`.
 afterAll(async function ({}: object) {
   const suite = ([...arguments] as unknown[]).find((a): a is SuiteLike => Array.isArray((a as SuiteLike | undefined)?.tasks))
-  for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
+  if (judgeTapesUsed()) {
+    const { describeJudgeTapeReport, finishJudgeTapes } = await import('../judge/index.js')
+    for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
+  }
   // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
-  await finishFileScenario()
+  await perTest?.finishFileScenario()
 })

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { appendFacts, FACTS_ENV, readFacts, type TestFacts } from './facts.js'
+import { appendFacts, FACTS_ENV, type TestFacts } from './facts.js'
+import { readFacts } from './read-facts.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'flux-facts-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -5,9 +5,7 @@
  * reporter creates and reads back when the run completes.
  */
 import { resolve } from 'node:path'
-import * as z from 'zod/mini'
 import { AppendFile } from '../cassette/atomic.js'
-import { readJsonl } from '../cassette/jsonl.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import type { TestContext, TrackedRun } from '../context/test-context.js'
@@ -120,23 +118,4 @@ export function appendFacts(facts: TestFacts, env: NodeJS.ProcessEnv = process.e
   } finally {
     out.close()
   }
-}
-
-/** What a facts line must be for the summary to use it. */
-const factsSchema = z.looseObject({
-  file: z.string('expected a string "file"'),
-  test: z.string('expected a string "test"'),
-  base: z.string('expected a string "base"'),
-  opened: z.array(z.string(), 'expected "opened" to be an array of strings'),
-  sessions: z.array(z.looseObject({}), 'expected "sessions" to be an array'),
-})
-
-/**
- * The jest reporter: every test's facts in the run's facts file. A line a killed worker left torn (or any
- * other bad line) is left out: the facts only add to the summary, and that test's failure is reported by jest.
- * @example
- * readFacts(process.env.FLUX_FACTS_FILE!).length
- */
-export function readFacts(file: string): TestFacts[] {
-  return readJsonl<TestFacts>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
 }

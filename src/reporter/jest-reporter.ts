@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pc from 'picocolors'
 import { checkJestVersion, jestVersion } from '../plugin/jest-version.js'
-import { FACTS_ENV, readFacts, type TestFacts } from './facts.js'
+import { FACTS_ENV, type TestFacts } from './facts.js'
+import { readFacts } from './read-facts.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface AssertionLike {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import type { TestContext } from '../context/types.js'
-import { coversTest, openTestScenario, perTestMode } from './per-test.js'
+import { perTestMode } from '../context/options.js'
+import { coversTest, openTestScenario } from './per-test.js'
 
 const ctx = (testFile: string): TestContext => ({ runner: 'vitest', testName: 't', testFile, rootDir: '/repo', updateState: 'new', runs: [], opened: new Set() })
 

@@ -5,7 +5,7 @@
  */
 import { relative, resolve } from 'node:path'
 import { findFixtures } from '../cassette/find.js'
-import { DEFAULT_DIR, keysFrom } from '../context/options.js'
+import { DEFAULT_DIR, keysFrom, perTestMode } from '../context/options.js'
 import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
 import { preemptsRequest, routeRequest, state, type ConcurrentTest, type RequestRoute } from '../context/state.js'
@@ -38,22 +38,6 @@ export interface TestScenario {
    * on replay, and throw a fluxlab error the test must fail with.
    */
   finish(passed: boolean): Promise<void>
-}
-
-/**
- * Whether whole-suite mode is on: the `scenarios` option, else `FLUX_SCENARIOS`.
- * @example
- * perTestMode({ scenarios: 'per-test' }) // true
- */
-export function perTestMode(options: FluxOptions, env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = options.scenarios ?? (env.FLUX_SCENARIOS?.trim() || undefined)
-  if (v === undefined || v === 'explicit') return false
-  if (v === 'per-test') return true
-  throw new FluxError('FLUX_BAD_CONFIG', {
-    failed: `read ${options.scenarios !== undefined ? 'the fluxlab option `scenarios`' : 'FLUX_SCENARIOS'}`,
-    reason: `${JSON.stringify(v)} is not a valid value`,
-    fix: "Use one of: 'explicit' (only what scenario() runs; the default), 'per-test' (every test is its own scenario).",
-  })
 }
 
 /**

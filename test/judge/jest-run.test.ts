@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { afterAll, expect, it } from 'vitest'
 
@@ -39,6 +39,9 @@ it('runs toPassJudge under jest 30 and every test passes', async () => {
     },
     // The package names resolve to src/, as in vitest.config.ts: no build needed.
     alias: { 'fluxlab/matchers': './src/matchers/index.ts', fluxlab: './src/index.ts' },
+    // What tsup's shims do in the CommonJS build: `import.meta.url` is the module's own file, so the matchers'
+    // jest-matcher-utils and jest-diff, loaded on first use (issue 14), resolve from the repo, not from this temp dir.
+    define: { 'import.meta.url': JSON.stringify(pathToFileURL(join(REPO, 'src/matchers/utils/jest-utils.ts')).href) },
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -1,4 +1,4 @@
-import { matcherHint as jestHint, printExpected as jestExpected, printReceived as jestReceived } from 'jest-matcher-utils'
+import { matcherUtils } from './jest-utils.js'
 import { Outcome } from '../../scenario/outcome.js'
 
 /** The part of a runner's matcher `this` that fluxlab uses (vitest and jest both provide it). */
@@ -25,12 +25,12 @@ export interface MatcherResult {
 
 /** `matcherHint` from the runner, or jest-matcher-utils when called raw. */
 export function hint(ctx: FluxMatcherContext, name: string, expected = '', options: object = {}): string {
-  const fn = ctx.utils?.matcherHint ?? jestHint
+  const fn = ctx.utils?.matcherHint ?? matcherUtils().matcherHint
   return fn(name, 'outcome', expected, { isNot: ctx.isNot, promise: ctx.promise, ...options })
 }
 
-export const printExpected = (ctx: FluxMatcherContext, v: unknown) => (ctx.utils?.printExpected ?? jestExpected)(v)
-export const printReceived = (ctx: FluxMatcherContext, v: unknown) => (ctx.utils?.printReceived ?? jestReceived)(v)
+export const printExpected = (ctx: FluxMatcherContext, v: unknown) => (ctx.utils?.printExpected ?? matcherUtils().printExpected)(v)
+export const printReceived = (ctx: FluxMatcherContext, v: unknown) => (ctx.utils?.printReceived ?? matcherUtils().printReceived)(v)
 
 /**
  * Throw a matcher error unless `received` is an Outcome (wrong input is not a mismatch).

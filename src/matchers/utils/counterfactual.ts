@@ -1,10 +1,10 @@
-import { matcherHint as jestHint } from 'jest-matcher-utils'
+import { matcherUtils } from './jest-utils.js'
 import { Counterfactual } from '../../scenario/counterfactual.js'
 import { printReceived, type FluxMatcherContext } from './context.js'
 
 /** `matcherHint` with `counterfactual` as the received label. */
 export function cfHint(ctx: FluxMatcherContext, name: string, expected: string): string {
-  const fn = ctx.utils?.matcherHint ?? jestHint
+  const fn = ctx.utils?.matcherHint ?? matcherUtils().matcherHint
   return fn(name, 'counterfactual', expected, { isNot: ctx.isNot, promise: ctx.promise })
 }
 

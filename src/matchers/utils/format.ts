@@ -1,4 +1,4 @@
-import { EXPECTED_COLOR, RECEIVED_COLOR, stringify } from 'jest-matcher-utils'
+import { matcherUtils } from './jest-utils.js'
 import { rerunCommand } from '../../commands.js'
 import { runningTestRef } from '../../context/test-context.js'
 import { formatMessage } from '../../errors.js'
@@ -27,10 +27,10 @@ export function whereCalled(call: TrajectoryCall): string {
  * same values on one line (`["a", "b"]`, `{"q": StringContaining "x"}`) in both runners.
  * Received values are clipped: a tool's args can be a whole file.
  */
-export const inlineExpected = (v: unknown): string => EXPECTED_COLOR(stringify(v))
+export const inlineExpected = (v: unknown): string => matcherUtils().EXPECTED_COLOR(matcherUtils().stringify(v))
 export const inlineReceived = (v: unknown, max = 200): string => {
-  const s = stringify(v)
-  return RECEIVED_COLOR(s.length > max ? `${s.slice(0, max - 1)}…` : s)
+  const s = matcherUtils().stringify(v)
+  return matcherUtils().RECEIVED_COLOR(s.length > max ? `${s.slice(0, max - 1)}…` : s)
 }
 
 /** `  • name {args} (requested at …)`, one bullet per call. */
