@@ -4,6 +4,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { bypass } from 'msw'
+import { FluxError } from '../errors.js'
 import { guardHttp2 } from './http2.js'
 import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
 import { attachWebSocket, type SocketRouter } from './websocket.js'
@@ -172,6 +173,7 @@ function createState(): InterceptionState {
  * try { await agent() } finally { release() }
  */
 export function acquireInterception(router: Router, preempts: Preempts): () => void {
+  if (st.refs === 0) assertInterceptorsLine()
   st.router = router
   st.preempts = preempts
   if (st.refs++ === 0) {
@@ -197,6 +199,23 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
       st.unguardHttp2 = undefined
     }
   }
+}
+
+/**
+ * fluxlab is written against the @mswjs/interceptors 0.41 line its package.json pins. npm `overrides` can put
+ * msw 3's line (0.45) under it instead, whose interceptors are singletons on another registry with another
+ * emitter: every test then failed inside the interceptor ("Failed to replace a global value at "WebSocket":
+ * already replaced"). Refuse before anything is patched, naming the override; msw itself may be 3.x (only
+ * `bypass` comes from it).
+ */
+function assertInterceptorsLine(): void {
+  if (typeof (ClientRequestInterceptor as unknown as { singleton?: unknown }).singleton !== 'function') return
+  throw new FluxError('FLUX_BAD_CONFIG', {
+    failed: 'start intercepting requests',
+    reason:
+      "the @mswjs/interceptors that fluxlab resolves is a newer line than the 0.41 it is built for (its interceptors have the `singleton` API of msw 3's 0.45); an npm `overrides` entry for @mswjs/interceptors usually put it there",
+    fix: 'Remove that override (forcing fluxlab\'s msw to 3.x is fine: `"overrides": { "fluxlab": { "msw": "3.0.5" } }`), then run `npm install` (see docs/compatibility.md#msw-2-and-msw-3)',
+  })
 }
 
 /**
