@@ -74,7 +74,8 @@ function readCell(name) {
     env: pkg.compat?.env ?? {},
     label: `${runner} ${deps[runner]}${transformer ? ` + ${transformer}${deps[transformer] ? ` ${deps[transformer]}` : ''}` : ''}`,
     // A client that is part of Node (node:http) is named by `compat.client`; none listed is the global fetch.
-    clients: [pkg.compat?.client, ...CLIENTS.filter((c) => deps[c]).map((c) => `${c} ${deps[c]}`)].filter(Boolean).join(', '),
+    clients: [pkg.compat?.client, ...CLIENTS.filter((c) => deps[c]).map((c) => `${c} ${deps[c]}`), overridden(pkg)].filter(Boolean).join(', '),
+    fluxlabMsw: fluxlabMsw(pkg),
     node: pkg.compat?.node ?? '20',
     unsupported: pkg.compat?.unsupported,
     libCheck: pkg.compat?.libCheck,
@@ -85,6 +86,14 @@ function readCell(name) {
 }
 
 const TRANSFORMERS = ['ts-jest', '@swc/jest', 'babel-jest']
+/** The msw fluxlab depends on (package.json), and the one a cell forces under it with npm `overrides`. */
+const FLUXLAB_MSW = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).dependencies.msw
+const fluxlabMsw = (pkg) => pkg.overrides?.fluxlab?.msw ?? pkg.overrides?.msw ?? FLUXLAB_MSW
+/** What a cell's npm `overrides` force under fluxlab, for the table: `fluxlab's msw 3.0.5 (npm overrides)`. */
+const overridden = (pkg) => {
+  const under = Object.entries(pkg.overrides?.fluxlab ?? {}).map(([name, v]) => `${name} ${v}`)
+  return under.length ? `fluxlab's ${under.join(', ')} (npm overrides)` : undefined
+}
 /** The client libraries a cell's app calls the provider with (shown in the table). */
 /** The README's row for each client package (the others are HTTP clients). */
 const CLIENT_ROWS = { openai: 'model SDK', '@anthropic-ai/sdk': 'model SDK', ai: 'model SDK', '@ai-sdk/openai': 'model SDK', '@ai-sdk/anthropic': 'model SDK', '@ai-sdk/google': 'model SDK', '@langchain/openai': 'agent framework', '@langchain/anthropic': 'agent framework', '@openai/agents': 'agent framework', '@mastra/core': 'agent framework', axios: 'HTTP client', got: 'HTTP client', undici: 'HTTP client', msw: "app's own msw" }
@@ -267,8 +276,10 @@ async function expectStartupError(res, dir, nodeBin, vitest, cell) {
   res.steps.record = r.ms
   const range = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies.vitest
   const line = r.output.split('\n').find((l) => l.includes('FLUX_BAD_CONFIG'))
-  if (r.code === 0 || !line || !line.includes(`vitest ${cell.vitest}`) || !line.includes(range))
-    return Object.assign(res, { record: 'fail', error: `record: expected a startup FLUX_BAD_CONFIG naming vitest ${cell.vitest} and ${range}; vitest exited ${r.code}:\n${tail(r.output)}` })
+  // A cell may name the refusal it expects (`compat.startupError`); by default, the vitest version check's.
+  const wanted = cell.pkg.compat?.startupError ? [cell.pkg.compat.startupError] : [`vitest ${cell.vitest}`, range]
+  if (r.code === 0 || !line || !wanted.every((w) => line.includes(w)))
+    return Object.assign(res, { record: 'fail', error: `record: expected a startup FLUX_BAD_CONFIG naming ${wanted.join(' and ')}; vitest exited ${r.code}:\n${tail(r.output)}` })
   return Object.assign(res, { record: 'pass', replay: 'n/a', typecheck: 'n/a', libCheck: 'n/a', note: `refused at startup, as expected: ${line.trim()}` })
 }
 
@@ -293,7 +304,8 @@ function writeDoc(rows) {
     '  skip-gate, a client built at import, a client built per call, `retry: 3`, an explicit `scenario()` test,',
     '  `test.concurrent` scenarios and a file that never uses fluxlab. The `client-*` cells swap the app\'s',
     '  client (src/agent.ts: a model SDK, an agent framework or a bare HTTP client) and keep the tests;',
-    '  `app-msw-2` and `app-msw-3` add the app\'s own msw `setupServer`.',
+    '  `app-msw-2` and `app-msw-3` add the app\'s own msw `setupServer`; `fluxlab-msw-3` and `fluxlab-msw-3-node20`',
+    '  force fluxlab\'s own msw to 3.x with npm `overrides` (see "msw 2 and msw 3" below).',
     '- jest cells (compat/shared-jest, TypeScript type-checked under `module: commonjs` with',
     '  `types: [\'jest\', \'fluxlab/jest\']`; compat/shared-jest-esm for native ESM) adopt with `preset: \'fluxlab\'`',
     '  and `globals: { fluxlab: { scenarios: \'per-test\' } }`: a key skip-gate, a client built at import, a client',
@@ -315,6 +327,21 @@ function writeDoc(rows) {
     'every declaration file, fluxlab\'s and the dependencies\' (`skipLibCheck: false`).',
   )
   if (known.length) lines.push('', '## Known failures', '', ...known)
+  lines.push(
+    '',
+    '## msw 2 and msw 3',
+    '',
+    `fluxlab depends on msw ${FLUXLAB_MSW} exactly, on every Node. It intercepts with its own \`@mswjs/interceptors\` dependency and`,
+    'takes only `bypass` from msw, so the msw under it can be 2.x or 3.x: an app on msw 3 that wants one copy can force it',
+    'with `"overrides": { "fluxlab": { "msw": "3.0.5" } }` (the `fluxlab-msw-3` cells; on Node 20 `npm` prints EBADENGINE,',
+    'as msw 3 declares Node >=22.12, and fluxlab still works). The dependency stays pinned to msw 2 rather than',
+    '`^2.15.0 || ^3.0.0` because npm resolves the highest version a range allows: every install, Node 20 included,',
+    'would get msw 3 (EBADENGINE on Node 20) and later msw 3 releases nobody here tested. The app\'s own msw is',
+    'independent of fluxlab\'s (the `app-msw-*` cells): msw 3 in the app needs Node 22, because msw 3\'s own',
+    'interception fails every mocked request on Node 20 (`Promise.withResolvers` is missing there). Forcing fluxlab\'s',
+    '`@mswjs/interceptors` to msw 3\'s 0.45 line as well is not supported (fluxlab is written against the 0.41 API):',
+    'fluxlab refuses it with FLUX_BAD_CONFIG before patching anything (the `fluxlab-interceptors-0.45` cell).',
+  )
   lines.push(
     '',
     '"not run" in the lib check column: that cell\'s row comes from a `--quick` run (no declaration check).',
@@ -378,9 +405,10 @@ function worksWithTable() {
     if (c.pkg.compat?.client) add('HTTP client', c.pkg.compat.client, c)
     for (const name of CLIENTS.filter((n) => deps[n])) add(CLIENT_ROWS[name] ?? name, `${name === CLIENT_ROWS[name] ? '' : `${name} `}${deps[name]}`, c)
     if (!c.pkg.compat?.client && !CLIENTS.some((n) => deps[n])) add('HTTP client', 'fetch', c)
+    add("fluxlab's msw", `msw ${c.fluxlabMsw}${c.fluxlabMsw === FLUXLAB_MSW ? ' (its dependency)' : ' (npm overrides)'}`, c)
   }
   const peers = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies
-  const order = ['vitest', 'jest', 'jest transform', 'Node', 'model SDK', 'agent framework', 'HTTP client', 'app\'s own msw']
+  const order = ['vitest', 'jest', 'jest transform', 'Node', 'model SDK', 'agent framework', 'HTTP client', 'app\'s own msw', "fluxlab's msw"]
   const lines = ['| | tested versions (each a cell in docs/compatibility.md) | range |', '|---|---|---|']
   for (const what of order.filter((w) => rows.has(w))) {
     const versions = [...rows.get(what)].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))

@@ -3,6 +3,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
+import { FluxError } from '../errors.js'
 import { guardHttp2 } from './http2.js'
 import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
 import { attachWebSocket, type SocketRouter } from './websocket.js'
@@ -74,17 +75,69 @@ interface InterceptionState {
   /** `globalThis.fetch` as it was before any `@mswjs/interceptors` fetch interceptor patched it, when it was seen so. */
   pristineFetch?: typeof fetch
   onRequest: (event: RequestEvent) => Promise<void>
+  /** `onRequest` for the `node:http` interceptor: its answers wait for the client's turn (`afterClientTurn`). */
+  onHttpRequest: (event: RequestEvent) => Promise<void>
   onResponse: (event: ResponseEvent) => void
 }
 
 const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
-const KEY = Symbol.for('fluxlab.interception.v2')
+const KEY = Symbol.for('fluxlab.interception.v3')
 const FETCH_SYMBOL = (FetchInterceptor as unknown as { symbol: symbol }).symbol
+const HTTP_SYMBOL = (ClientRequestInterceptor as unknown as { symbol: symbol }).symbol
 const g = globalThis as Record<symbol, unknown>
 // @note STYLE "Side effects": one patch per process even with two copies of the library loaded.
 const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KEY] = createState())
 
 function createState(): InterceptionState {
+  const handle = async ({ requestId, request, controller }: RequestEvent, http: boolean): Promise<void> => {
+    const answer = http ? afterClientTurn : (response: Response) => response
+    if (s.live.getStore()) {
+      // Our own live request goes out for real, and no listener after ours sees it (nock's
+      // disableNetConnect or "no match", the app's msw handlers and onUnhandledRequest).
+      await controller.passthrough()
+      // @note the interceptor calls listeners one after another, awaiting each, and settles the request
+      // as soon as it is handled: a listener that never returns ends the chain. Nothing holds the
+      // pending promise once the request is settled, so it is collected with it.
+      return new Promise<never>(() => {})
+    }
+    if (s.refs === 0 || !s.router) return
+    // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
+    // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+      const url = new URL(request.url)
+      const router = s.router
+      if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
+        const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
+        if (refused) return controller.errorWith(refused)
+      }
+    }
+    if (s.preempts?.(request)) {
+      const response = await s.router(request)
+      if (!response) return
+      if (response.type !== 'error' && drains()) s.answered.add(requestId)
+      // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
+      // so the app's msw or nock never see a model call fluxlab answered: no handler of theirs runs and
+      // no "unhandled request" warning or error fires for it.
+      throw answer(response)
+    }
+    // Not ours first: the listeners after us (the app's msw handlers, nock scopes) get it. What none of
+    // them answered would go to the network; it comes back here instead (recorded, or replayed).
+    const passthrough = controller.passthrough
+    controller.passthrough = async () => {
+      const router = s.refs > 0 ? s.router : undefined
+      if (!router) return passthrough.call(controller)
+      // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
+      const signal = request.signal as AbortSignal | undefined
+      const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))
+      const response = signal?.aborted ? 'aborted' : await Promise.race([router(request), abort])
+      if (response === 'aborted') controller.errorWith(signal?.reason)
+      else if (response) {
+        if (response.type !== 'error' && drains()) s.answered.add(requestId)
+        controller.respondWith(answer(response))
+      }
+      else await passthrough.call(controller)
+    }
+  }
   const s: InterceptionState = {
     refs: 0,
     owned: [],
@@ -93,54 +146,8 @@ function createState(): InterceptionState {
     answered: new Set(),
     live: new AsyncLocalStorage<true>(),
     pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
-    async onRequest({ requestId, request, controller }) {
-      if (s.live.getStore()) {
-        // Our own live request goes out for real, and no listener after ours sees it (nock's
-        // disableNetConnect or "no match", the app's msw handlers and onUnhandledRequest).
-        await controller.passthrough()
-        // @note the interceptor calls listeners one after another, awaiting each, and settles the request
-        // as soon as it is handled: a listener that never returns ends the chain. Nothing holds the
-        // pending promise once the request is settled, so it is collected with it.
-        return new Promise<never>(() => {})
-      }
-      if (s.refs === 0 || !s.router) return
-      // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
-      // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
-      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
-        const url = new URL(request.url)
-        const router = s.router
-        if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
-          const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
-          if (refused) return controller.errorWith(refused)
-        }
-      }
-      if (s.preempts?.(request)) {
-        const response = await s.router(request)
-        if (!response) return
-        if (response.type !== 'error' && drains()) s.answered.add(requestId)
-        // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
-        // so the app's msw or nock never see a model call fluxlab answered: no handler of theirs runs and
-        // no "unhandled request" warning or error fires for it.
-        throw response
-      }
-      // Not ours first: the listeners after us (the app's msw handlers, nock scopes) get it. What none of
-      // them answered would go to the network; it comes back here instead (recorded, or replayed).
-      const passthrough = controller.passthrough
-      controller.passthrough = async () => {
-        const router = s.refs > 0 ? s.router : undefined
-        if (!router) return passthrough.call(controller)
-        // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
-        const signal = request.signal as AbortSignal | undefined
-        const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))
-        const response = signal?.aborted ? 'aborted' : await Promise.race([router(request), abort])
-        if (response === 'aborted') controller.errorWith(signal?.reason)
-        else if (response) {
-          if (response.type !== 'error' && drains()) s.answered.add(requestId)
-          controller.respondWith(response)
-        }
-        else await passthrough.call(controller)
-      }
-    },
+    onRequest: (event) => handle(event, false),
+    onHttpRequest: (event) => handle(event, true),
     onResponse({ requestId, response }) {
       // @note mswjs/interceptors#799 (0.41): fetch clones every response for the `response` event, and while
       // that clone is unread, `response.body.cancel()` on the client's copy never settles (the OpenAI and
@@ -165,6 +172,7 @@ function createState(): InterceptionState {
  * try { await agent() } finally { release() }
  */
 export function acquireInterception(router: Router, preempts: Preempts): () => void {
+  if (st.refs === 0) assertInterceptorsLine()
   st.router = router
   st.preempts = preempts
   if (st.refs++ === 0) {
@@ -193,6 +201,23 @@ export function acquireInterception(router: Router, preempts: Preempts): () => v
 }
 
 /**
+ * fluxlab is written against the @mswjs/interceptors 0.41 line its package.json pins. npm `overrides` can put
+ * msw 3's line (0.45) under it instead, whose interceptors are singletons on another registry with another
+ * emitter: every test then failed inside the interceptor ("Failed to replace a global value at "WebSocket":
+ * already replaced"). Refuse before anything is patched, naming the override; msw itself may be 3.x (only
+ * `bypass` comes from it).
+ */
+function assertInterceptorsLine(): void {
+  if (typeof (ClientRequestInterceptor as unknown as { singleton?: unknown }).singleton !== 'function') return
+  throw new FluxError('FLUX_BAD_CONFIG', {
+    failed: 'start intercepting requests',
+    reason:
+      "the @mswjs/interceptors that fluxlab resolves is a newer line than the 0.41 it is built for (its interceptors have the `singleton` API of msw 3's 0.45); an npm `overrides` entry for @mswjs/interceptors usually put it there",
+    fix: 'Remove that override (forcing fluxlab\'s msw to 3.x is fine: `"overrides": { "fluxlab": { "msw": "3.0.5" } }`), then run `npm install` (see docs/compatibility.md#msw-2-and-msw-3)',
+  })
+}
+
+/**
  * Put our listeners first on the running interceptor of each kind: the app's (its msw or nock started
  * first), else ours. Called at every acquire, so a mocking library started, stopped or restarted since
  * the last one is followed.
@@ -204,9 +229,10 @@ function attach(): void {
     const before = st.attached.find((i) => i.symbol === Kind.symbol)
     if (before && before !== running) unlisten(before)
     if (!running) continue
-    if (running.emitter.listeners('request')[0] !== st.onRequest) {
+    const listener = Kind.symbol === HTTP_SYMBOL ? st.onHttpRequest : st.onRequest
+    if (running.emitter.listeners('request')[0] !== listener) {
       unlisten(running)
-      running.emitter.prependListener('request', st.onRequest)
+      running.emitter.prependListener('request', listener)
     }
     drainIfShared(running)
     if (!st.attached.includes(running)) st.attached.push(running)
@@ -251,6 +277,35 @@ function anchor(own: Shared): void {
   }
 }
 
+/**
+ * A response to a `node:http` request, with its head held back one turn after the client's write callbacks.
+ * @note @mswjs/interceptors 0.41 holds a mocked request's write callbacks until the response is decided, then
+ * runs them in the tick it writes the response head. A client that ends its request one turn after a write
+ * callback (got 16: `setImmediate`, then it destroys a request that already has a response as stale) aborted
+ * the answer while it still streamed ("The server aborted pending request", ECONNRESET). On a socket the
+ * callbacks run as the bytes leave, well before any answer. The head goes out with the first body chunk, so
+ * that read waits one `setImmediate`, scheduled after the client's (the stream pulls only when read).
+ */
+function afterClientTurn(response: Response): Response {
+  if (!response.body || response.type === 'error') return response
+  const source = response.body.getReader()
+  let waited = false
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!waited) await new Promise<void>((resolve) => setImmediate(() => resolve((waited = true, undefined))))
+        const { done, value } = await source.read()
+        if (done) controller.close()
+        else controller.enqueue(value)
+      },
+      cancel: (reason) => source.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+  // @note the same Headers object: the interceptor reads the raw (as-written) header names from it.
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
 /** Our listeners off every interceptor; ours disposed unless another library has used them. */
 function detach(): void {
   for (const i of st.attached.splice(0)) unlisten(i)
@@ -290,6 +345,7 @@ function drains(): boolean {
 
 function unlisten(i: Shared): void {
   i.emitter.removeListener('request', st.onRequest)
+  i.emitter.removeListener('request', st.onHttpRequest)
   i.emitter.removeListener('response', st.onResponse)
   const at = st.attached.indexOf(i)
   if (at >= 0) st.attached.splice(at, 1)
@@ -306,7 +362,8 @@ function followDispose(running: Shared): void {
   const removeAll = emitter.removeAllListeners.bind(emitter)
   emitter.removeAllListeners = (event) => {
     const out = removeAll(event)
-    if (st.attached.includes(running) && !emitter.listeners('request').includes(st.onRequest)) {
+    const listeners = emitter.listeners('request')
+    if (st.attached.includes(running) && !listeners.includes(st.onRequest) && !listeners.includes(st.onHttpRequest)) {
       unlisten(running)
       if (st.refs > 0) attach()
     }

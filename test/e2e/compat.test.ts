@@ -5,6 +5,8 @@
  * (`node scripts/compat.mjs --cells … --quick`; the whole matrix is `npm run test:compat`).
  * vitest 5 on Node 22 runs in full, with its declaration check (`skipLibCheck: false`): fluxlab's matcher
  * augmentation must merge with vitest 5's `Matchers<R, T>` as it does with 3.2–4.x's `Matchers<T>` (TS2428).
+ * fluxlab's own msw forced to msw 3 (npm `overrides`, Node 22) runs in the subset too, and its lockfile is checked to
+ * really put msw 3 under fluxlab (with msw 3's @mswjs/interceptors ≥ 0.42 beside fluxlab's own 0.41).
  * An install that fails (no registry, no npm cache) fails this test with the command, never skips it.
  */
 import { spawn } from 'node:child_process'
@@ -21,6 +23,8 @@ const EXPECTED: Record<string, { tests: number; fixtures: number }> = {
   'vitest-4.0.0': { tests: 9, fixtures: 3 },
   // preset: 'fluxlab' over the shared jest suite (ts-jest, module commonjs): UK, France, the explicit scenario.
   'jest-30-ts-jest': { tests: 5, fixtures: 3 },
+  // fluxlab's own msw forced to 3.x with npm overrides (Node 22): the whole shared vitest suite.
+  'fluxlab-msw-3': { tests: 9, fixtures: 6 },
 }
 const CELLS = Object.keys(EXPECTED)
 const out = mkdtempSync(join(tmpdir(), 'fluxlab-compat-e2e-'))
@@ -70,6 +74,28 @@ test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same r
     })
     expect({ tests: r.tests, fixtures: r.fixtures }, r.cell).toEqual(EXPECTED[r.cell])
   }
+}, 300_000)
+
+test("the fluxlab-msw-3 cell's lockfile puts msw 3 under fluxlab, with msw 3's own @mswjs/interceptors ≥ 0.42", () => {
+  const lock = JSON.parse(readFileSync(join(REPO, 'compat/cells/fluxlab-msw-3/package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> }
+  // fluxlab's dependencies resolve from its own node_modules first, then the project's.
+  const resolved = (name: string) => lock.packages[`node_modules/fluxlab/node_modules/${name}`] ?? lock.packages[`node_modules/${name}`]
+  const interceptors = (at: string) => lock.packages[`${at}/node_modules/@mswjs/interceptors`] ?? lock.packages['node_modules/@mswjs/interceptors']
+  const msw = lock.packages['node_modules/fluxlab/node_modules/msw'] ? 'node_modules/fluxlab/node_modules/msw' : 'node_modules/msw'
+  const [major, minor] = (interceptors(msw)?.version ?? '0.0').split('.').map(Number)
+  expect({ msw: resolved('msw')?.version.split('.')[0], mswInterceptorsFrom042: major > 0 || minor >= 42 }).toEqual({ msw: '3', mswInterceptorsFrom042: true })
+  const own = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  expect(resolved('@mswjs/interceptors')?.version).toBe(own.dependencies['@mswjs/interceptors'])
+})
+
+test("fluxlab's @mswjs/interceptors forced to msw 3's 0.45 line (npm overrides, Node 22) is refused with FLUX_BAD_CONFIG naming the override", async () => {
+  assertBuilt()
+  const run = await compat(['--cells', 'fluxlab-interceptors-0.45'], 'interceptors-0.45')
+  expect(run.code, `\`${run.command}\` failed:\n${run.output}`).toBe(0)
+  const [row] = run.rows() as Array<Row & { note?: string }>
+  expect({ install: row.install, record: row.record, error: row.error }, `rerun: \`${run.command}\``).toEqual({ install: 'pass', record: 'pass', error: undefined })
+  expect(row.note).toContain('FLUX_BAD_CONFIG: Failed to start intercepting requests')
+  expect(row.note).toContain('"overrides": { "fluxlab": { "msw": "3.0.5" } }')
 }, 300_000)
 
 test("vitest 5 (Node 22): fluxlab's matcher types pass a full declaration check (skipLibCheck false, no TS2428)", async () => {
