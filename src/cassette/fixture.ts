@@ -1,16 +1,21 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
-import YAML from 'yaml'
+import { createRequire } from 'node:module'
 import { rerunCommand, testCommand, type TestRef } from '../commands.js'
 import { writeDirAtomic, writeFileAtomic } from './atomic.js'
 import { cachedFixture } from './fixture-cache.js'
-import { FORMAT_VERSION, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
+import { FORMAT_VERSION, isManifest, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { describeIssue, fixtureError, invalidUtf8Lines, readJsonl, refuseSecrets, tooDeep, type FixtureProblem } from './jsonl.js'
 import { scanText, type ScanOptions } from './scan.js'
 import { isTempEntry, readConsistent, settleSwap } from './staging.js'
 import { contentMemo, type Trust } from './verified.js'
+
+type Yaml = typeof import('yaml')
+let yamlModule: Yaml | undefined
+/** `yaml`, loaded on the first fixture read or write (issue 14: not by every test file's setup in whole-suite mode). */
+const yaml = (): Yaml => (yamlModule ??= createRequire(import.meta.url)('yaml') as Yaml)
 
 export const FILES = {
   manifest: 'scenario.yaml',
@@ -102,7 +107,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
   if (notUtf8.length) badManifest('not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)', notUtf8[0])
   let manifest: Manifest
   try {
-    manifest = YAML.parse(manifestText) as Manifest
+    manifest = yaml().parse(manifestText) as Manifest
   } catch (e) {
     // @note any error of the parser is the text's fault (a stack overflow on 10^5 nested brackets included).
     manifest = badManifest(`not valid YAML (${String((e as Error)?.message).split('\n')[0]})`, (e as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line)
@@ -117,8 +122,8 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
     })
   }
   if (tooDeep(manifest)) badManifest('it nests deeper than fluxlab reads')
-  const checked = manifestSchema.safeParse(manifest)
-  if (!checked.success) {
+  const checked = isManifest(manifest) ? undefined : manifestSchema.safeParse(manifest)
+  if (checked && !checked.success) {
     const { reason, field } = describeIssue(checked.error.issues[0], manifest)
     badManifest(reason, field ? lineOfKey(manifestText, field) : undefined, field)
   }
@@ -188,7 +193,7 @@ const READ_SECRET_FIX = 'Remove the secret from the file (and rotate it: it was 
  */
 export function readSource(dir: string): SourceTest | undefined {
   try {
-    return sourceOf(YAML.parse(readFileSync(join(dir, FILES.manifest), 'utf8')))
+    return sourceOf(yaml().parse(readFileSync(join(dir, FILES.manifest), 'utf8')))
   } catch {
     return undefined
   }
@@ -236,7 +241,7 @@ export interface SerializedFixture {
 export function serializeFixture(fx: Omit<Fixture, 'dir'>): SerializedFixture {
   const jsonl = (cells: readonly object[]) => cells.map(cellJson).join('\n') + (cells.length ? '\n' : '')
   return {
-    manifest: YAML.stringify(fx.manifest, { lineWidth: 0 }),
+    manifest: yaml().stringify(fx.manifest, { lineWidth: 0 }),
     model: jsonl(fx.model),
     tools: jsonl(fx.tools),
     trace: fx.trace,

@@ -2,10 +2,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import YAML from 'yaml'
-import * as z from 'zod/mini'
 import { AppendFile, writeFileAtomic } from '../cassette/atomic.js'
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
-import { modelCellSchema, toolCellSchema } from '../cassette/cell.js'
+import { cellSchemas, loadZod } from '../cassette/cell.js'
 import { readJsonl, refuseSecrets } from '../cassette/jsonl.js'
 import { scanText, type ScanOptions } from '../cassette/scan.js'
 import { FluxError } from '../errors.js'
@@ -28,22 +27,29 @@ export type CellEntry = { kind: 'cell'; channel: 'model'; cell: ModelCell } | { 
 
 export type JournalEntry = IntentEntry | CellEntry
 
-/** What a journal.jsonl line must be: an intent, or a model or tool cell (checked as fixture cells are). */
-const entrySchema = z.discriminatedUnion(
-  'kind',
-  [
-    z.looseObject({ kind: z.literal('intent'), seq: z.number('expected a numeric "seq"'), step: z.string('expected a string "step"'), key: z.string('expected a string "key"') }),
-    z.discriminatedUnion(
-      'channel',
-      [
-        z.looseObject({ kind: z.literal('cell'), channel: z.literal('model'), cell: modelCellSchema }),
-        z.looseObject({ kind: z.literal('cell'), channel: z.literal('tool'), cell: toolCellSchema }),
-      ],
-      'expected "channel" to be "model" or "tool"',
-    ),
-  ],
-  'expected a JSON object with "kind" "intent" or "cell"',
-)
+/** What a journal.jsonl line must be: an intent, or a model or tool cell (checked as fixture cells are); built on first use, on the cells' copy of zod. */
+const entrySchema = () => (builtEntrySchema ??= buildEntrySchema())
+let builtEntrySchema: ReturnType<typeof buildEntrySchema> | undefined
+
+function buildEntrySchema() {
+  const z = loadZod()
+  const { modelCell, toolCell } = cellSchemas()
+  return z.discriminatedUnion(
+    'kind',
+    [
+      z.looseObject({ kind: z.literal('intent'), seq: z.number('expected a numeric "seq"'), step: z.string('expected a string "step"'), key: z.string('expected a string "key"') }),
+      z.discriminatedUnion(
+        'channel',
+        [
+          z.looseObject({ kind: z.literal('cell'), channel: z.literal('model'), cell: modelCell }),
+          z.looseObject({ kind: z.literal('cell'), channel: z.literal('tool'), cell: toolCell }),
+        ],
+        'expected "channel" to be "model" or "tool"',
+      ),
+    ],
+    'expected a JSON object with "kind" "intent" or "cell"',
+  )
+}
 
 /** What a resumed run did: never silent (SPEC §9). */
 export interface ResurrectReport {
@@ -102,7 +108,7 @@ export class Journal {
     const metaFile = join(dir, JOURNAL_META)
     const meta = existsSync(metaFile) ? readMeta(metaFile) : undefined
     const { lines, tornTail } = readJsonl<JournalEntry>(file, {
-      schema: entrySchema,
+      schema: entrySchema(),
       noun: 'journal',
       fix: 'The journal is damaged before its last line: discard the run by deleting its directory.',
       scan: { disable: opts.disable, fix: 'Remove the secret from the journal, or discard the run by deleting its directory.' },

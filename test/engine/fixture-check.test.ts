@@ -9,7 +9,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { mutateFixture, prng } from '../../bench/mutate.mjs'
-import { isModelCell, isToolCell, modelCellSchema, toolCellSchema } from '../../src/cassette/cell.js'
+import YAML from 'yaml'
+import { isManifest, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema } from '../../src/cassette/cell.js'
 import { REPO } from '../e2e/support/project.js'
 
 /** Every directory under examples/scenarios that holds a model.jsonl (forks included). */
@@ -143,5 +144,54 @@ describe('the fast line checks accept exactly what the schemas accept', () => {
       return fast === zod ? [] : [`case ${i}: fast ${fast}, zod ${zod}`]
     })
     expect(disagree).toEqual([])
+  })
+
+  it('for scenario.yaml: on the mutants of every committed manifest and on edge values (both directions)', () => {
+    const rand = prng(31)
+    const values: unknown[] = []
+    for (let i = 0; i < 4000; i++) {
+      const { files } = mutateFixture(seeds[i % seeds.length], rand)
+      try {
+        values.push(YAML.parse(String(files['scenario.yaml'] ?? '')))
+      } catch {
+        // not YAML: the reader refuses it before either check
+      }
+    }
+    const m0 = YAML.parse(seeds[0]['scenario.yaml']) as Record<string, unknown>
+    const withField = (k: string, v: unknown) => ({ ...m0, [k]: v })
+    values.push(
+      ...[
+        withField('name', ''),
+        withField('name', '\ud800'),
+        withField('formatVersion', Infinity),
+        withField('cassetteMaxBytes', -0),
+        withField('cassetteMaxBytes', 2 ** 53),
+        withField('cassetteMaxBytes', 1.5),
+        withField('models', ['a', 1]),
+        withField('providerHosts', {}),
+        withField('source', null),
+        withField('source', { file: 'a.test.ts', name: 'n', runner: 'mocha' }),
+        withField('source', { file: 'a.test.ts', name: 'n', project: 3 }),
+        withField('source', { file: 'a.test.ts', name: 'n', runner: 'jest', extra: 1 }),
+        withField('fork', { parent: 'p', parentRecordedAt: 'x', change: 'c' }),
+        withField('fork', { parent: 'p', change: 'c' }),
+        withField('recordedAt', new Date(0)),
+        withField('redaction', undefined),
+        [m0],
+        null,
+      ],
+    )
+    let accepted = 0
+    let refused = 0
+    const disagree = values.flatMap((v, i) => {
+      const fast = isManifest(v)
+      const zod = manifestSchema.safeParse(v).success
+      if (zod) accepted++
+      else refused++
+      return fast === zod ? [] : [`#${i}: fast ${fast}, zod ${zod}: ${JSON.stringify(v)?.slice(0, 300)}`]
+    })
+    expect(disagree.slice(0, 5)).toEqual([])
+    expect(accepted).toBeGreaterThan(100)
+    expect(refused).toBeGreaterThan(15)
   })
 })
