@@ -9,7 +9,9 @@
  */
 import { request, type ClientRequest, type IncomingMessage } from 'node:http'
 import { expect, test } from 'vitest'
-import { recordThenReplay, serve } from './helpers.js'
+import { recordThenReplay, serve, useEngineSandbox } from './helpers.js'
+
+useEngineSandbox()
 
 interface Outcome {
   /** Whether the response had arrived when the client, one turn after its write callback, went to end the request. */
