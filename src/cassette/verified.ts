@@ -20,7 +20,7 @@
  * it only makes the next read of each large fixture check in full.
  */
 import { createHash, type Hash } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { SECRET_RULES } from '../secrets.js'
@@ -55,8 +55,9 @@ interface Memo {
 export function contentMemo(paths: readonly string[], disable: readonly string[] = []): Memo | undefined {
   const dir = memoDir()
   if (!dir) return undefined
+  // sizes first: a small fixture is never hashed (its bytes are read once, by the reader).
+  if (paths.reduce((n, p) => n + sizeOf(p), 0) < MIN_BYTES) return undefined
   const hashed = paths.map(hashFile)
-  if (hashed.reduce((n, h) => n + h.size, 0) < MIN_BYTES) return undefined
   const key = createHash('sha256')
     .update(`${CHECKS}\0${VERSION}\0${[...new Set(disable)].sort().join(',')}\0`)
     .update(RULES_SOURCE)
@@ -100,6 +101,14 @@ function memoDir(): string | undefined {
     // no user database entry: one shared name is fine, entries are content-addressed.
   }
   return join(tmpdir(), `fluxlab-cache-${user}`, 'verified')
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
 }
 
 function hashFile(path: string): { sha256: string; size: number } {
