@@ -7,6 +7,13 @@
  * const out = await s.run(() => myAgent('What is the weather in Paris?'))
  * expect(out).toReplayFaithfully()
  */
+import { matchers } from './matchers/index.js'
+import { provideMatchers } from './matchers/lazy.js'
+
+// The runner setup files register stand-ins for the matchers (see matchers/lazy.ts); a test file that loads fluxlab
+// to make an outcome hands them the matcher code here.
+provideMatchers(matchers)
+
 export type { Chunk, Fixture, Manifest, ModelCell, ToolCell } from './cassette/cell.js'
 export { FORMAT_VERSION } from './cassette/cell.js'
 export type { Divergence, DivergenceCode, Severity } from './cassette/divergence.js'

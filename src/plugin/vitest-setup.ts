@@ -1,15 +1,15 @@
 // Registered by the `fluxlab()` vitest plugin: the only file that knows vitest's test lifecycle.
 // @note `aroundEach` (per-test async context) exists from vitest 4.1 on. A named import of it fails every test
 // file at load on 3.2 and 4.0, so it is read from the namespace, and those get beforeEach/afterEach (as jest does).
+import { createRequire } from 'node:module'
 import * as vitest from 'vitest'
 import { afterAll, afterEach, beforeEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
 import { judgeTapesUsed } from '../judge/uses.js'
-import { matchers } from '../matchers/index.js'
+import { lazyMatchers } from '../matchers/lazy.js'
 import { configure } from '../context/configure.js'
 import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
-import { collectFacts } from '../reporter/facts.js'
 import { perTestMode } from '../context/options.js'
 import type { TestScenario } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
@@ -33,7 +33,9 @@ interface SuiteLike {
 }
 type AroundEach = (fn: (runTest: () => Promise<void>, context: { task: TaskLike }) => Promise<void>) => void
 
-expect.extend(matchers)
+// @note issue 14: stand-ins, so a test file that never checks a fluxlab outcome does not load the matcher code. Where no
+// fluxlab module handed it over, the built `dist/matchers.js` next to this file is loaded (`require` of ESM, Node ≥ 20.19).
+expect.extend(lazyMatchers(() => (createRequire(import.meta.url)('./matchers.js') as typeof import('../matchers/index.js')).matchers))
 
 const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
 if (provided?.options) configure(provided.options)
@@ -66,9 +68,14 @@ function contextOf(task: TaskLike): TestContext {
   }
 }
 
-/** The run summary (fluxlab's vitest reporter) reads this in the main process. */
-function report(task: TaskLike, ctx: TestContext): void {
-  if (ctx.runs.length || ctx.opened.size) (task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
+/**
+ * The run summary (fluxlab's vitest reporter) reads this in the main process.
+ * @note the facts code (and the pricing behind it) loads only for a test that opened a scenario.
+ */
+async function report(task: TaskLike, ctx: TestContext): Promise<void> {
+  if (!ctx.runs.length && !ctx.opened.size) return
+  const { collectFacts } = await import('../reporter/facts.js')
+  ;(task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
 }
 
 if (typeof aroundEach === 'function') {
@@ -85,7 +92,7 @@ if (typeof aroundEach === 'function') {
         await test.finish(task.result?.state !== 'fail')
       })
     } finally {
-      report(task, ctx)
+      await report(task, ctx)
     }
     await finishTest(ctx)
   })
@@ -151,7 +158,7 @@ function routeWithHooks(engine: typeof import('../scenario/per-test.js')): void 
         await perTest.finish(t.result?.state !== 'fail')
       }
     } finally {
-      report(t, ctx)
+      await report(t, ctx)
     }
     await finishTest(ctx)
   })

@@ -9,7 +9,7 @@
  */
 import { basename } from 'node:path'
 import { sentBy } from '../context/own-sender.js'
-import { routeRequest } from '../context/state.js'
+import { routeRequest } from '../context/route.js'
 
 /**
  * What fluxlab needs of an MCP transport (the official SDK's `StdioClientTransport`, or any
