@@ -1,4 +1,23 @@
+import { resolve } from 'node:path'
 import { defineConfig } from 'tsup'
+
+/**
+ * The CommonJS build of the jest setup loads the whole-suite engine and the matcher code on first use, through
+ * jest's own `require` (src/plugin/jest-load-cjs.ts); the ES module build imports them (src/plugin/jest-load.ts).
+ */
+const jestLoadCjs = {
+  name: 'fluxlab-jest-load-cjs',
+  setup(build: {
+    initialOptions: { define?: Record<string, string> }
+    onResolve: (o: { filter: RegExp }, f: (a: { path: string }) => { path: string; external?: boolean }) => void
+  }) {
+    // @note tsup builds its CommonJS output as split ES modules and converts them after, so esbuild's own format
+    // is `esm` in both builds: the format tsup is building comes through `esbuildOptions` below.
+    if (build.initialOptions.define?.FLUXLAB_BUILD_FORMAT !== '"cjs"') return
+    build.onResolve({ filter: /\/jest-load\.js$/ }, () => ({ path: resolve('src/plugin/jest-load-cjs.ts') }))
+    build.onResolve({ filter: /^\.\/(jest-engine|matchers)\.cjs$/ }, (a) => ({ path: a.path, external: true }))
+  },
+}
 
 export default defineConfig({
   entry: {
@@ -15,6 +34,8 @@ export default defineConfig({
     preload: 'src/cli/preload.ts',
     // The child process of a crash-cut test (Scenario.crashAt / crashMatrix).
     'durable-child': 'src/durable/child.ts',
+    // The whole-suite engine as the CommonJS jest setup loads it on first use (src/plugin/jest-load-cjs.ts).
+    'jest-engine': 'src/scenario/per-test.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -25,4 +46,8 @@ export default defineConfig({
   // @note the CJS build (jest) must not contain `import.meta`: shims turn import.meta.url into the chunk's file URL.
   shims: true,
   external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite'],
+  esbuildPlugins: [jestLoadCjs],
+  esbuildOptions(options, { format }) {
+    options.define = { ...options.define, FLUXLAB_BUILD_FORMAT: JSON.stringify(format) }
+  },
 })

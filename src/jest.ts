@@ -8,14 +8,14 @@
  * // or: setupFilesAfterEnv: ['fluxlab/jest']
  */
 import { toUpdateState, updateStateFromEnv } from './golden/update-mode.js'
-import { describeJudgeTapeReport, finishJudgeTapes } from './judge/index.js'
-import { matchers } from './matchers/index.js'
+import { judgeTapesUsed } from './judge/uses.js'
+import { lazyMatchers } from './matchers/lazy.js'
 import { state } from './context/state.js'
 import { finishTest, type TestContext } from './context/test-context.js'
-import { appendFacts, collectFacts } from './reporter/facts.js'
 import { configure } from './context/configure.js'
 import { perTestMode, type FluxOptions } from './context/options.js'
-import { coversTest, finishFileScenario, interceptFromSetup, openTestScenario, releaseFromSetup, type TestScenario } from './scenario/per-test.js'
+import { loadEngine, loadMatchers } from './plugin/jest-load.js'
+import type { TestScenario } from './scenario/per-test.js'
 
 interface JestExpect {
   extend(m: object): void
@@ -40,14 +40,17 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // jest config `globals: { fluxlab: { scenarios: 'per-test' } }` (or `withFluxlab`) reaches the worker as a global.
   const fromConfig = (globalThis as { fluxlab?: FluxOptions }).fluxlab
   if (fromConfig && typeof fromConfig === 'object') configure(fromConfig)
-  if (perTestMode(state.options)) {
-    interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
+  // @note issue 14: jest loads this file afresh in every test file, so the whole-suite engine (and the interceptors
+  // behind it), the matcher code and the run-summary facts load where used (see plugin/jest-load.ts).
+  let engine = perTestMode(state.options) ? loadEngine() : undefined
+  if (engine) {
+    engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
     // @note each test file has its own environment, but the HTTP modules and diagnostics channels it patches are
     // the process's: fluxlab's jest environment lets go of them when the file's environment is torn down (after
     // the file's own afterAll), or the next file's requests would go through this file's interception too.
-    ;(globalThis as Record<symbol, unknown>)[TEARDOWN] = releaseFromSetup
+    ;(globalThis as Record<symbol, unknown>)[TEARDOWN] = engine.releaseFromSetup
   }
-  expect.extend(matchers)
+  expect.extend(lazyMatchers(loadMatchers))
   // @note jest-circus starts `test.concurrent` bodies outside beforeEach/afterEach (30: never runs them; 29:
   // runs them later), so such a test has no context of its own: scenario() asks this and refuses.
   const concurrentName = (): string | undefined => {
@@ -78,8 +81,9 @@ if (g.expect && g.beforeEach && g.afterEach) {
     state.lastTest = undefined
     // Whole-suite mode: jest has no per-test async context, so the test's scenario takes every request of the
     // worker until the test ends (jest runs one test at a time per worker; `test.concurrent` is refused).
-    if (coversTest(ctx, state.options)) {
-      perTest = openTestScenario(ctx, state.options)
+    if (perTestMode(state.options)) engine ??= loadEngine()
+    if (engine?.coversTest(ctx, state.options)) {
+      perTest = engine.openTestScenario(ctx, state.options)
       perTest.attach()
     }
   })
@@ -95,15 +99,21 @@ if (g.expect && g.beforeEach && g.afterEach) {
     }
     if (!ctx) return
     // The run summary (fluxlab's jest reporter) reads these lines in the main process.
-    if (ctx.runs.length || ctx.opened.size) appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
+    if (ctx.runs.length || ctx.opened.size) {
+      const { appendFacts, collectFacts } = await import('./reporter/facts.js')
+      appendFacts(collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
+    }
     await finishTest(ctx)
   })
   // Judge verdicts no test of this file used: listed, never pruned (a setup file cannot tell whether the file passed).
   g.afterAll?.(async () => {
-    for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))
+    if (judgeTapesUsed()) {
+      const { describeJudgeTapeReport, finishJudgeTapes } = await import('./judge/index.js')
+      for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))
+    }
     // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll; jest runs this
     // afterAll before the file's own, so a model call in those is refused).
-    await finishFileScenario()
+    await engine?.finishFileScenario()
   })
 }
 
@@ -117,4 +127,5 @@ function currentTestFailed(): boolean {
   return (st?.currentlyRunningTest?.errors?.length ?? 0) > 0
 }
 
-export { matchers } from './matchers/index.js'
+// The matcher functions themselves are `fluxlab/matchers`'.
+export {}
