@@ -376,18 +376,29 @@ const spread = (xs, f = ratio) => `${f(Math.min(...xs))} … ${f(Math.max(...xs)
 try {
   if (ONLY.has('setup')) {
     const { times, cpu, perRound, importMs, files } = await setupBench({ files: SETUP_FILES, rounds: SUITE_ROUNDS, imports: SETUP_IMPORTS, median })
-    const plain = median(times.plain)
-    const plainCpu = median(cpu.plain)
-    console.log(`4. Setup-file cost per test file: ${files} test files × 1 trivial test (no model call), whole \`vitest run --maxWorkers=1\`, ${SUITE_ROUNDS} interleaved rounds`)
+    console.log(`4. Setup-file cost per test file: ${files} test files × 1 trivial test (no model call), whole \`vitest run --maxWorkers=1\` / \`jest --runInBand\`, ${SUITE_ROUNDS} interleaved rounds`)
     console.log(`   ${padEnd('project', 42)} ${pad('wall med', 9)} ${pad('+ms/file', 9)} ${pad('CPU med', 9)} ${pad('CPU min', 9)} ${pad('CPU max', 9)} ${pad('+CPU ms/file', 13)}`)
-    for (const [label, v] of [['no plugin (baseline)', 'plain'], ['fluxlab()', 'flux'], ["fluxlab({ scenarios: 'per-test' })", 'perTest']])
-      console.log(
-        `   ${padEnd(label, 42)} ${pad(ms(median(times[v])), 9)} ${pad(((median(times[v]) - plain) / files).toFixed(1), 9)} ${pad(ms(median(cpu[v])), 9)} ${pad(ms(Math.min(...cpu[v])), 9)} ${pad(ms(Math.max(...cpu[v])), 9)} ${pad(((median(cpu[v]) - plainCpu) / files).toFixed(1), 13)}`,
-      )
-    console.log(`   fluxlab() − no plugin, CPU ms per test file, per round: ${spread(perRound, (x) => x.toFixed(1))}`)
-    console.log(`   import of fluxlab's setup module in a fresh node (vitest stubbed), CPU ms, ${importMs.length} processes: median ${ms(median(importMs))} (${spread(importMs, ms)})`)
-    console.log('   (each test file runs in a fresh worker, so it loads the setup file and all it imports again; CPU = user + system of')
-    console.log('   vitest and its workers, which a loaded machine moves less than wall time; +ms/file includes the one-time plugin load)\n')
+    const rows = [
+      ['plain', [['vitest, no plugin (baseline)', 'plain'], ['vitest, a setup file that does nothing', 'empty'], ['vitest, fluxlab()', 'flux'], ["vitest, fluxlab({ scenarios: 'per-test' })", 'perTest']]],
+      ['jestPlain', [['jest, no preset (baseline)', 'jestPlain'], ["jest, preset: 'fluxlab'", 'jestFlux'], ["jest, preset + scenarios: 'per-test'", 'jestPerTest']]],
+    ]
+    for (const [base, list] of rows)
+      for (const [label, v] of list)
+        console.log(
+          `   ${padEnd(label, 42)} ${pad(ms(median(times[v])), 9)} ${pad(((median(times[v]) - median(times[base])) / files).toFixed(1), 9)} ${pad(ms(median(cpu[v])), 9)} ${pad(ms(Math.min(...cpu[v])), 9)} ${pad(ms(Math.max(...cpu[v])), 9)} ${pad(((median(cpu[v]) - median(cpu[base])) / files).toFixed(1), 13)}`,
+        )
+    console.log(`   vitest fluxlab() − no plugin, CPU ms per test file, per round: ${spread(perRound, (x) => x.toFixed(1))}`)
+    console.log(`   the setup module alone, in a fresh node (the runner stubbed), CPU ms, median of ${importMs.vitest.length} processes (spread):`)
+    for (const [label, v] of [
+      ["fluxlab/vitest's setup, explicit", 'vitest'],
+      ["fluxlab/vitest's setup, per-test", 'vitestPerTest'],
+      ['fluxlab/jest (dist/jest.cjs), explicit', 'jest'],
+      ['fluxlab/jest (dist/jest.cjs), per-test', 'jestPerTest'],
+    ])
+      console.log(`     ${padEnd(label, 40)} ${pad(ms(median(importMs[v])), 7)}  (${spread(importMs[v], ms)})`)
+    console.log('   (each test file runs in a fresh worker or module registry, so it loads the setup file and all it imports again; CPU = user +')
+    console.log('   system of the runner and its workers, which a loaded machine moves less than wall time; +ms/file includes the one-time')
+    console.log('   plugin or preset load; the vitest import is timed through a module hook, which adds a few ms of its own)\n')
   }
   if (ONLY.has('suite')) {
     const { results, shard } = await suiteBench({ shapes: SUITE_SHAPES, rounds: SUITE_ROUNDS, median })

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const VITEST = join(root, 'node_modules/vitest/vitest.mjs')
+const JEST = join(root, 'node_modules/jest/bin/jest.js')
 
 /** The model's answer to a question: what the local server sends, what the msw handler sends, what the fixtures store. */
 export function reply(body) {
@@ -44,7 +45,8 @@ export function modelServer(port = 0) {
 
 /**
  * Write a project of `files` test files with `tests` tests each.
- * kind: 'plain' (no plugin, no setup file), 'flux' (fluxlab plugin, `scenarios` mode), 'msw' (setupServer in a setup file).
+ * kind: 'plain' (no plugin, no setup file), 'empty' (a setup file that does nothing), 'flux' (fluxlab plugin, `scenarios`
+ * mode), 'msw' (setupServer in a setup file).
  * model: each test makes one chat completion with the OpenAI SDK to `port` (else a trivial test, no call).
  */
 let install
@@ -55,7 +57,7 @@ function installDir() {
   const nm = join(base, 'node_modules')
   mkdirSync(nm)
   for (const name of readdirSync(join(root, 'node_modules'))) if (name !== 'fluxlab' && name !== '.bin') symlinkSync(join(root, 'node_modules', name), join(nm, name), 'dir')
-  for (const f of ['package.json', 'dist']) cpSync(join(root, f), join(nm, 'fluxlab', f), { recursive: true })
+  for (const f of ['package.json', 'dist', 'jest-preset.cjs', 'jest-environment.cjs', 'jest-config.cjs']) cpSync(join(root, f), join(nm, 'fluxlab', f), { recursive: true })
   install = nm
   return nm
 }
@@ -74,7 +76,9 @@ export function writeProject({ kind, files, tests, port, model, scenarios = 'per
       ? `import { fluxlab } from 'fluxlab/vitest'\nexport default { plugins: [fluxlab({ scenarios: '${scenarios}', hosts: { '${host}': 'openai-chat' } })], test: { include: ['tests/**/*.test.js'] } }\n`
       : kind === 'msw'
         ? `export default { test: { include: ['tests/**/*.test.js'], setupFiles: ['./msw-setup.js'] } }\n`
-        : `export default { test: { include: ['tests/**/*.test.js'] } }\n`
+        : kind === 'empty'
+          ? `export default { test: { include: ['tests/**/*.test.js'], setupFiles: ['./empty-setup.js'] } }\n`
+          : `export default { test: { include: ['tests/**/*.test.js'] } }\n`
   writeFileSync(join(dir, 'vitest.config.js'), config)
   if (kind === 'msw')
     writeFileSync(
@@ -92,6 +96,7 @@ export function writeProject({ kind, files, tests, port, model, scenarios = 'per
         '',
       ].join('\n'),
     )
+  if (kind === 'empty') writeFileSync(join(dir, 'empty-setup.js'), `// A setup file that does nothing: what any setup file costs vitest per test file.\nexport {}\n`)
   mkdirSync(join(dir, 'tests'))
   for (let f = 0; f < files; f++) {
     const lines = [`import { expect, test } from 'vitest'`]
@@ -117,15 +122,39 @@ export function writeProject({ kind, files, tests, port, model, scenarios = 'per
   return dir
 }
 
+/**
+ * A jest project of `files` test files with one trivial test each (CommonJS, no model call): `preset: 'fluxlab'`
+ * when `flux` (explicit mode, or whole-suite mode with `scenarios`), else jest's defaults.
+ */
+export function writeJestProject({ files, flux, scenarios }) {
+  const dir = mkdtempSync(join(tmpdir(), `fluxlab-bench-jest-${flux ? 'flux' : 'plain'}-`))
+  symlinkSync(installDir(), join(dir, 'node_modules'), 'dir')
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-jest', private: true }))
+  const config = flux ? { preset: 'fluxlab', ...(scenarios ? { globals: { fluxlab: { scenarios } } } : {}) } : {}
+  writeFileSync(join(dir, 'jest.config.js'), `module.exports = ${JSON.stringify({ ...config, testMatch: ['**/tests/**/*.test.js'] })}\n`)
+  mkdirSync(join(dir, 'tests'))
+  for (let f = 0; f < files; f++) writeFileSync(join(dir, `tests/f${String(f).padStart(3, '0')}.test.js`), `test('t0', () => { expect(${f} + 1).toBe(${f + 1}) })\n`)
+  return dir
+}
+
 const TIMES = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/
 /**
  * `vitest run` in `dir` as a child process: wall ms (spawn to exit), CPU ms (user + system of vitest and every
  * worker it waited for: bash's `times` after it), exit code and output. CPU time moves less on a loaded machine.
  */
 export function runVitest(dir, args = [], env = {}) {
+  return runTimed(dir, [VITEST, 'run', ...args], env)
+}
+
+/** `jest` in `dir` as a child process, timed as `runVitest` is. */
+export function runJest(dir, args = [], env = {}) {
+  return runTimed(dir, [JEST, ...args], env)
+}
+
+function runTimed(dir, argv, env) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
-    const quoted = [process.execPath, VITEST, 'run', ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
+    const quoted = [process.execPath, ...argv].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
     const child = spawn('bash', ['-c', `${quoted}; code=$?; times >&2; exit $code`], {
       cwd: dir,
       env: { ...process.env, CI: '', FORCE_COLOR: '0', NO_COLOR: '1', ...env },
@@ -139,7 +168,7 @@ export function runVitest(dir, args = [], env = {}) {
       const ms = performance.now() - t0
       const lines = output.trimEnd().split('\n')
       const m = TIMES.exec(lines.at(-1) ?? '')
-      if (!m) return reject(new Error(`no \`times\` line after vitest run:\n${output.slice(-2000)}`))
+      if (!m) return reject(new Error(`no \`times\` line after ${argv.slice(0, 2).join(' ')}:\n${output.slice(-2000)}`))
       const cpu = (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000
       resolve({ ms, cpu, code, output: lines.slice(0, -2).join('\n') })
     })

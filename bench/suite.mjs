@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { modelServer, removeInstall, runVitest, writeProject } from './suite-project.mjs'
+import { modelServer, removeInstall, runJest, runVitest, writeJestProject, writeProject } from './suite-project.mjs'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const KEY = 'sk-benchrecord00000000000000000000000000'
@@ -12,9 +12,9 @@ const KEY = 'sk-benchrecord00000000000000000000000000'
 /** Rotate `order` by `r` (no variant always runs first, or right after another's GC-heavy work). */
 const rotate = (order, r) => order.map((_, i) => order[(i + r) % order.length])
 
-async function mustRun(dir, args, env, who) {
-  const r = await runVitest(dir, args, env)
-  if (r.code !== 0) throw new Error(`${who}: vitest run exited ${r.code}\n${r.output.slice(-3000)}`)
+async function mustRun(dir, args, env, who, run = runVitest) {
+  const r = await run(dir, args, env)
+  if (r.code !== 0) throw new Error(`${who}: ${run === runJest ? 'jest' : 'vitest run'} exited ${r.code}\n${r.output.slice(-3000)}`)
   return r
 }
 
@@ -48,35 +48,47 @@ function age(dir) {
 /**
  * Setup-file cost: projects of `files` test files with one trivial test each (no model call), run with
  * `--maxWorkers=1` so the per-file cost adds up serially: without fluxlab, with `fluxlab()`, and with
- * `fluxlab({ scenarios: 'per-test' })`. Per test file = (fluxlab − plain) / files. Plus the import of the
- * setup module in a fresh node (vitest stubbed), median of `imports` processes.
+ * `fluxlab({ scenarios: 'per-test' })`; and the same three for jest (`--runInBand`; no preset, `preset: 'fluxlab'`,
+ * and the preset with whole-suite mode). Per test file = (fluxlab − plain) / files. Plus the import of each
+ * setup module in a fresh node (the runner stubbed), in both modes, median of `imports` processes.
  */
 export async function setupBench({ files, rounds, imports, median }) {
   const dirs = {
     plain: writeProject({ kind: 'plain', files, tests: 1, port: 9, model: false }),
+    empty: writeProject({ kind: 'empty', files, tests: 1, port: 9, model: false }),
     flux: writeProject({ kind: 'flux', files, tests: 1, port: 9, model: false, scenarios: 'explicit' }),
     perTest: writeProject({ kind: 'flux', files, tests: 1, port: 9, model: false }),
+    jestPlain: writeJestProject({ files, flux: false }),
+    jestFlux: writeJestProject({ files, flux: true }),
+    jestPerTest: writeJestProject({ files, flux: true, scenarios: 'per-test' }),
   }
-  const times = { plain: [], flux: [], perTest: [] }
-  const cpu = { plain: [], flux: [], perTest: [] }
+  // vitest with one worker; jest in band (one process, each test file still in its own module registry).
+  const how = (v) => (v.startsWith('jest') ? { args: ['--runInBand'], run: runJest } : { args: ['--maxWorkers=1'], run: runVitest })
+  const times = Object.fromEntries(Object.keys(dirs).map((v) => [v, []]))
+  const cpu = Object.fromEntries(Object.keys(dirs).map((v) => [v, []]))
   const perRound = []
-  const args = ['--maxWorkers=1']
   try {
-    for (const v of Object.keys(dirs)) await mustRun(dirs[v], args, {}, `setup ${v} (warm-up)`)
+    for (const v of Object.keys(dirs)) await mustRun(dirs[v], how(v).args, {}, `setup ${v} (warm-up)`, how(v).run)
     for (let r = 0; r < rounds; r++) {
       const got = {}
       for (const v of rotate(Object.keys(dirs), r)) {
-        const res = await mustRun(dirs[v], args, {}, `setup ${v}`)
+        const res = await mustRun(dirs[v], how(v).args, {}, `setup ${v}`, how(v).run)
         got[v] = res.cpu
         times[v].push(res.ms)
         cpu[v].push(res.cpu)
       }
       perRound.push((got.flux - got.plain) / files)
     }
-    const importMs = []
-    const setupFile = join(dirs.flux, 'node_modules/fluxlab/dist/vitest-setup.js')
-    for (let i = 0; i < imports; i++)
-      importMs.push(Number(execFileSync(process.execPath, ['--import', join(here, 'setup-import-hooks.mjs'), join(here, 'setup-import.mjs'), setupFile], { encoding: 'utf8' })))
+    const importMs = { vitest: [], vitestPerTest: [], jest: [], jestPerTest: [] }
+    const dist = join(dirs.flux, 'node_modules/fluxlab/dist')
+    const sample = (argv, env = {}) => Number(execFileSync(process.execPath, argv, { encoding: 'utf8', env: { ...process.env, FLUX_SCENARIOS: '', ...env } }).trim() || NaN)
+    for (let i = 0; i < imports; i++) {
+      const vitestArgs = ['--import', join(here, 'setup-import-hooks.mjs'), join(here, 'setup-import.mjs'), join(dist, 'vitest-setup.js')]
+      importMs.vitest.push(sample(vitestArgs))
+      importMs.vitestPerTest.push(sample(vitestArgs, { FLUX_SCENARIOS: 'per-test' }))
+      importMs.jest.push(sample([join(here, 'jest-setup-import.cjs'), join(dist, 'jest.cjs')]))
+      importMs.jestPerTest.push(sample([join(here, 'jest-setup-import.cjs'), join(dist, 'jest.cjs')], { FLUX_SCENARIOS: 'per-test' }))
+    }
     return { times, cpu, perRound, importMs, files }
   } finally {
     for (const d of Object.values(dirs)) rmSync(d, { recursive: true, force: true })
