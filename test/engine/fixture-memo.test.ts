@@ -4,7 +4,8 @@
  * byte is checked in full again (a secret added after a clean read is still refused), a content that failed a
  * check of its bytes is never remembered (and a cell is still checked against its chunks at first use), a read
  * whose bytes changed after they were hashed is checked in full, small fixtures and `FLUX_CACHE_DIR=off` leave
- * nothing behind, and an unwritable memo directory changes nothing but speed. */
+ * nothing behind, and an unwritable memo directory changes nothing but speed.
+ */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
