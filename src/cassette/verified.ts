@@ -10,7 +10,8 @@
  * rules as written, the disabled rules, this package's version and {@link CHECKS}. A changed byte, rule or
  * version is another name, so it is checked in full again; a content that failed is never remembered.
  * The bytes are hashed again while they are read, and a read whose bytes differ from the hashed ones
- * (a file rewritten between the two) is checked in full (./jsonl.ts).
+ * (a file rewritten between the two) is checked in full (./jsonl.ts). A content is remembered only when
+ * no file's stat changed between its hash and the end of its checked read.
  *
  * Only fixtures of {@link MIN_BYTES} or more are remembered: a smaller one is checked in full in well
  * under a millisecond, and leaves nothing behind.
@@ -57,6 +58,9 @@ export function contentMemo(paths: readonly string[], disable: readonly string[]
   if (!dir) return undefined
   // sizes first: a small fixture is never hashed (its bytes are read once, by the reader).
   if (paths.reduce((n, p) => n + sizeOf(p), 0) < MIN_BYTES) return undefined
+  // @note stat before the hash, and again before remembering: a file rewritten in between (a re-record swapping the
+  // directory included) had other bytes checked than the ones hashed, so that content is not remembered.
+  const stamps = paths.map(statOf)
   const hashed = paths.map(hashFile)
   const key = createHash('sha256')
     .update(`${CHECKS}\0${VERSION}\0${[...new Set(disable)].sort().join(',')}\0`)
@@ -68,7 +72,7 @@ export function contentMemo(paths: readonly string[], disable: readonly string[]
   return {
     trust: hashed.map((h) => (known ? { sha256: h.sha256 } : undefined)),
     passed() {
-      if (known) return
+      if (known || paths.some((p, i) => statOf(p) !== stamps[i])) return
       try {
         mkdirSync(join(dir, key.slice(0, 2)), { recursive: true })
         const tmp = `${file}.${process.pid}.tmp`
@@ -108,6 +112,16 @@ function sizeOf(path: string): number {
     return statSync(path).size
   } catch {
     return 0
+  }
+}
+
+/** A file's identity and change times (`absent` when it is missing). */
+function statOf(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true })
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
+  } catch {
+    return 'absent'
   }
 }
 

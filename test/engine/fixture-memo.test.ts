@@ -13,10 +13,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { generateFixture } from '../../bench/gen-fixture.mjs'
 import { REPO } from '../e2e/support/project.js'
 
-const scans = vi.hoisted(() => ({ n: 0 }))
+const scans = vi.hoisted(() => ({ n: 0, during: undefined as (() => void) | undefined }))
 vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
   const orig = await importOriginal<typeof import('../../src/cassette/scan.js')>()
-  return { ...orig, scanJsonl: (...a: Parameters<typeof orig.scanJsonl>) => (scans.n++, orig.scanJsonl(...a)) }
+  const during = () => {
+    const f = scans.during
+    scans.during = undefined
+    f?.()
+  }
+  return { ...orig, scanJsonl: (...a: Parameters<typeof orig.scanJsonl>) => (scans.n++, during(), orig.scanJsonl(...a)) }
 })
 const { readFixture } = await import('../../src/cassette/fixture.js')
 const { readJsonl } = await import('../../src/cassette/jsonl.js')
@@ -110,6 +115,20 @@ describe('a content read clean once', () => {
     expect(scans.n).toBe(0)
     expect(later.model[3].seq).toBeDefined()
     expect(() => later.model[4]).toThrow(edited)
+  })
+
+  it('is not remembered when a file changed between its hash and its read: the bytes hashed were never checked', () => {
+    useMemo()
+    const withKey = copyOf(big)
+    const tools = join(withKey, 'tools.jsonl')
+    const clean = readFileSync(tools, 'utf8')
+    writeFileSync(tools, clean.replace('City 3', `City 3 ${fakeKey()}`))
+    const racing = copyOf(withKey)
+    // while model.jsonl is read (after both files were hashed), tools.jsonl is rewritten clean: the read checks the clean bytes.
+    scans.during = () => writeFileSync(join(racing, 'tools.jsonl'), clean)
+    expect(readFixture(racing).tools.length).toBe(40)
+    expect(memoEntries(memo)).toEqual([])
+    expect(() => readFixture(copyOf(withKey))).toThrow(/FLUX_CREDENTIAL_FOUND[\s\S]*tools\.jsonl:\d+/)
   })
 
   it('leaves nothing behind for a small fixture, nor with FLUX_CACHE_DIR=off', () => {
