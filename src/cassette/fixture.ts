@@ -49,9 +49,10 @@ interface ReadFixtureOptions extends ScanOptions {
 
 /**
  * Read and validate a fixture directory: every file parsed and every field replay reads checked (errors name
- * file, line and field), `formatVersion` checked, every file secret-scanned, each model cell's text, tool
- * calls and usage checked against what its chunks parse to. All files come from one version of the
- * directory, even while a re-record swaps it.
+ * file, line and field), `formatVersion` checked, every file secret-scanned. Each model cell's text, tool
+ * calls and usage are checked against what its chunks parse to when the cell is first read from `model`
+ * (the same FLUX_FIXTURE_INVALID, thrown there). All files come from one version of the directory, even
+ * while a re-record swaps it.
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
