@@ -231,8 +231,9 @@ function plainParse(dir) {
  */
 function loadBench(dir, info) {
   const cells = info.modelCells + info.toolCells
-  // two copies per rep (one read cold, one read with its content checked before) and a spare for the warm-up.
-  const copies = Array.from({ length: 2 * LOAD_REPS + 1 }, (_, i) => {
+  // three copies per rep (one read cold, one read cold and every cell used, one read with its content checked
+  // before) and a spare for the warm-up.
+  const copies = Array.from({ length: 3 * LOAD_REPS + 1 }, (_, i) => {
     const to = `${dir}-copy${i}`
     cpSync(dir, to, { recursive: true })
     return to
@@ -249,7 +250,9 @@ function loadBench(dir, info) {
 /**
  * Variants: `cold`, a content no fluxlab checked before (FLUX_CACHE_DIR is a new empty directory: every check
  * runs); `memo`, the first read in this process of a content a read checked before (a later vitest worker, a
- * later run: only parsed, see src/cassette/verified.ts); `cached`, the same directory read again in this process.
+ * later run: only parsed, see src/cassette/verified.ts); `cached`, the same directory read again in this process;
+ * `coldUsed`, `cold` and then every model cell handed out (each is checked against its chunks and frozen at its
+ * first use, src/cassette/handout.ts: what a replay that serves every recorded call pays on top of the read).
  */
 function timedLoads(dir, copies, cells, memos) {
   const aged = Date.now() + 2600
@@ -260,23 +263,24 @@ function timedLoads(dir, copies, cells, memos) {
   // Check once: readFixture accepts the generated fixture (validation and secret scan pass). Also its warm-up,
   // and what leaves the content checked in memoDir for the `memo` reads.
   process.env.FLUX_CACHE_DIR = memoDir
-  const fx = readFixture(copies[2 * LOAD_REPS])
+  const fx = readFixture(copies[3 * LOAD_REPS])
   if (fx.model.length + fx.tools.length !== cells) throw new Error(`readFixture returned ${fx.model.length + fx.tools.length} cells, wrote ${cells}`)
   if (!existsSync(memoDir)) throw new Error(`readFixture remembered no checked content in ${memoDir}`)
-  const wall = { parse: [], cold: [], memo: [], cached: [] }
+  const wall = { parse: [], cold: [], coldUsed: [], memo: [], cached: [] }
   // CPU time (user + system of this process) of the same samples: on a shared 2-core box, wall time also counts
   // the time another process held the core, which is what made the per-rep wall ratios spread 2×–6×.
-  const cpu = { parse: [], cold: [], memo: [], cached: [] }
+  const cpu = { parse: [], cold: [], coldUsed: [], memo: [], cached: [] }
   const cpuMs = (u) => (u.user + u.system) / 1000
   try {
     for (let r = 0; r < LOAD_REPS; r++) {
       // Rotate which goes first.
-      const steps = [['parse', 'cold', 'cached', 'memo'], ['cold', 'cached', 'memo', 'parse'], ['memo', 'parse', 'cold', 'cached']][r % 3]
+      const steps = [['parse', 'cold', 'cached', 'memo', 'coldUsed'], ['cold', 'coldUsed', 'cached', 'memo', 'parse'], ['memo', 'parse', 'coldUsed', 'cold', 'cached']][r % 3]
       for (const s of steps) {
-        process.env.FLUX_CACHE_DIR = s === 'cold' ? join(memos, `cold-${r}`) : memoDir
+        process.env.FLUX_CACHE_DIR = s === 'cold' || s === 'coldUsed' ? join(memos, `${s}-${r}`) : memoDir
         const c0 = process.cpuUsage()
         const t0 = performance.now()
         if (s === 'parse') plainParse(dir)
+        else if (s === 'coldUsed') for (const cell of readFixture(copies[2 * LOAD_REPS + r]).model) void cell.text
         else readFixture(copies[s === 'memo' ? LOAD_REPS + r : r])
         wall[s].push(performance.now() - t0)
         cpu[s].push(cpuMs(process.cpuUsage(c0)))
@@ -345,6 +349,7 @@ if (ONLY.has('load')) try {
   const rows = [
     ['JSON.parse per line (baseline)', 'parse'],
     ['readFixture() first read, content never checked', 'cold'],
+    ['  the same, then every model cell used', 'coldUsed'],
     ['readFixture() first read, content checked before', 'memo'],
     ['readFixture() again, unchanged (kept per process)', 'cached'],
   ]
@@ -358,8 +363,9 @@ if (ONLY.has('load')) try {
       `   ${padEnd(label, 50)} ${pad(ms(w), 8)} ${pad((mb / (w / 1000)).toFixed(1), 8)} ${pad(ratio(w / median(wall.parse)), 8)} ${pad(ms(c), 8)} ${pad((mb / (c / 1000)).toFixed(1), 8)} ${pad(ratio(c / median(cpu.parse)), 8)} ${pad(s === 'parse' ? '' : `${ratio(Math.min(...pairs))} … ${ratio(Math.max(...pairs))}`, 20)}`,
     )
   }
-  console.log('   "never checked": validation, the fields-against-chunks check and the secret scan all run; "checked before": the same')
-  console.log('   bytes passed them in an earlier read (another worker, an earlier run), so they are only parsed (bench/README.md)')
+  console.log('   "never checked": validation and the secret scan run over every line; "checked before": the same bytes passed them in an')
+  console.log('   earlier read (another worker, an earlier run), so they are only parsed. Either way a model cell is checked against its')
+  console.log('   chunks, and frozen, at its first use ("every model cell used": a replay that serves all of them) (bench/README.md)')
   // Memory of one load in a fresh process (the value held, after a GC): readFixture against JSON.parse per line.
   const rss = (how) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bench/fixture-rss.mjs'), dir, how], { encoding: 'utf8' }))
   for (const [label, how] of [['JSON.parse per line, values held', 'parse'], ['readFixture(), fixture held', 'read']]) {

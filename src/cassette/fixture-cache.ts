@@ -1,5 +1,5 @@
 /**
- * Parse once per worker (issue 14): a fixture read is kept, frozen, for as long as none of its files
+ * Parse once per worker (issue 14): a fixture read is kept for as long as none of its files
  * changed. A file is unchanged while its stat (dev, inode, size, mtime, ctime) is; the directory's own
  * stat is part of the stamp too, so a re-record (a whole new directory swapped in, see ./staging.ts)
  * is a new version even when every file in it looks the same.
@@ -79,7 +79,8 @@ function same(kept: FileStamp | undefined, path: string, now: bigint): boolean {
 
 /**
  * `read()`'s result for the fixture `dir` under `key`, read again only when `dir` or one of `files` changed
- * since it was kept. What `read` throws is never kept. The value is deep-frozen: callers share it.
+ * since it was kept. What `read` throws is never kept. Callers share the value: they hand out only frozen
+ * parts of it (./handout.ts freezes each cell at its first use).
  * @example
  * const fx = cachedFixture(`${dir}\0${disable}`, dir, ['scenario.yaml', 'model.jsonl'], () => parse(dir))
  */
@@ -97,7 +98,7 @@ export function cachedFixture<T extends object>(key: string, dir: string, files:
   // @note stamped before the read: a change during the read leaves a stamp older than the content, so the
   // next use reads again (never the other way round).
   const before = stamps(dir, files)
-  const value = deepFreeze(read())
+  const value = read()
   const bytes = before.reduce((n, s) => n + (s?.size ?? 0), 0)
   if (bytes <= MAX_BYTES) {
     entries.set(key, { stamps: before, bytes, value })
@@ -115,16 +116,4 @@ function forget(key: string): void {
   if (!e) return
   total -= e.bytes
   entries.delete(key)
-}
-
-/** Freeze `value` and everything it holds (iteratively: a deep fixture must not overflow the stack). */
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value]
-  while (stack.length) {
-    const v = stack.pop()
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue
-    Object.freeze(v)
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push(child)
-  }
-  return value
 }

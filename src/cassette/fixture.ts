@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
 import { rerunCommand, testCommand, type TestRef } from '../commands.js'
 import { writeDirAtomic, writeFileAtomic } from './atomic.js'
 import { cachedFixture } from './fixture-cache.js'
+import { cellState, cellView, deepFreeze, type CellState } from './handout.js'
 import { FORMAT_VERSION, isManifest, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { describeIssue, fixtureError, invalidUtf8Lines, readJsonl, refuseSecrets, tooDeep, type FixtureProblem } from './jsonl.js'
@@ -48,17 +49,49 @@ interface ReadFixtureOptions extends ScanOptions {
 
 /**
  * Read and validate a fixture directory: every file parsed and every field replay reads checked (errors name
- * file, line and field), `formatVersion` checked, every file secret-scanned, each model cell's text, tool
- * calls and usage checked against what its chunks parse to. All files come from one version of the
- * directory, even while a re-record swaps it.
+ * file, line and field), `formatVersion` checked, every file secret-scanned. Each model cell's text, tool
+ * calls and usage are checked against what its chunks parse to when the cell is first read from `model`
+ * (the same FLUX_FIXTURE_INVALID, thrown there). All files come from one version of the directory, even
+ * while a re-record swaps it.
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
 export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture {
   // @note issue 14: every `scenario()` used to parse, validate and secret-scan its fixture again. Kept per
-  // process while no file of it changed (./fixture-cache.ts); the result is frozen, since callers share it.
+  // process while no file of it changed (./fixture-cache.ts). Callers share it, so it is handed out through
+  // views (./handout.ts): each cell is checked against its chunks and frozen at its first use, not by the read.
   const key = `${resolve(dir)}\0${dir}\0${[...new Set(opts.disable ?? [])].sort().join(',')}`
-  return readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => readOnce(dir, opts).fixture))
+  const kept = readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => keptRead(readOnce(dir, opts, false))))
+  // one view per test a fix would name (the same readFixture() of the same test gets the same object).
+  const who = opts.rerun === undefined ? '' : JSON.stringify(opts.rerun)
+  let fx = kept.views.get(who)
+  if (!fx) {
+    const modelFile = join(dir, FILES.model)
+    const model = cellView(kept.model, (cell, i) => {
+      const problem = derivedProblem(cell, modelFile, kept.lines[i], () => rerecord(kept.manifest, dir, opts))
+      if (problem) throw fixtureError('FLUX_FIXTURE_INVALID', problem)
+    })
+    fx = Object.freeze({ dir: kept.dir, manifest: kept.manifest, model, tools: cellView(kept.tools), trace: kept.trace })
+    kept.views.set(who, fx)
+  }
+  return fx
+}
+
+/** What a process keeps of a fixture read: its manifest frozen, its cells as read (frozen at first use), model cells' lines. */
+interface KeptRead {
+  dir: string
+  manifest: Manifest
+  model: CellState<ModelCell>
+  tools: CellState<ToolCell>
+  lines: number[]
+  trace?: string
+  /** What readFixture() handed out, by the test its errors' fixes name. */
+  views: Map<string, Fixture>
+}
+
+function keptRead({ fixture, lines }: FixtureLines): KeptRead {
+  const { dir, manifest, model, tools, trace } = fixture
+  return { dir, manifest: deepFreeze(manifest), model: cellState(model), tools: cellState(tools), lines: lines.model, trace, views: new Map() }
 }
 
 /** The files a fixture read depends on (their stamps, with the directory's, say whether a kept read is still good). */
@@ -72,23 +105,40 @@ interface FixtureLines {
 }
 
 /**
- * {@link readFixture}, plus the 1-based line of each cell in its file (for `fluxlab test`). With `collect`,
- * bad cells are returned as `problems` (the fixture then holds only the good ones) instead of thrown; a
- * problem with the directory or scenario.yaml is thrown either way.
+ * {@link readFixture}, plus the 1-based line of each cell in its file (for `fluxlab test`). Every model cell is
+ * checked against its chunks here, up front. With `collect`, bad cells are returned as `problems` (the fixture
+ * then holds only the good ones) instead of thrown; a problem with the directory or scenario.yaml is thrown either way.
  * @example
  * const { fixture, lines } = readFixtureLines(dir)
  * lines.model[0] // 1
  */
 export function readFixtureLines(dir: string, opts: ReadFixtureOptions & { collect?: boolean } = {}): FixtureLines {
-  return readConsistent(dir, () => readOnce(dir, opts))
+  return readConsistent(dir, () => readOnce(dir, opts, true))
 }
 
-function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean }): FixtureLines {
-  const manifestFile = join(dir, FILES.manifest)
-  const rerecord = (m?: unknown) => {
-    const command = rerecordCommand(m, dir) ?? (opts.rerun === false ? undefined : rerunCommand('FLUX_GOLDEN=update', opts.rerun))
-    return command ? `\`${command}\`` : 'FLUX_GOLDEN=update (scenario.yaml names no test to run again)'
+/** The command a fix names: the fixture's own re-record command, else the test (or this process) that read it. */
+function rerecord(manifest: unknown, dir: string, opts: ReadFixtureOptions): string {
+  const command = rerecordCommand(manifest, dir) ?? (opts.rerun === false ? undefined : rerunCommand('FLUX_GOLDEN=update', opts.rerun))
+  return command ? `\`${command}\`` : 'FLUX_GOLDEN=update (scenario.yaml names no test to run again)'
+}
+
+/** The problem of a model cell whose stored fields are not what its chunks parse to, or `undefined` when they agree. */
+function derivedProblem(cell: ModelCell, file: string, line: number, command: () => string): FixtureProblem | undefined {
+  const m = derivedMismatch(cell)
+  if (!m) return undefined
+  return {
+    file,
+    line,
+    field: m.field,
+    reason: `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read "${m.field}")`,
+    fix: `Re-record the scenario with ${command()}, or restore the line from version control.`,
   }
+}
+
+/** One read of `dir`; `derived`: check every model cell against its chunks here (else its reader does, at first use). */
+function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean }, derived: boolean): FixtureLines {
+  const manifestFile = join(dir, FILES.manifest)
+  const again = (m?: unknown) => rerecord(m, dir, opts)
   if (!existsSync(manifestFile)) {
     const present = existsSync(dir) ? readdirSync(dir).filter((f) => !isTempEntry(f)) : []
     throw fixtureError('FLUX_FIXTURE_INVALID', {
@@ -101,7 +151,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
   const manifestText = manifestBytes.toString('utf8')
   refuseSecrets(scanText(manifestText, FILES.manifest, opts), { failed: `read fixture ${rel(dir)}`, fix: READ_SECRET_FIX })
   const badManifest = (reason: string, line?: number, field?: string): never => {
-    throw fixtureError('FLUX_FIXTURE_INVALID', { file: manifestFile, ...(line ? { line } : {}), ...(field ? { field } : {}), reason, fix: `Fix the line by hand or re-record the scenario with ${rerecord()}.` })
+    throw fixtureError('FLUX_FIXTURE_INVALID', { file: manifestFile, ...(line ? { line } : {}), ...(field ? { field } : {}), reason, fix: `Fix the line by hand or re-record the scenario with ${again()}.` })
   }
   const notUtf8 = [...invalidUtf8Lines(manifestBytes)]
   if (notUtf8.length) badManifest('not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)', notUtf8[0])
@@ -118,7 +168,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
     throw fixtureError('FLUX_FORMAT_VERSION', {
       file: manifestFile,
       reason: `formatVersion is ${JSON.stringify(v)}, this fluxlab reads formatVersion ${FORMAT_VERSION}`,
-      fix: typeof v === 'number' && v > FORMAT_VERSION ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.' : `Re-record it with ${rerecord(manifest)}.`,
+      fix: typeof v === 'number' && v > FORMAT_VERSION ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.' : `Re-record it with ${again(manifest)}.`,
     })
   }
   if (tooDeep(manifest)) badManifest('it nests deeper than fluxlab reads')
@@ -127,12 +177,12 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
     const { reason, field } = describeIssue(checked.error.issues[0], manifest)
     badManifest(reason, field ? lineOfKey(manifestText, field) : undefined, field)
   }
-  const fix = () => `Fix the line by hand or re-record the scenario with ${rerecord(manifest)}.`
+  const fix = () => `Fix the line by hand or re-record the scenario with ${again(manifest)}.`
   const problems: FixtureProblem[] = []
   const modelFile = join(dir, FILES.model)
-  // @note issue 14: a large content that passed every check before is only parsed (./verified.ts). `fluxlab test`
-  // and `verify` (collect) always check in full.
-  const memo = opts.collect ? undefined : contentMemo([modelFile, join(dir, FILES.tools)], opts.disable)
+  // @note issue 14: a large content that passed every check of the bytes before is only parsed (./verified.ts).
+  // `fluxlab test` and `verify` (derived, collect) always check in full.
+  const memo = opts.collect || derived ? undefined : contentMemo([modelFile, join(dir, FILES.tools)], opts.disable)
   let trusted = true
   const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, accepts: (v: unknown) => boolean, required: boolean, trust: Trust | undefined) => {
     const read = readJsonl<T>(join(dir, file), {
@@ -150,17 +200,10 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean })
   }
   const modelRead = cells<ModelCell>(FILES.model, modelCellSchema, isModelCell, true, memo?.trust[0])
   const model = modelRead.lines.filter(({ line, value }) => {
-    if (modelRead.trusted) return true
-    const m = derivedMismatch(value)
-    if (m)
-      problems.push({
-        file: modelFile,
-        line,
-        field: m.field,
-        reason: `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read "${m.field}")`,
-        fix: `Re-record the scenario with ${rerecord(manifest)}, or restore the line from version control.`,
-      })
-    return !m
+    if (!derived) return true
+    const problem = derivedProblem(value, modelFile, line, () => again(manifest))
+    if (problem) problems.push(problem)
+    return !problem
   })
   const tools = cells<ToolCell>(FILES.tools, toolCellSchema, isToolCell, false, memo?.trust[1]).lines
   if (memo && !trusted && problems.length === 0) memo.passed()

@@ -1,6 +1,7 @@
 import type { CanonicalRequest, ModelCell, ToolCell } from './cell.js'
 import { diffJson, type JsonDiffRow } from './json-diff.js'
 import { codecFor } from '../providers/registry.js'
+import { rawCells } from './handout.js'
 
 export type ModelTake =
   | { kind: 'hit'; cell: ModelCell }
@@ -17,39 +18,48 @@ export type ModelTake =
  */
 export class ModelTape {
   private readonly used = new Set<number>()
-  constructor(readonly cells: readonly ModelCell[]) {}
+  /** The cells as read, for matching on what the read checked (key, seq, request); a served cell is handed out through `cells`. */
+  private readonly raw: readonly ModelCell[]
+  private readonly at: (i: number) => ModelCell
+  constructor(readonly cells: readonly ModelCell[]) {
+    // @note issue 14: a fixture's cells are checked against their chunks at first use (./handout.ts); matching must
+    // not hand out (so check) every cell it passes over, only the one it serves or names.
+    const view = rawCells(cells)
+    this.raw = view?.raw ?? cells
+    this.at = view?.at ?? ((i) => cells[i])
+  }
 
   take(req: CanonicalRequest, key: string, opts: { exactOnly?: boolean } = {}): ModelTake {
-    const exact = this.cells.find((c) => !this.used.has(c.seq) && c.key === key)
-    if (exact) {
-      this.used.add(exact.seq)
-      return { kind: 'hit', cell: exact }
-    }
-    const next = this.cells.find((c) => !this.used.has(c.seq) && c.request.method === req.method && samePath(c.request.path, req.path))
+    const exact = this.find((c) => c.key === key)
+    if (exact >= 0) return this.serve(exact, (cell) => ({ kind: 'hit', cell }))
+    const i = this.find((c) => c.request.method === req.method && samePath(c.request.path, req.path))
+    const raw = i >= 0 ? this.raw[i] : undefined
     // @note a realtime frame is served by position only as the same event type: another type is another conversation.
-    const socket = next ? codecFor(next.family).socket : undefined
-    if (next && socket && !opts.exactOnly && socket.event(next.request.body) !== socket.event(req.body)) {
+    const socket = raw ? codecFor(raw.family).socket : undefined
+    if (raw && socket && !opts.exactOnly && socket.event(raw.request.body) !== socket.event(req.body)) {
+      const next = this.at(i)
       return { kind: 'miss', closest: next, diff: diffJson(next.request.body, req.body), reason: 'event' }
     }
-    if (next && !opts.exactOnly) {
-      this.used.add(next.seq)
-      return { kind: 'drift', cell: next, diff: diffJson(next.request.body, req.body) }
-    }
+    if (raw && !opts.exactOnly) return this.serve(i, (cell) => ({ kind: 'drift', cell, diff: diffJson(cell.request.body, req.body) }))
     // @note calls remain, at other endpoints (an embeddings request where a chat call was recorded): say that.
-    const other = next ? undefined : this.unused()[0]
-    if (other) return { kind: 'miss', closest: other, reason: 'endpoint' }
-    const closest = next ?? this.closest(req)
+    const other = raw ? -1 : this.find(() => true)
+    if (other >= 0) return { kind: 'miss', closest: this.at(other), reason: 'endpoint' }
+    const closest = raw ? this.at(i) : this.closest(req)
     return {
       kind: 'miss',
       closest,
       diff: closest ? diffJson(closest.request.body, req.body) : undefined,
-      reason: next ? 'exact-only' : 'overflow',
+      reason: raw ? 'exact-only' : 'overflow',
     }
   }
 
   /** Cells never served, in recorded order. */
   unused(): ModelCell[] {
-    return this.cells.filter((c) => !this.used.has(c.seq))
+    const out: ModelCell[] = []
+    this.raw.forEach((c, i) => {
+      if (!this.used.has(c.seq)) out.push(this.at(i))
+    })
+    return out
   }
 
   /** How many model calls have been served so far. */
@@ -57,9 +67,22 @@ export class ModelTape {
     return this.used.size
   }
 
+  /** The index of the first unused cell `test` accepts, or -1. */
+  private find(test: (c: ModelCell) => boolean): number {
+    for (let i = 0; i < this.raw.length; i++) if (!this.used.has(this.raw[i].seq) && test(this.raw[i])) return i
+    return -1
+  }
+
+  /** Hand out cell i (checked first: a cell that fails is refused, and stays unused) and mark it used. */
+  private serve(i: number, take: (cell: ModelCell) => ModelTake): ModelTake {
+    const cell = this.at(i)
+    this.used.add(cell.seq)
+    return take(cell)
+  }
+
   private closest(req: CanonicalRequest): ModelCell | undefined {
-    const samePathCells = this.cells.filter((c) => samePath(c.request.path, req.path))
-    return samePathCells[samePathCells.length - 1] ?? this.cells[this.cells.length - 1]
+    for (let i = this.raw.length - 1; i >= 0; i--) if (samePath(this.raw[i].request.path, req.path)) return this.at(i)
+    return this.raw.length ? this.at(this.raw.length - 1) : undefined
   }
 }
 

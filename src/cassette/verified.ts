@@ -1,8 +1,8 @@
 /**
  * Contents already read clean (issue 14: "the secret scan on read … runs once per distinct content rather
  * than once per open"). A fixture's first read in a process parses every line, checks it against the
- * schema, secret-scans it and checks each model cell's fields against its chunks: about 4× the cost of
- * `JSON.parse` alone. All of that depends only on the bytes of model.jsonl and tools.jsonl and on this
+ * schema and secret-scans it: about 2.5× the cost of `JSON.parse` alone (each model cell's fields are checked
+ * against its chunks at its first use, ./handout.ts, so not here). All of that depends only on the bytes of model.jsonl and tools.jsonl and on this
  * fluxlab's checks, so once a content has passed, a later process (every vitest worker, every run) that
  * finds the same bytes only parses them.
  *
@@ -10,7 +10,8 @@
  * rules as written, the disabled rules, this package's version and {@link CHECKS}. A changed byte, rule or
  * version is another name, so it is checked in full again; a content that failed is never remembered.
  * The bytes are hashed again while they are read, and a read whose bytes differ from the hashed ones
- * (a file rewritten between the two) is checked in full (./jsonl.ts).
+ * (a file rewritten between the two) is checked in full (./jsonl.ts). A content is remembered only when
+ * no file's stat changed between its hash and the end of its checked read.
  *
  * Only fixtures of {@link MIN_BYTES} or more are remembered: a smaller one is checked in full in well
  * under a millisecond, and leaves nothing behind.
@@ -26,8 +27,8 @@ import { join, resolve } from 'node:path'
 import { SECRET_RULES } from '../secrets.js'
 import { VERSION } from '../version.js'
 
-/** Bump when a read check changes in a way the secret rules and the version do not show (a dev build). */
-const CHECKS = 1
+/** Bump when a read check changes in a way the secret rules and the version do not show (a dev build). 2: the fields-against-chunks check left the read. */
+const CHECKS = 2
 /** Fixtures (model.jsonl + tools.jsonl) smaller than this are always checked in full. */
 const MIN_BYTES = 256 * 1024
 const BLOCK = 1024 * 1024
@@ -57,6 +58,9 @@ export function contentMemo(paths: readonly string[], disable: readonly string[]
   if (!dir) return undefined
   // sizes first: a small fixture is never hashed (its bytes are read once, by the reader).
   if (paths.reduce((n, p) => n + sizeOf(p), 0) < MIN_BYTES) return undefined
+  // @note stat before the hash, and again before remembering: a file rewritten in between (a re-record swapping the
+  // directory included) had other bytes checked than the ones hashed, so that content is not remembered.
+  const stamps = paths.map(statOf)
   const hashed = paths.map(hashFile)
   const key = createHash('sha256')
     .update(`${CHECKS}\0${VERSION}\0${[...new Set(disable)].sort().join(',')}\0`)
@@ -68,7 +72,7 @@ export function contentMemo(paths: readonly string[], disable: readonly string[]
   return {
     trust: hashed.map((h) => (known ? { sha256: h.sha256 } : undefined)),
     passed() {
-      if (known) return
+      if (known || paths.some((p, i) => statOf(p) !== stamps[i])) return
       try {
         mkdirSync(join(dir, key.slice(0, 2)), { recursive: true })
         const tmp = `${file}.${process.pid}.tmp`
@@ -108,6 +112,16 @@ function sizeOf(path: string): number {
     return statSync(path).size
   } catch {
     return 0
+  }
+}
+
+/** A file's identity and change times (`absent` when it is missing). */
+function statOf(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true })
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
+  } catch {
+    return 'absent'
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * A content read clean once is only parsed by a later read (issue 14: the checks run once per distinct content,
  * not once per open; src/cassette/verified.ts). What must hold: a later read gives the same fixture, a changed
- * byte is checked in full again (a secret added after a clean read is still refused), a content that failed is
- * never remembered, a read whose bytes changed after they were hashed is checked in full, small fixtures and
- * `FLUX_CACHE_DIR=off` leave nothing behind, and an unwritable memo directory changes nothing but speed.
+ * byte is checked in full again (a secret added after a clean read is still refused), a content that failed a
+ * check of its bytes is never remembered (and a cell is still checked against its chunks at first use), a read
+ * whose bytes changed after they were hashed is checked in full, small fixtures and `FLUX_CACHE_DIR=off` leave
+ * nothing behind, and an unwritable memo directory changes nothing but speed.
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,10 +13,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { generateFixture } from '../../bench/gen-fixture.mjs'
 import { REPO } from '../e2e/support/project.js'
 
-const scans = vi.hoisted(() => ({ n: 0 }))
+const scans = vi.hoisted(() => ({ n: 0, during: undefined as (() => void) | undefined }))
 vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
   const orig = await importOriginal<typeof import('../../src/cassette/scan.js')>()
-  return { ...orig, scanJsonl: (...a: Parameters<typeof orig.scanJsonl>) => (scans.n++, orig.scanJsonl(...a)) }
+  const during = () => {
+    const f = scans.during
+    scans.during = undefined
+    f?.()
+  }
+  return { ...orig, scanJsonl: (...a: Parameters<typeof orig.scanJsonl>) => (scans.n++, during(), orig.scanJsonl(...a)) }
 })
 const { readFixture } = await import('../../src/cassette/fixture.js')
 const { readJsonl } = await import('../../src/cassette/jsonl.js')
@@ -78,18 +84,51 @@ describe('a content read clean once', () => {
     expect(memoEntries(memo)).toHaveLength(1)
   })
 
-  it('is never remembered when it failed a check, so every read refuses it', () => {
-    useMemo()
+  /** A copy of the big fixture with model.jsonl line 5 edited. */
+  const editedLine5 = (edit: (cell: Record<string, any>) => void) => {
     const bad = copyOf(big)
     const file = join(bad, 'model.jsonl')
     const lines = readFileSync(file, 'utf8').split('\n')
     const cell = JSON.parse(lines[4])
-    cell.text = 'edited by hand'
+    edit(cell)
     lines[4] = JSON.stringify(cell)
     writeFileSync(file, lines.join('\n'))
-    expect(() => readFixture(bad)).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:5[\s\S]*"text"/)
+    return bad
+  }
+
+  it('is never remembered when it failed a check of its bytes, so every read refuses it', () => {
+    useMemo()
+    const bad = editedLine5((cell) => (cell.response.chunks[0].t = 'x'))
+    expect(() => readFixture(bad)).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:5[\s\S]*response\.chunks\[0\]\.t/)
     expect(memoEntries(memo)).toEqual([])
     expect(() => readFixture(copyOf(bad))).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:5/)
+  })
+
+  it('still has each cell checked against its chunks at first use: a hand-edited cell is refused on a read that only parsed', () => {
+    useMemo()
+    const bad = editedLine5((cell) => (cell.text = 'edited by hand'))
+    const edited = /FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:5: its stored "text" is "edited by hand"/
+    expect(() => readFixture(bad).model[4]).toThrow(edited)
+    expect(memoEntries(memo)).toHaveLength(1) // its bytes passed the scan and the schema
+    scans.n = 0
+    const later = readFixture(copyOf(bad))
+    expect(scans.n).toBe(0)
+    expect(later.model[3].seq).toBeDefined()
+    expect(() => later.model[4]).toThrow(edited)
+  })
+
+  it('is not remembered when a file changed between its hash and its read: the bytes hashed were never checked', () => {
+    useMemo()
+    const withKey = copyOf(big)
+    const tools = join(withKey, 'tools.jsonl')
+    const clean = readFileSync(tools, 'utf8')
+    writeFileSync(tools, clean.replace('City 3', `City 3 ${fakeKey()}`))
+    const racing = copyOf(withKey)
+    // while model.jsonl is read (after both files were hashed), tools.jsonl is rewritten clean: the read checks the clean bytes.
+    scans.during = () => writeFileSync(join(racing, 'tools.jsonl'), clean)
+    expect(readFixture(racing).tools.length).toBe(40)
+    expect(memoEntries(memo)).toEqual([])
+    expect(() => readFixture(copyOf(withKey))).toThrow(/FLUX_CREDENTIAL_FOUND[\s\S]*tools\.jsonl:\d+/)
   })
 
   it('leaves nothing behind for a small fixture, nor with FLUX_CACHE_DIR=off', () => {
