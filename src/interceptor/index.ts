@@ -78,6 +78,8 @@ interface InterceptionState {
   /** `onRequest` for the `node:http` interceptor: its answers wait for the client's turn (`afterClientTurn`). */
   onHttpRequest: (event: RequestEvent) => Promise<void>
   onResponse: (event: ResponseEvent) => void
+  /** Requests made with `node:http` (which never follows a redirect itself), as the interceptor handed them over. */
+  nodeHttp?: WeakSet<Request>
 }
 
 const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
@@ -91,6 +93,7 @@ const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KE
 function createState(): InterceptionState {
   const handle = async ({ requestId, request, controller }: RequestEvent, http: boolean): Promise<void> => {
     const answer = http ? afterClientTurn : (response: Response) => response
+    if (http) s.nodeHttp?.add(request)
     if (s.live.getStore()) {
       // Our own live request goes out for real, and no listener after ours sees it (nock's
       // disableNetConnect or "no match", the app's msw handlers and onUnhandledRequest).
@@ -148,6 +151,7 @@ function createState(): InterceptionState {
     pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
     onRequest: (event) => handle(event, false),
     onHttpRequest: (event) => handle(event, true),
+    nodeHttp: new WeakSet(),
     onResponse({ requestId, response }) {
       // @note mswjs/interceptors#799 (0.41): fetch clones every response for the `response` event, and while
       // that clone is unread, `response.body.cancel()` on the client's copy never settles (the OpenAI and
@@ -157,6 +161,17 @@ function createState(): InterceptionState {
     },
   }
   return s
+}
+
+/**
+ * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it
+ * would without fluxlab: `manual` for `node:http` (it never follows one; the client or its library sees the 3xx),
+ * else the request's own (`fetch`'s `redirect` option).
+ * @example
+ * new Request(target, { method, headers, body, redirect: redirectModeOf(request) })
+ */
+export function redirectModeOf(request: Request): RequestRedirect {
+  return st.nodeHttp?.has(request) ? 'manual' : request.redirect
 }
 
 /**

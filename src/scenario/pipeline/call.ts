@@ -1,4 +1,5 @@
 import { canonicalRequest, httpToolCall, requestKey, toolKey, type CanonicalOptions } from '../../cassette/canonical.js'
+import { redirectModeOf } from '../../interceptor/index.js'
 import type { CanonicalRequest } from '../../cassette/cell.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
 import type { Redactor } from '../../cassette/redact.js'
@@ -170,7 +171,7 @@ export function classifyToolCall(call: { name: string; args: unknown; callId?: s
 export function rewriteCall(call: ModelRequest, to: { url: URL; text: string }, config: CanonicalOptions): void {
   const headers = new Headers(call.request.headers)
   headers.delete('content-length')
-  call.request = new Request(to.url, { method: call.request.method, headers, body: to.text, signal: call.request.signal })
+  call.request = new Request(to.url, { method: call.request.method, headers, body: to.text, signal: call.request.signal, redirect: redirectModeOf(call.request) })
   call.url = to.url
   call.text = to.text
   call.bytes = Buffer.from(to.text, 'utf8')

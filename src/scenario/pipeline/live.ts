@@ -6,6 +6,7 @@ import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from '.
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
 import { ownSender } from '../../context/own-sender.js'
+import { redirectModeOf } from '../../interceptor/index.js'
 import { socketModel } from '../../context/realtime-socket.js'
 import { REPLAY_KEY } from '../../context/replay-keys.js'
 import { state, type RequestRoute } from '../../context/state.js'
@@ -215,7 +216,10 @@ function liveRequest(request: Request, bytes: Buffer, upstream: Record<string, U
   const url = new URL(request.url)
   const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
   const bodyless = request.method === 'GET' || request.method === 'HEAD' || request.body === null
-  if (!base && bodyless) return request
+  // @note the live copy keeps the client's redirect mode (node:http: manual), or the pre-interception fetch would
+  // follow a redirect the client meant to see.
+  const redirect = redirectModeOf(request)
+  if (!base && bodyless && redirect === request.redirect) return request
   const target = new URL(url.href)
   if (base) {
     target.protocol = base.protocol
@@ -225,7 +229,7 @@ function liveRequest(request: Request, bytes: Buffer, upstream: Record<string, U
   const headers = new Headers(request.headers)
   for (const h of ['host', 'content-length', 'transfer-encoding']) headers.delete(h)
   const body = bodyless ? undefined : (bytes as Uint8Array<ArrayBuffer>)
-  return new Request(target, { method: request.method, headers, body, signal: request.signal })
+  return new Request(target, { method: request.method, headers, body, signal: request.signal, redirect })
 }
 
 function store(log: RunLog, res: Response, chunks: Chunk[], codec?: ModelRequest['codec']): Stored {
