@@ -17,12 +17,12 @@
  * under a millisecond, and leaves nothing behind.
  *
  * Where: `FLUX_CACHE_DIR`, else `node_modules/.cache/fluxlab` under the working directory, else a
- * directory under the OS temp dir. `FLUX_CACHE_DIR=off` turns it off. Nothing in it is needed: deleting
+ * directory of this user's under the OS temp dir (only when nobody else can write to it). `FLUX_CACHE_DIR=off` turns it off. Nothing in it is needed: deleting
  * it only makes the next read of each large fixture check in full.
  */
 import { createHash, type Hash } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir, userInfo } from 'node:os'
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { SECRET_RULES } from '../secrets.js'
 import { VERSION } from '../version.js'
@@ -54,10 +54,11 @@ interface Memo {
  * readJsonl(model, { …, trust: memo?.trust[0] })
  */
 export function contentMemo(paths: readonly string[], disable: readonly string[] = []): Memo | undefined {
-  const dir = memoDir()
-  if (!dir) return undefined
+  if (process.env.FLUX_CACHE_DIR === 'off') return undefined
   // sizes first: a small fixture is never hashed (its bytes are read once, by the reader).
   if (paths.reduce((n, p) => n + sizeOf(p), 0) < MIN_BYTES) return undefined
+  const dir = memoDir()
+  if (!dir) return undefined
   // @note stat before the hash, and again before remembering: a file rewritten in between (a re-record swapping the
   // directory included) had other bytes checked than the ones hashed, so that content is not remembered.
   const stamps = paths.map(statOf)
@@ -93,18 +94,39 @@ export function trustHash(): Hash {
 const RULES_SOURCE = SECRET_RULES.map((r) => `${r.id}:${r.pattern.source}:${r.pattern.flags}`).join('\n')
 
 function memoDir(): string | undefined {
-  const v = process.env.FLUX_CACHE_DIR
+  return memoDirIn(process.env, process.cwd(), tmpdir())
+}
+
+/**
+ * Where the memo lives for this environment, working directory and temp dir (see the module comment).
+ * @note the temp dir is shared with every local user: its `fluxlab-cache-<uid>` directory is used only when it is a
+ * real directory of this user that nobody else may write to (made so, 0700, when missing). Otherwise another user
+ * who knew a fixture's exact bytes could plant an entry that skips its checks; then there is no memo.
+ * @example
+ * memoDirIn({}, '/repo', '/tmp') // '/repo/node_modules/.cache/fluxlab/verified' when /repo/node_modules exists
+ */
+export function memoDirIn(env: NodeJS.ProcessEnv, cwd: string, tmp: string): string | undefined {
+  const v = env.FLUX_CACHE_DIR
   if (v === 'off') return undefined
-  if (v) return resolve(v)
-  const nm = join(process.cwd(), 'node_modules')
+  if (v) return resolve(cwd, v)
+  const nm = join(cwd, 'node_modules')
   if (existsSync(nm)) return join(nm, '.cache', 'fluxlab', 'verified')
-  let user = 'user'
+  const uid = process.getuid?.()
+  const top = join(tmp, `fluxlab-cache-${uid ?? 'user'}`)
   try {
-    user = String(userInfo().uid)
-  } catch {
-    // no user database entry: one shared name is fine, entries are content-addressed.
+    mkdirSync(top, { mode: 0o700 })
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
   }
-  return join(tmpdir(), `fluxlab-cache-${user}`, 'verified')
+  // No uid (Windows): the temp dir is the user's own.
+  if (uid === undefined) return join(top, 'verified')
+  try {
+    const st = lstatSync(top)
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0) return undefined
+  } catch {
+    return undefined
+  }
+  return join(top, 'verified')
 }
 
 function sizeOf(path: string): number {

@@ -6,7 +6,7 @@
  * whose bytes changed after they were hashed is checked in full, small fixtures and `FLUX_CACHE_DIR=off` leave
  * nothing behind, and an unwritable memo directory changes nothing but speed.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -26,6 +26,7 @@ vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
 const { readFixture } = await import('../../src/cassette/fixture.js')
 const { readJsonl } = await import('../../src/cassette/jsonl.js')
 const { modelCellSchema } = await import('../../src/cassette/cell.js')
+const { memoDirIn } = await import('../../src/cassette/verified.js')
 
 const root = mkdtempSync(join(tmpdir(), 'fluxlab-memo-'))
 const big = join(root, 'big')
@@ -161,5 +162,31 @@ describe('a trusted read whose bytes are not the hashed ones', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('"seq":1,', '"seq":"one",'))
     const read = () => readJsonl(file, { schema: modelCellSchema, fix: 'Re-record it.', scan: { fix: 'Remove it.' }, trust: { sha256: '0'.repeat(64) } })
     expect(read).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:1[\s\S]*seq/)
+  })
+})
+
+describe('where the memo lives', () => {
+  const uid = process.getuid?.()
+
+  it("is FLUX_CACHE_DIR, else the project's node_modules/.cache, else the user's own directory under the temp dir", () => {
+    const project = mkdtempSync(join(root, 'project-'))
+    const tmp = mkdtempSync(join(root, 'tmp-'))
+    expect(memoDirIn({ FLUX_CACHE_DIR: 'memo' }, project, tmp)).toBe(join(project, 'memo'))
+    expect(memoDirIn({ FLUX_CACHE_DIR: 'off' }, project, tmp)).toBeUndefined()
+    expect(memoDirIn({}, project, tmp)).toBe(join(tmp, `fluxlab-cache-${uid}`, 'verified'))
+    expect(statSync(join(tmp, `fluxlab-cache-${uid}`)).mode & 0o777).toBe(0o700)
+    mkdirSync(join(project, 'node_modules'))
+    expect(memoDirIn({}, project, tmp)).toBe(join(project, 'node_modules/.cache/fluxlab/verified'))
+  })
+
+  it('is none when the directory under the temp dir is one others may write to, or not a directory', () => {
+    const project = mkdtempSync(join(root, 'project-'))
+    const open = mkdtempSync(join(root, 'tmp-'))
+    mkdirSync(join(open, `fluxlab-cache-${uid}`))
+    chmodSync(join(open, `fluxlab-cache-${uid}`), 0o777)
+    expect(memoDirIn({}, project, open)).toBeUndefined()
+    const planted = mkdtempSync(join(root, 'tmp-'))
+    symlinkSync(mkdtempSync(join(root, 'elsewhere-')), join(planted, `fluxlab-cache-${uid}`))
+    expect(memoDirIn({}, project, planted)).toBeUndefined()
   })
 })
