@@ -385,7 +385,7 @@ try {
     console.log(`4. Setup-file cost per test file: ${files} test files × 1 trivial test (no model call), whole \`vitest run --maxWorkers=1\` / \`jest --runInBand\`, ${SUITE_ROUNDS} interleaved rounds`)
     console.log(`   ${padEnd('project', 42)} ${pad('wall med', 9)} ${pad('+ms/file', 9)} ${pad('CPU med', 9)} ${pad('CPU min', 9)} ${pad('CPU max', 9)} ${pad('+CPU ms/file', 13)}`)
     const rows = [
-      ['plain', [['vitest, no plugin (baseline)', 'plain'], ['vitest, a setup file that does nothing', 'empty'], ['vitest, fluxlab()', 'flux'], ["vitest, fluxlab({ scenarios: 'per-test' })", 'perTest']]],
+      ['plain', [['vitest, no plugin (baseline)', 'plain'], ['vitest, an empty setup file in node_modules', 'empty'], ['vitest, fluxlab()', 'flux'], ["vitest, fluxlab({ scenarios: 'per-test' })", 'perTest']]],
       ['jestPlain', [['jest, no preset (baseline)', 'jestPlain'], ["jest, preset: 'fluxlab'", 'jestFlux'], ["jest, preset + scenarios: 'per-test'", 'jestPerTest']]],
     ]
     for (const [base, list] of rows)

@@ -45,7 +45,8 @@ export function modelServer(port = 0) {
 
 /**
  * Write a project of `files` test files with `tests` tests each.
- * kind: 'plain' (no plugin, no setup file), 'empty' (a setup file that does nothing), 'flux' (fluxlab plugin, `scenarios`
+ * kind: 'plain' (no plugin, no setup file), 'empty' (a setup file that does nothing, installed under node_modules as
+ * fluxlab's is, so vitest loads it as an external dependency too), 'flux' (fluxlab plugin, `scenarios`
  * mode), 'msw' (setupServer in a setup file).
  * model: each test makes one chat completion with the OpenAI SDK to `port` (else a trivial test, no call).
  */
@@ -58,6 +59,10 @@ function installDir() {
   mkdirSync(nm)
   for (const name of readdirSync(join(root, 'node_modules'))) if (name !== 'fluxlab' && name !== '.bin') symlinkSync(join(root, 'node_modules', name), join(nm, name), 'dir')
   for (const f of ['package.json', 'dist', 'jest-preset.cjs', 'jest-environment.cjs', 'jest-config.cjs']) cpSync(join(root, f), join(nm, 'fluxlab', f), { recursive: true })
+  // A setup file that does nothing, as a package: what any external setup file costs vitest per test file.
+  mkdirSync(join(nm, 'bench-empty-setup'))
+  writeFileSync(join(nm, 'bench-empty-setup/package.json'), JSON.stringify({ name: 'bench-empty-setup', type: 'module', exports: './index.js' }))
+  writeFileSync(join(nm, 'bench-empty-setup/index.js'), 'export {}\n')
   install = nm
   return nm
 }
@@ -77,7 +82,7 @@ export function writeProject({ kind, files, tests, port, model, scenarios = 'per
       : kind === 'msw'
         ? `export default { test: { include: ['tests/**/*.test.js'], setupFiles: ['./msw-setup.js'] } }\n`
         : kind === 'empty'
-          ? `export default { test: { include: ['tests/**/*.test.js'], setupFiles: ['./empty-setup.js'] } }\n`
+          ? `export default { test: { include: ['tests/**/*.test.js'], setupFiles: ['bench-empty-setup'] } }\n`
           : `export default { test: { include: ['tests/**/*.test.js'] } }\n`
   writeFileSync(join(dir, 'vitest.config.js'), config)
   if (kind === 'msw')
@@ -96,7 +101,6 @@ export function writeProject({ kind, files, tests, port, model, scenarios = 'per
         '',
       ].join('\n'),
     )
-  if (kind === 'empty') writeFileSync(join(dir, 'empty-setup.js'), `// A setup file that does nothing: what any setup file costs vitest per test file.\nexport {}\n`)
   mkdirSync(join(dir, 'tests'))
   for (let f = 0; f < files; f++) {
     const lines = [`import { expect, test } from 'vitest'`]
