@@ -38,6 +38,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
   const expect = g.expect
   let perTest: TestScenario | undefined
   // jest config `globals: { fluxlab: { scenarios: 'per-test' } }` (or `withFluxlab`) reaches the worker as a global.
+  state.runner = 'jest'
   const fromConfig = (globalThis as { fluxlab?: FluxOptions }).fluxlab
   if (fromConfig && typeof fromConfig === 'object') configure(fromConfig)
   // @note issue 14: jest loads this file afresh in every test file, so the whole-suite engine (and the interceptors

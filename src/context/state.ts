@@ -48,6 +48,8 @@ interface GlobalState {
    * @note jest-circus runs concurrent tests without beforeEach/afterEach, so they never get a `currentTest`.
    */
   concurrentTest?: () => ConcurrentTest | undefined
+  /** The runner whose setup file loaded (jest's sets it): interception is let go at once under jest. */
+  runner?: 'jest'
   /** Options from the runner plugin (`fluxlab({...})`) or `configure()`. */
   options: FluxOptions
   /**

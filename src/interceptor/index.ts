@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { syncBuiltinESMExports } from 'node:module'
+import { clearImmediate, setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
-import { FluxError } from '../errors.js'
+import { FluxError, notice } from '../errors.js'
 import { guardHttp2 } from './http2.js'
 import { attachUndici, refreshUndici, refuseUnseen, unrouted, type UndiciRouter } from './undici.js'
 import { attachWebSocket, type SocketRouter } from './websocket.js'
@@ -56,6 +57,11 @@ interface ResponseEvent {
 
 interface InterceptionState {
   refs: number
+  /**
+   * Set while interception lingers with no holder (see `acquireInterception`): the pending detach, which a new
+   * acquire cancels.
+   */
+  idle?: ReturnType<typeof setImmediate>
   router?: Router
   preempts?: Preempts
   detachUndici?: () => void
@@ -104,6 +110,10 @@ function createState(): InterceptionState {
       return new Promise<never>(() => {})
     }
     if (s.refs === 0 || !s.router) return
+    // @note a `data:` or `blob:` URL is no traffic: the runtime answers it itself, the same way every time. It is left
+    // alone, so a fixture never depends on such a probe (the OpenAI SDK fetches `data:,` once per fetch function to
+    // test its FormData support, so whether a run makes it depends on the runs before it in the process).
+    if (!request.url.startsWith('http:') && !request.url.startsWith('https:')) return
     // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
     // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
@@ -176,7 +186,8 @@ export function redirectModeOf(request: Request): RequestRedirect {
 
 /**
  * Start intercepting `fetch`, `node:http` and `XMLHttpRequest` in this process (ref-counted) and
- * route each request through `router`. Returns the matching release.
+ * route each request through `router`. Returns the matching release: after the last one the patches are undone a
+ * turn of the event loop later (`{ now: true }`: at once), and until then every request passes untouched.
  *
  * It shares one interception with the app's own msw or nock (`@mswjs/interceptors` keeps one running
  * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what `preempts` selects is
@@ -186,33 +197,57 @@ export function redirectModeOf(request: Request): RequestRedirect {
  * const release = acquireInterception(async (req) => session?.handle(req), (req) => isModelCall(req))
  * try { await agent() } finally { release() }
  */
-export function acquireInterception(router: Router, preempts: Preempts): () => void {
-  if (st.refs === 0) assertInterceptorsLine()
+export function acquireInterception(router: Router, preempts: Preempts): (options?: { now?: boolean }) => void {
+  if (st.idle) {
+    clearImmediate(st.idle)
+    st.idle = undefined
+  }
+  if (st.refs === 0 && !st.detachUndici) assertInterceptorsLine()
   st.router = router
   st.preempts = preempts
-  if (st.refs++ === 0) {
-    st.detachUndici = attachUndici(() => st.router, liveFetch)
+  if (st.refs++ === 0 && !st.detachUndici) {
+    st.detachUndici = attachUndici(() => (st.refs > 0 ? st.router : undefined), liveFetch)
     const http2 = guardHttp2()
     st.unguardHttp2 = http2.undo
     if (http2.patched) syncBuiltinESMExports()
   } else refreshUndici()
   // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
-  st.detachWebSocket ??= attachWebSocket(() => st.router?.socket)
+  st.detachWebSocket ??= attachWebSocket(() => (st.refs > 0 ? st.router?.socket : undefined))
   attach()
   let released = false
-  return () => {
+  return ({ now = false } = {}) => {
     if (released) return
     released = true
-    if (--st.refs === 0) {
-      detach()
-      st.detachUndici?.()
-      st.detachUndici = undefined
-      st.detachWebSocket?.()
-      st.detachWebSocket = undefined
-      if (st.unguardHttp2?.()) syncBuiltinESMExports()
-      st.unguardHttp2 = undefined
-    }
+    if (--st.refs > 0) return
+    if (now) return detachAll()
+    // @note issue 14: the patches stay until the turn of the event loop after the last release, so back-to-back
+    // runs (the tests of a file, one after another) reuse them rather than undo and redo every patch per run (an
+    // eighth of a replayed run's time). Meanwhile nothing is routed: every listener of ours lets a request pass
+    // untouched while no one holds the interception. `node:timers`' own setImmediate: fake timers never hold it.
+    const idle = setImmediate(() => {
+      if (st.idle !== idle) return
+      try {
+        st.idle = undefined
+        if (st.refs === 0) detachAll()
+      } catch (e) {
+        // No run holds the interception to fail with it, and a throw here would end the process: said, not thrown.
+        console.warn(notice(`could not undo the request interception after the last run: ${(e as Error).message}`))
+      }
+    })
+    idle.unref()
+    st.idle = idle
   }
+}
+
+/** Undo every patch of `acquireInterception` (the last holder released it, a turn ago). */
+function detachAll(): void {
+  detach()
+  st.detachUndici?.()
+  st.detachUndici = undefined
+  st.detachWebSocket?.()
+  st.detachWebSocket = undefined
+  if (st.unguardHttp2?.()) syncBuiltinESMExports()
+  st.unguardHttp2 = undefined
 }
 
 /**

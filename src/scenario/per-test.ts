@@ -75,7 +75,7 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
   releaseOutside = acquireInterception(routeRequest, preemptsRequest)
 }
 
-let releaseOutside: (() => void) | undefined
+let releaseOutside: ((options?: { now?: boolean }) => void) | undefined
 
 /**
  * Undo `interceptFromSetup`: this environment's interception is let go, so it stops answering for
@@ -85,7 +85,8 @@ let releaseOutside: (() => void) | undefined
  * releaseFromSetup()
  */
 export function releaseFromSetup(): void {
-  releaseOutside?.()
+  // At once: the environment is torn down next, and undoing a patch later would touch its torn-down globals.
+  releaseOutside?.({ now: true })
   releaseOutside = undefined
   state.outside = undefined
 }

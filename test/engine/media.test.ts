@@ -5,7 +5,7 @@
  * Driven by the real `openai` SDK against a local server on 127.0.0.1, reached through the
  * upstream map; the vendor host is under `.invalid` (RFC 2606).
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -63,6 +63,8 @@ test('speech, image and transcription calls record as model calls and replay byt
   expect(cells.map((c) => new URL(c.url).pathname)).toEqual(['/v1/audio/speech', '/v1/images/generations', '/v1/audio/transcriptions'])
   expect(cells[0].response.chunks.some((c: { b64?: string }) => c.b64 !== undefined)).toBe(true)
   expect(readFileSync(join(dir, 'media/model.jsonl'), 'utf8')).not.toContain('sk-test')
+  // The SDK's FormData probe (a fetch of `data:,`) is no traffic: it is not a tool call on the tape.
+  expect(existsSync(join(dir, 'media/tools.jsonl')) ? readJsonl(join(dir, 'media/tools.jsonl')) : []).toEqual([])
 
   process.env.CI = '1'
   const out = await (await scenario('media', { dir })).run(agent)
