@@ -9,6 +9,7 @@ import OpenAI from 'openai'
 import { expect, test } from 'vitest'
 import { readFixture, scenario } from 'fluxlab'
 import { REPO } from '../e2e/support/project.js'
+import { capitalToolLoop } from '../support/capital-agent.js'
 import { tempDir, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
@@ -29,36 +30,9 @@ function editedFixture(line: number, text: string): { root: string; dir: string 
   return { root, dir }
 }
 
-const tools = [{ type: 'function' as const, function: { name: 'get_capital', description: '', parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'], additionalProperties: false }, strict: true } }]
-
-/** The recorded agent (OpenAI SDK, streaming, one HTTP tool); `steps` model calls at most. Keeps the texts it was served in `texts`. */
-async function agent(steps: number, texts: string[]): Promise<string[]> {
-  const client = new OpenAI({ apiKey: 'sk-placeholder', baseURL: 'http://127.0.0.1:41591/v1', maxRetries: 0 })
-  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the capital of the UK? Use the tool, then answer.' }]
-  for (let step = 1; step <= steps; step++) {
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, tool_choice: 'auto', stream: true, stream_options: { include_usage: true } })
-    let text = ''
-    const calls: Array<{ id: string; name: string; args: string }> = []
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta
-      if (delta?.content) text += delta.content
-      for (const tc of delta?.tool_calls ?? []) {
-        calls[tc.index] ??= { id: '', name: '', args: '' }
-        if (tc.id) calls[tc.index].id = tc.id
-        if (tc.function?.name) calls[tc.index].name = tc.function.name
-        if (tc.function?.arguments) calls[tc.index].args += tc.function.arguments
-      }
-    }
-    texts.push(text)
-    if (calls.length === 0) break
-    messages.push({ role: 'assistant', content: text || null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) })
-    for (const call of calls) {
-      const res = await fetch(`http://127.0.0.1:4010/capital?country=${encodeURIComponent(JSON.parse(call.args).country)}`)
-      messages.push({ role: 'tool', tool_call_id: call.id, content: String(((await res.json()) as { capital: unknown }).capital) })
-    }
-  }
-  return texts
-}
+/** The recorded agent; `steps` model calls at most. Keeps the texts it was served in `texts`. */
+const agent = (steps: number, texts: string[]): Promise<string[]> =>
+  capitalToolLoop(new OpenAI({ apiKey: 'sk-placeholder', baseURL: 'http://127.0.0.1:41591/v1', maxRetries: 0 }), { steps, texts })
 
 /** The error a read of the edited fixture threw before issue 14 moved the check to first use. */
 const refusal = (dir: string) =>

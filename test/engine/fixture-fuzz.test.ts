@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { isFluxError, readFixture, scenario } from 'fluxlab'
 import { mutateFixture, prng } from '../../bench/mutate.mjs'
 import { REPO } from '../e2e/support/project.js'
+import { capitalToolLoop } from '../support/capital-agent.js'
 import { tempDir, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
@@ -41,8 +42,6 @@ const bodies = (jsonl: string | Buffer | undefined) =>
       return parts.every(Boolean) ? Buffer.concat(parts).toString('latin1') : 'invalid'
     })
 
-const tools = [{ type: 'function' as const, function: { name: 'get_capital', description: '', parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'], additionalProperties: false }, strict: true } }]
-
 /** bench/agent.mjs's capital agent (OpenAI SDK, streaming tool loop, one HTTP tool), keeping every body it is served. */
 async function agent(served: Array<{ channel: 'model' | 'tool'; body: string }>): Promise<string> {
   const keep = (channel: 'model' | 'tool') => async (url: string | URL | Request, init?: RequestInit) => {
@@ -51,29 +50,8 @@ async function agent(served: Array<{ channel: 'model' | 'tool'; body: string }>)
     return res
   }
   const client = new OpenAI({ apiKey: 'sk-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0, fetch: keep('model') })
-  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the capital of the UK? Use the tool, then answer.' }]
-  for (let step = 1; step <= 5; step++) {
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, tool_choice: 'auto', stream: true, stream_options: { include_usage: true } })
-    let text = ''
-    const calls: Array<{ id: string; name: string; args: string }> = []
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta
-      if (delta?.content) text += delta.content
-      for (const tc of delta?.tool_calls ?? []) {
-        calls[tc.index] ??= { id: '', name: '', args: '' }
-        if (tc.id) calls[tc.index].id = tc.id
-        if (tc.function?.name) calls[tc.index].name = tc.function.name
-        if (tc.function?.arguments) calls[tc.index].args += tc.function.arguments
-      }
-    }
-    if (calls.length === 0) return text
-    messages.push({ role: 'assistant', content: text || null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) })
-    for (const call of calls) {
-      const res = await keep('tool')(`http://127.0.0.1:4010/capital?country=${encodeURIComponent(JSON.parse(call.args).country)}`)
-      messages.push({ role: 'tool', tool_call_id: call.id, content: String(((await res.json()) as { capital: unknown }).capital) })
-    }
-  }
-  throw new Error('the agent did not finish in 5 steps')
+  const texts = await capitalToolLoop(client, { fetchTool: keep('tool'), atLimit: 'throw' })
+  return texts.at(-1) ?? ''
 }
 
 /** Exceptions thrown by fluxlab's own code rather than by the agent or its SDK. */
