@@ -61,6 +61,7 @@ const CONTEXTS: Array<(s: string) => string> = [
   (s) => `x-api-key: ${s}\r\n`,
 ]
 
+const wrap4 = (a: string, b: string) => `${a} | ${b}`
 const slices = (s: string, n = 12) => Array.from({ length: Math.max(0, s.length - n + 1) }, (_, i) => s.slice(i, i + n))
 
 describe('SECRET_RULES', () => {
@@ -99,6 +100,51 @@ describe('SECRET_RULES', () => {
           if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${r.id} in ${JSON.stringify(text)}: ${got} vs ${want}`)
         }
       }
+    expect(wrong).toEqual([])
+  })
+  // issue 14: a text is searched only with the rules whose anchors it holds; an anchor a match can lack would hide a secret
+  it('has anchors every match of its rule contains, in any letter case', () => {
+    const texts = [
+      ...SAMPLES.flatMap(([, , secret]) => CONTEXTS.map((wrap) => wrap(secret))),
+      ...SAMPLES.map(([, , secret]) => wrap4(secret.toLowerCase(), secret.toUpperCase())),
+      'password=hunter2hunter2 PASSWD: "x9x9x9x9x9" Api-Key=k9k9k9k9k9k9 APIKEY: "k9k9k9k9k9k9" client_secret=c1c1c1c1c1',
+      'Auth_Token=t1t1t1t1t1 refresh-token: "r2r2r2r2r2" secret_key=s3s3s3s3s3 access_token=a4a4a4a4a4',
+      `aws_secret_access_key=${'Ab3/Cd4+Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Yz5'.slice(0, 40)} SECRETACCESSKEY: "${'Q'.repeat(39)}1"`,
+      'Bearer abc123abc123abc123 bearer\tZZ9ZZ9ZZ9ZZ9ZZ9ZZ9',
+      'https://u:p4ssw0rd@db.example.test postgres://admin:hunter2@10.0.0.1',
+      'https://x.test/a?key=AAAAAAAAAAAAAAAA1&API-KEY=BBBBBBBBBBBBBBBB2&Access_Token=CCCCCCCCCCCCCCCC3&sig=DDDDDDDDDDDDDDDD4',
+      'https://x.test/a?Signature=EEEEEEEEEEEEEEEE5&X-Amz-Security-Token=FFFFFFFFFFFFFFFF6&x-goog-signature=GGGGGGGGGGGGGGGG7&client_secret=HHHHHHHHHHHHHHHH8',
+    ]
+    const missing: string[] = []
+    for (const r of SECRET_RULES) {
+      expect(r.anchors.length, r.id).toBeGreaterThan(0)
+      const re = new RegExp(r.pattern.source, `${r.pattern.flags.replace(/[gd]/g, '')}g`)
+      for (const text of texts)
+        for (const m of text.matchAll(re)) if (!r.anchors.some((a) => m[0].toLowerCase().includes(a.toLowerCase()))) missing.push(`${r.id}: ${m[0]}`)
+    }
+    expect(missing).toEqual([])
+  })
+
+  it('finds with its anchors what each rule finds without them, in generated texts', () => {
+    const gen2 = generator(7)
+    const pieces = [
+      ...SAMPLES.flatMap(([, , secret]) => [secret, secret.slice(0, 12), secret.slice(6)]),
+      'sk-', 'sk-ant-', 'SK-ANT-api03-', 'Bearer ', 'BEARER ', 'password=', 'PassWord: "', 'api_key', '":"', '?key=', '&SIG=', '://', 'u:', '@h',
+      '-----BEGIN PRIVATE KEY-----', '-----END PRIVATE KEY-----', '\\n', '\n', ' ', '"', 'ſ', 'K', 'é',
+    ]
+    const wrong: string[] = []
+    for (let i = 0; i < 400; i++) {
+      const text = Array.from({ length: 1 + Math.floor(gen2('0123456789', 1).charCodeAt(0) % 8) }, () => {
+        const p = pieces[parseInt(gen2('0123456789', 3), 10) % pieces.length]
+        return p + gen2(ALNUM + '_-=:/', parseInt(gen2('0123456789', 2), 10) % 24)
+      }).join('')
+      for (const r of SECRET_RULES) {
+        const re = new RegExp(r.pattern.source, `${r.pattern.flags.replace(/[gd]/g, '')}gd`)
+        const want = [...text.matchAll(re)].map((m) => m.indices?.groups?.secret ?? m.indices![0]).filter(([a, b]) => b > a).map(([a, b]) => `${a}-${b}`)
+        const got = findSecrets(text, { disable: SECRET_RULES.filter((o) => o !== r).map((o) => o.id) }).map((m) => `${m.start}-${m.end}`)
+        if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${r.id} in ${JSON.stringify(text)}: ${got} vs ${want}`)
+      }
+    }
     expect(wrong).toEqual([])
   })
 })

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import stableStringify from 'fast-json-stable-stringify'
-import { SECRET_RULES, findSecrets, matchSpans, mergeReplaceSpans, placeholderFor, replaceSpans } from '../secrets.js'
+import { SECRET_RULES, escapeRegExp, findSecrets, matchSpans, mergeReplaceSpans, placeholderFor, replaceSpans } from '../secrets.js'
 import type { ReplaceSpan } from '../secrets.js'
 import { parsePath, replaceAtPath } from './json-path.js'
 import type { PathSegment } from './json-path.js'
@@ -71,7 +71,6 @@ const SENSITIVE_QUERY_PARAMS: readonly string[] = Object.freeze([
 ])
 
 const lowerSet = (names: readonly string[]): string[] => [...new Set(names.map((n) => n.toLowerCase()))].sort()
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Builds a redactor. Equal configs give equal markers, in any process.
