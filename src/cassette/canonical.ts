@@ -50,7 +50,8 @@ function canonicalBody(bodyText: string, opts: CanonicalOptions): unknown {
     return { text: opts.redactor.text(withoutBoundary(bodyText)) }
   }
   const redacted = opts.redactor.json(parsed)
-  for (const p of [...DEFAULT_IGNORE_PATHS, ...(opts.ignore ?? [])]) removePath(redacted, parsePath(p))
+  for (const p of DEFAULT_IGNORE_PARTS) removePath(redacted, p)
+  for (const p of opts.ignore ?? []) removePath(redacted, parsedPath(p))
   return numberIds(redacted, new Map())
 }
 
@@ -183,6 +184,18 @@ function placeholder(id: string, prefix: string, seen: Map<string, string>): str
 }
 
 type PathPart = string | number | '*'
+
+const DEFAULT_IGNORE_PARTS = DEFAULT_IGNORE_PATHS.map(parsePath)
+const parsedPaths = new Map<string, PathPart[]>()
+/** {@link parsePath}, remembered: the same `ignore` paths come with every request of a run. */
+function parsedPath(path: string): PathPart[] {
+  let parts = parsedPaths.get(path)
+  if (!parts) {
+    if (parsedPaths.size >= 256) parsedPaths.clear()
+    parsedPaths.set(path, (parts = parsePath(path)))
+  }
+  return parts
+}
 
 /**
  * Parse `messages[*].content` / `metadata.user_id` / `$.a.b` into parts.

@@ -298,6 +298,8 @@ function attach(): void {
 function runningOrOwn(Kind: { new (): Shared; symbol: symbol }, onPatch: () => void): Shared | undefined {
   const running = g[Kind.symbol] as Shared | undefined
   if (running) return running
+  // @note issue 14: building the interceptor only to find the API missing cost a little on every run.
+  if ((Kind as unknown) === XMLHttpRequestInterceptor && typeof (globalThis as { XMLHttpRequest?: unknown }).XMLHttpRequest === 'undefined') return undefined
   const mine = new Kind()
   mine.apply()
   if (g[Kind.symbol] !== mine) return undefined // this environment has no such API (XMLHttpRequest in Node)

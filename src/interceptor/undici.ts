@@ -53,6 +53,8 @@ interface UndiciState {
   patches: Map<string, Patch>
   warned: Set<string>
   listener?: (message: unknown) => void
+  /** Node's module cache, where loaded copies of undici are looked for. */
+  moduleCache?: NodeJS.Require['cache']
 }
 
 /** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy, `.2` by undici 8. */
@@ -140,9 +142,10 @@ function wrapGlobalDispatchers(): void {
  * requests are still taken over on `undici:request:create`.
  */
 function patchLoadedDispatchers(): void {
-  const cache = createRequire(join(process.cwd(), 'noop.js')).cache
+  // @note every `require` shares one cache (`Module._cache`): found once, not built per run.
+  const cache = (u.moduleCache ??= createRequire(join(process.cwd(), 'noop.js')).cache)
   for (const file of Object.keys(cache)) {
-    if (u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
+    if (!file.endsWith('dispatcher-base.js') || u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
     const base = cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined
     const proto = base?.prototype
     if (!proto || typeof proto.dispatch !== 'function') continue
