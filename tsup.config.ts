@@ -26,7 +26,10 @@ export default defineConfig({
     matchers: 'src/matchers/index.ts',
     // @note SPEC §1: the vitest entries are used as ESM; they share chunks with the core so one module instance serves both.
     vitest: 'src/vitest.ts',
-    'vitest-setup': 'src/plugin/vitest-setup.ts',
+    // @note the vitest setup file itself is built as one module by scripts/post-build.mjs; these are what it loads on
+    // first use (the whole-suite engine is `jest-engine` below).
+    'setup-facts': 'src/reporter/facts.ts',
+    'setup-judge': 'src/judge/index.ts',
     'jest-reporter': 'src/reporter/jest-reporter.ts',
     // The `fluxlab` bin (its `#!/usr/bin/env node` line is kept by the build) and the preload it injects
     // into the programs it records or replays (NODE_OPTIONS=--import, so ESM).

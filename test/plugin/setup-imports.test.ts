@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { assertBuilt, REPO } from '../e2e/support/project.js'
 
+const DIST = pathToFileURL(join(REPO, 'dist')).href
 const HEAVY = ['msw', '@mswjs/interceptors', 'zod', 'yaml', 'jest-diff', 'jest-matcher-utils']
 const dir = mkdtempSync(join(tmpdir(), 'flux-setup-imports-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -51,7 +52,7 @@ beforeAll(() => {
 })
 
 /** The packages under node_modules that loading the setup file loaded, the fluxlab sources bundled in what it loaded, and what it printed. */
-function setupLoads(env: Record<string, string>): { packages: string[]; sources: string[]; stdout: string } {
+function setupLoads(env: Record<string, string>): { packages: string[]; sources: string[]; dist: string[]; stdout: string } {
   const urls = join(dir, `urls-${Object.keys(env).length}.txt`)
   writeFileSync(urls, '')
   const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), join(dir, 'load.mjs')], {
@@ -63,13 +64,15 @@ function setupLoads(env: Record<string, string>): { packages: string[]; sources:
   expect(r.status).toBe(0)
   const names = new Set<string>()
   const sources = new Set<string>()
+  const dist = new Set<string>()
   for (const line of readFileSync(urls, 'utf8').split('\n')) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(line)
     if (m) names.add(m[1])
-    if (line.startsWith(pathToFileURL(join(REPO, 'dist')).href + '/'))
-      for (const src of readFileSync(fileURLToPath(line), 'utf8').matchAll(/^\/\/ (src\/\S+)$/gm)) sources.add(src[1])
+    if (!line.startsWith(`${DIST}/`)) continue
+    dist.add(line.slice(DIST.length + 1))
+    for (const src of readFileSync(fileURLToPath(line), 'utf8').matchAll(/^\/\/ (src\/\S+)$/gm)) sources.add(src[1])
   }
-  return { packages: [...names].sort(), sources: [...sources].sort(), stdout: r.stdout }
+  return { packages: [...names].sort(), sources: [...sources].sort(), dist: [...dist].sort(), stdout: r.stdout }
 }
 const packagesLoaded = (env: Record<string, string>): string[] => setupLoads(env).packages
 
@@ -92,6 +95,11 @@ test("in explicit mode the setup file loads none of fluxlab's matcher, scenario,
   const { sources } = setupLoads({})
   expect(sources).toContain('src/plugin/vitest-setup.ts')
   expect(sources.filter((s) => LATE.test(s))).toEqual([])
+}, 30_000)
+
+// Each module a fresh process loads costs about half a millisecond more than its bytes (resolve, read, compile, link).
+test('in explicit mode the setup file is one module: it loads no other file of dist/', () => {
+  expect(setupLoads({}).dist).toEqual(['vitest-setup.js'])
 }, 30_000)
 
 test('a matcher registered by the setup file loads the matcher code on its first call, where no fluxlab module handed it over', () => {
