@@ -404,7 +404,7 @@ try {
       console.log(`     ${padEnd(label, 40)} ${pad(ms(median(importMs[v])), 7)}  (${spread(importMs[v], ms)})`)
     console.log('   (each test file runs in a fresh worker or module registry, so it loads the setup file and all it imports again; CPU = user +')
     console.log('   system of the runner and its workers, which a loaded machine moves less than wall time; +ms/file includes the one-time')
-    console.log('   plugin or preset load; the vitest import is timed through a module hook, which adds a few ms of its own)\n')
+    console.log('   plugin or preset load; the setup module is imported beside a stub vitest package, loaded first and untimed)\n')
   }
   if (ONLY.has('suite')) {
     const { results, shard } = await suiteBench({ shapes: SUITE_SHAPES, rounds: SUITE_ROUNDS, median })

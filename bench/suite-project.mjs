@@ -66,7 +66,31 @@ function installDir() {
   install = nm
   return nm
 }
+let stub
+/**
+ * An install where `vitest` is a stub (the hooks fluxlab's setup file registers do nothing) and `fluxlab` a copy of the
+ * built package: its setup file imports there as in a test file's worker, minus vitest itself. Returns the stub's file.
+ */
+export function stubVitestInstall() {
+  if (stub) return stub
+  const base = mkdtempSync(join(tmpdir(), 'fluxlab-bench-stub-'))
+  const nm = join(base, 'node_modules')
+  mkdirSync(nm)
+  for (const name of readdirSync(join(root, 'node_modules'))) if (!['fluxlab', 'vitest', '.bin'].includes(name)) symlinkSync(join(root, 'node_modules', name), join(nm, name), 'dir')
+  for (const f of ['package.json', 'dist']) cpSync(join(root, f), join(nm, 'fluxlab', f), { recursive: true })
+  mkdirSync(join(nm, 'vitest'))
+  writeFileSync(join(nm, 'vitest/package.json'), JSON.stringify({ name: 'vitest', type: 'module', exports: './index.js' }))
+  writeFileSync(
+    join(nm, 'vitest/index.js'),
+    ['const noop = () => {}', 'export const afterAll = noop, afterEach = noop, beforeEach = noop, aroundEach = noop', 'export const expect = { extend: noop }', 'export const inject = () => undefined', ''].join('\n'),
+  )
+  stub = { base, vitest: join(nm, 'vitest/index.js'), dist: join(nm, 'fluxlab/dist') }
+  return stub
+}
+
 export function removeInstall() {
+  if (stub) rmSync(stub.base, { recursive: true, force: true })
+  stub = undefined
   if (install) rmSync(join(install, '..'), { recursive: true, force: true })
   install = undefined
 }

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { modelServer, removeInstall, runJest, runVitest, writeJestProject, writeProject } from './suite-project.mjs'
+import { modelServer, removeInstall, runJest, runVitest, stubVitestInstall, writeJestProject, writeProject } from './suite-project.mjs'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const KEY = 'sk-benchrecord00000000000000000000000000'
@@ -81,9 +81,10 @@ export async function setupBench({ files, rounds, imports, median }) {
     }
     const importMs = { vitest: [], vitestPerTest: [], jest: [], jestPerTest: [] }
     const dist = join(dirs.flux, 'node_modules/fluxlab/dist')
+    const stub = stubVitestInstall()
     const sample = (argv, env = {}) => Number(execFileSync(process.execPath, argv, { encoding: 'utf8', env: { ...process.env, FLUX_SCENARIOS: '', ...env } }).trim() || NaN)
     for (let i = 0; i < imports; i++) {
-      const vitestArgs = ['--import', join(here, 'setup-import-hooks.mjs'), join(here, 'setup-import.mjs'), join(dist, 'vitest-setup.js')]
+      const vitestArgs = [join(here, 'setup-import.mjs'), join(stub.dist, 'vitest-setup.js'), stub.vitest]
       importMs.vitest.push(sample(vitestArgs))
       importMs.vitestPerTest.push(sample(vitestArgs, { FLUX_SCENARIOS: 'per-test' }))
       importMs.jest.push(sample([join(here, 'jest-setup-import.cjs'), join(dist, 'jest.cjs')]))
