@@ -91,7 +91,8 @@ export function trustHash(): Hash {
   return createHash('sha256')
 }
 
-const RULES_SOURCE = SECRET_RULES.map((r) => `${r.id}:${r.pattern.source}:${r.pattern.flags}`).join('\n')
+// @note a rule's anchors decide which texts it searches, so they are part of what a content passed.
+const RULES_SOURCE = SECRET_RULES.map((r) => `${r.id}:${r.pattern.source}:${r.pattern.flags}:${r.anchors.join('\0')}`).join('\n')
 
 function memoDir(): string | undefined {
   return memoDirIn(process.env, process.cwd(), tmpdir())

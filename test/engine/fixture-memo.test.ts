@@ -118,6 +118,27 @@ describe('a content read clean once', () => {
     expect(() => later.model[4]).toThrow(edited)
   })
 
+  it("is checked in full again under secret rules with other anchors: a rule's anchors decide which texts it searches", async () => {
+    useMemo()
+    const dir = copyOf(big)
+    const paths = ['model.jsonl', 'tools.jsonl'].map((f) => join(dir, f))
+    const { contentMemo } = await import('../../src/cassette/verified.js')
+    contentMemo(paths)!.passed()
+    expect(contentMemo(paths)!.trust.every((t) => t !== undefined)).toBe(true)
+    vi.resetModules()
+    vi.doMock('../../src/secrets.js', async (importOriginal) => {
+      const orig = await importOriginal<typeof import('../../src/secrets.js')>()
+      return { ...orig, SECRET_RULES: orig.SECRET_RULES.map((r) => (r.id === 'jwt' ? { ...r, anchors: [...r.anchors, 'eyK'] } : r)) }
+    })
+    try {
+      const other = await import('../../src/cassette/verified.js')
+      expect(other.contentMemo(paths)!.trust).toEqual([undefined, undefined])
+    } finally {
+      vi.doUnmock('../../src/secrets.js')
+      vi.resetModules()
+    }
+  })
+
   it('is not remembered when a file changed between its hash and its read: the bytes hashed were never checked', () => {
     useMemo()
     const withKey = copyOf(big)
