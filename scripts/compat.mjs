@@ -241,10 +241,11 @@ async function runCell(cell, work, tarball) {
     const differ = Object.keys({ ...rec.tests, ...rep.tests }).filter((k) => rec.tests[k] !== rep.tests[k])
     if (differ.length) return fail('replay', `results differ from the record run: ${differ.map((k) => `${k}: ${rec.tests[k]} -> ${rep.tests[k]}`).join('; ')}`)
     if (rep.pending) return fail('replay', `${rep.pending} test(s) skipped on replay`)
-    const summary = /fluxlab {2}(\d+) scenarios: (\d+) replayed, (\d+) recorded, (\d+) failed/.exec(replay.output)
+    const summary = /fluxlab {2}(\d+) scenarios?: (\d+) replayed, (\d+) recorded · tests (\d+) passed, (\d+) failed/.exec(replay.output)
     if (!summary) return fail('replay', `no fluxlab run summary in the output:\n${tail(replay.output)}`)
-    if (summary[1] !== summary[2] || summary[3] !== '0' || summary[4] !== '0' || Number(summary[1]) < fixtures.length)
-      return fail('replay', `the run summary says "${summary[0]}": expected every scenario replayed (${fixtures.length} fixtures), none recorded or failed`)
+    const passed = Object.values(rep.tests).filter((s) => s === 'passed').length
+    if (summary[1] !== summary[2] || summary[3] !== '0' || summary[5] !== '0' || Number(summary[4]) !== passed || Number(summary[1]) < fixtures.length)
+      return fail('replay', `the run summary says "${summary[0]}": expected every scenario replayed (${fixtures.length} fixtures), none recorded, and the runner's ${passed} passed tests, none failed`)
     res.replay = 'pass'
 
     // As a default tsconfig (`tsc --init`, vite's templates) has it: skipLibCheck.

@@ -14,6 +14,8 @@ import { state } from './context/state.js'
 import { finishTest, type TestContext } from './context/test-context.js'
 import { configure } from './context/configure.js'
 import { perTestMode, type FluxOptions } from './context/options.js'
+import { holdFileKeys } from './context/file-keys.js'
+import { watchUnsetKeys } from './context/env-reads.js'
 import { loadEngine, loadMatchers } from './plugin/jest-load.js'
 import type { TestScenario } from './scenario/per-test.js'
 
@@ -32,7 +34,7 @@ interface JestExpect {
 type Hook = (fn: () => unknown) => void
 /** Where fluxlab's jest environment (`jest-environment.cjs`) finds what to undo before it tears the file's environment down. */
 const TEARDOWN = Symbol.for('fluxlab.jest.teardown')
-const g = globalThis as unknown as { expect?: JestExpect; beforeEach?: Hook; afterEach?: Hook; afterAll?: Hook }
+const g = globalThis as unknown as { expect?: JestExpect; beforeAll?: Hook; beforeEach?: Hook; afterEach?: Hook; afterAll?: Hook }
 
 if (g.expect && g.beforeEach && g.afterEach) {
   const expect = g.expect
@@ -43,6 +45,12 @@ if (g.expect && g.beforeEach && g.afterEach) {
   if (fromConfig && typeof fromConfig === 'object') configure(fromConfig)
   // @note issue 14: jest loads this file afresh in every test file, so the whole-suite engine (and the interceptors
   // behind it), the matcher code and the run-summary facts load where used (see plugin/jest-load.ts).
+  // SPEC §2 "Keys": before the test file is collected, its key skip gates see placeholders for exactly the variables its
+  // own fixtures name (a record run and a file with no fixture get none). jest gives each test file its own `process.env`.
+  const testPath = expect.getState().testPath
+  const keys = holdFileKeys({ rootDir: process.cwd(), testFile: testPath, options: state.options, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
+  // Issue 24: the credential variables a file with fixtures reads unset while it is collected, for a skipped test's report.
+  const stopWatch = keys.fixtures > 0 ? watchUnsetKeys(process) : undefined
   let engine = perTestMode(state.options) ? loadEngine() : undefined
   if (engine) {
     engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
@@ -67,6 +75,11 @@ if (g.expect && g.beforeEach && g.afterEach) {
       ? undefined
       : { runner: 'jest', name, why: 'jest has no per-test async context', fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest 4.1 and later support `test.concurrent`).' }
   }
+  // jest runs the setup's beforeAll before the file's own: collection is over.
+  let unsetKeys: string[] = []
+  g.beforeAll?.(() => {
+    unsetKeys = stopWatch?.() ?? []
+  })
   g.beforeEach(() => {
     const st = expect.getState()
     const ctx: TestContext = {
@@ -108,13 +121,23 @@ if (g.expect && g.beforeEach && g.afterEach) {
   })
   // Judge verdicts no test of this file used: listed, never pruned (a setup file cannot tell whether the file passed).
   g.afterAll?.(async () => {
+    // The run summary: what may have closed a skipped test's gate (the file's code read these unset while collected).
+    unsetKeys = stopWatch?.() ?? unsetKeys
+    if (unsetKeys.length && testPath) {
+      const { appendFacts } = await import('./reporter/facts.js')
+      appendFacts({ kind: 'file', file: testPath, unsetKeys })
+    }
     if (judgeTapesUsed()) {
       const { describeJudgeTapeReport, finishJudgeTapes } = await import('./judge/index.js')
       for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))
     }
     // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll; jest runs this
     // afterAll before the file's own, so a model call in those is refused).
-    await engine?.finishFileScenario()
+    try {
+      await engine?.finishFileScenario()
+    } finally {
+      keys.release()
+    }
   })
 }
 

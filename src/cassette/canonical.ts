@@ -31,7 +31,7 @@ export interface CanonicalOptions {
  */
 export function canonicalRequest(method: string, url: URL, bodyText: string, opts: CanonicalOptions): CanonicalRequest {
   const redactedUrl = new URL(opts.redactor.url(url.href))
-  const path = redactedUrl.pathname + sortedQuery(redactedUrl)
+  const path = redactedUrl.pathname + sortedQuery(keptQuery(redactedUrl))
   return { method: method.toUpperCase(), path, body: canonicalBody(bodyText, opts) }
 }
 
@@ -101,7 +101,7 @@ export function httpToolCall(
   bodyText: string,
   opts: CanonicalOptions & { mcp?: boolean },
 ): { name: string; args: Record<string, unknown>; key: string; rpcId?: string | number } {
-  const query = [...new URL(opts.redactor.url(url.href)).searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
+  const query = keptQuery(new URL(opts.redactor.url(url.href))).sort(([a], [b]) => (a < b ? -1 : 1))
   const args: Record<string, unknown> = {}
   if (query.length) args.query = Object.fromEntries(query)
   const body = canonicalBody(bodyText, opts)
@@ -150,8 +150,19 @@ function mcpName(method: string, rpc: Record<string, unknown> | undefined, mcpHe
   return method === 'GET' ? 'mcp stream' : method === 'DELETE' ? 'mcp close' : undefined
 }
 
-function sortedQuery(url: URL): string {
-  const entries = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+/**
+ * The query parameters that count toward a key: every one but a secret (`?key=`, `?api_key=`, a token), whose
+ * whole value the redactor replaced.
+ * @note SPEC §3 ("URL without secret query params"), issue 24: a replay sends the placeholder key, whose redacted
+ * form differs from the recorded key's, so a key in the query made every such request drift.
+ */
+function keptQuery(url: URL): Array<[string, string]> {
+  return [...url.searchParams.entries()].filter(([, v]) => !WHOLE_PLACEHOLDER.test(v))
+}
+const WHOLE_PLACEHOLDER = /^\[REDACTED:[0-9a-f]{8}\]$/
+
+function sortedQuery(query: Array<[string, string]>): string {
+  const entries = query.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   if (entries.length === 0) return ''
   // @note URLSearchParams percent-encodes a placeholder (`%5BREDACTED%3A…%5D`), which the secret scan
   // then reads as a `?key=` credential and refuses to write: keep placeholders literal.

@@ -109,6 +109,11 @@ export interface Manifest {
   input?: unknown
   models: string[]
   providerHosts: string[]
+  /**
+   * The environment variables whose values the recorded requests carried (names only): a replay gives exactly
+   * these a placeholder when unset (absent in fixtures recorded before 0.1.1: the provider hosts decide).
+   */
+  keyVars?: string[]
   cassetteMaxBytes: number
   redaction: string
 }
@@ -310,6 +315,7 @@ function buildSchemas(z: typeof Zod) {
       input: z.optional(z.unknown()),
       models: z.array(z.string(), 'expected "models" (a list of strings)'),
       providerHosts: z.array(z.string(), 'expected "providerHosts" (a list of strings)'),
+      keyVars: z.optional(z.array(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected "keyVars" to list variable names')), 'expected "keyVars" (a list of variable names)')),
       cassetteMaxBytes: count('"cassetteMaxBytes"'),
       redaction: z.string('expected "redaction" (the redactor marker)'),
       fork: z.optional(z.looseObject({ parent: text('"fork.parent"'), parentRecordedAt: z.string(), change: z.string() }, 'expected "fork" {"parent", "parentRecordedAt", "change"}')),
@@ -428,5 +434,6 @@ export function isManifest(v: unknown): boolean {
   if (!isNum(v.formatVersion) || typeof v.fluxlabVersion !== 'string' || !isText(v.name) || (v.name as string).length < 1) return false
   if (source !== undefined && !(isObj(source) && isText(source.file) && isText(source.name) && isOptText(source.project) && (source.runner === undefined || source.runner === 'vitest' || source.runner === 'jest'))) return false
   if (typeof v.recordedAt !== 'string' || !isStrings(v.models) || !isStrings(v.providerHosts) || !isCount(v.cassetteMaxBytes) || typeof v.redaction !== 'string') return false
+  if (v.keyVars !== undefined && !(isStrings(v.keyVars) && (v.keyVars as string[]).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)))) return false
   return fork === undefined || (isObj(fork) && isText(fork.parent) && typeof fork.parentRecordedAt === 'string' && typeof fork.change === 'string')
 }

@@ -104,7 +104,7 @@ export function attachScenario(o: AttachOptions): Attached {
       const trace = renderTrace(o.name, steps)
       if (o.mode === 'record') {
         if (programFailed || steps.length === 0) return result
-        const { model, tools } = run.recordedCells()
+        const { model, tools, keyVars } = run.recordedCells()
         try {
           refuseProviderWithoutModelCall(o.name, { model, tools }, o.options.hosts)
         } catch (e) {
@@ -112,7 +112,7 @@ export function attachScenario(o: AttachOptions): Attached {
           return result
         }
         const { redactor, maxBytes } = settings
-        const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, maxBytes, redaction: redactor.marker })
+        const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, keyVars, maxBytes, redaction: redactor.marker })
         saveRecording({ dir: o.dir, manifest, model, tools, trace, disable: o.options.redact?.disable })
         result.saved = true
         result.trace = 'recorded'

@@ -10,7 +10,7 @@
 import type { RealSocket, SocketConnection } from '../interceptor/websocket.js'
 import { OPEN_FRAME } from '../providers/socket.js'
 import { sentBy } from './own-sender.js'
-import { REPLAY_KEY } from './replay-keys.js'
+import { placeholderIn, REPLAY_KEY, replayKeyFor } from './replay-keys.js'
 
 type Route = (request: Request) => Promise<Response | undefined>
 /** The model a frame names, read by the family's codec (`setup.model`, the URL's `model`). */
@@ -55,7 +55,8 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
   const { url } = connection
   let model: string | undefined
   const recorded = connection.protocols.filter((p) => !CREDENTIAL_PROTOCOL.test(p))
-  const placeholder = connection.protocols.some((p) => p.includes(REPLAY_KEY))
+  // The placeholder a replay filled, as the request carries it (it names its variable).
+  const placeholder = connection.protocols.map(placeholderIn).find((v) => v !== undefined)
   let real: RealSocket | undefined
   let latest: Answers | undefined
   let closed = false
@@ -102,7 +103,7 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
   const request = (body: string, send: (upstream: Record<string, URL>) => Promise<Response>): Request => {
     // @note the key travels in a subprotocol that is kept out of the request (and so the fixture): when it is the
     // placeholder a replay fills, a header carrying it lets recording refuse the socket with FLUX_NO_KEY.
-    const headers = { 'content-type': 'application/json', ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}), ...(placeholder ? { 'x-fluxlab-key': REPLAY_KEY } : {}) }
+    const headers = { 'content-type': 'application/json', ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}), ...(placeholder !== undefined ? { 'x-fluxlab-key': placeholder ? replayKeyFor(placeholder) : REPLAY_KEY } : {}) }
     const req = sentBy(new Request(url.href, { method: 'POST', headers, body }), send)
     model = modelOf(safeParse(body)) ?? model
     if (model) models.set(req, model)

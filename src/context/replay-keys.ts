@@ -1,54 +1,157 @@
 /**
- * Provider key variables that SDK constructors insist on (`new OpenAI()` throws
- * without `OPENAI_API_KEY`). In replay no request leaves the process, so a
- * missing key is filled with a placeholder for the duration of the run.
+ * Placeholder keys (SPEC §2 "Keys"). A replay sends nothing to a provider, but SDK constructors insist on
+ * a key (`new OpenAI()` throws without `OPENAI_API_KEY`) and suites gate tests on them
+ * (`describe.skipIf(!process.env.GROQ_API_KEY)`). While recording, the fixture's manifest notes the
+ * names of the variables whose values its requests carried (`keyVars`); on replay exactly those get a
+ * placeholder when unset, so the gates open for the providers the fixtures recorded and for no other.
  */
-const PROVIDER_KEY_VARS = [
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'GOOGLE_GENERATIVE_AI_API_KEY',
-  'AZURE_OPENAI_API_KEY',
-  'AZURE_API_KEY',
-  'MISTRAL_API_KEY',
-  'GROQ_API_KEY',
-  'XAI_API_KEY',
-  'DEEPSEEK_API_KEY',
-  'OPENROUTER_API_KEY',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-] as const
 
-/**
- * The key variables a replay fills: the missing ones. The AWS pair goes together: a secret is
- * filled only beside a filled key id, so a real key id is never signed with a placeholder secret
- * (that request would not carry the placeholder, and would reach AWS).
- * @example
- * missingKeyVars({ OPENAI_API_KEY: 'sk-…' }) // ['ANTHROPIC_API_KEY', …, 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']
- */
-export function missingKeyVars(env: NodeJS.ProcessEnv, extra: readonly string[] = []): string[] {
-  const names = [...new Set([...PROVIDER_KEY_VARS, ...extra])]
-  return names.filter((k) => !env[k] && (k !== 'AWS_SECRET_ACCESS_KEY' || !env.AWS_ACCESS_KEY_ID))
-}
-
+/** The start of every placeholder value; the full value names its variable (`fluxlab-replay-no-key-GROQ_API_KEY`). */
 export const REPLAY_KEY = 'fluxlab-replay-no-key'
 
-const KEY = Symbol.for('fluxlab.replay-keys.v1')
+/**
+ * The placeholder a replay puts in `name`.
+ * @example
+ * replayKeyFor('GROQ_API_KEY') // 'fluxlab-replay-no-key-GROQ_API_KEY'
+ */
+export function replayKeyFor(name: string): string {
+  return `${REPLAY_KEY}-${name}`
+}
+
+/**
+ * Whether a value is (or holds) a placeholder of a replay, not a real key.
+ * @example
+ * isReplayKey(process.env.OPENAI_API_KEY)
+ */
+export function isReplayKey(value: string | undefined): boolean {
+  return value !== undefined && value.includes(REPLAY_KEY)
+}
+
+/**
+ * The variable whose placeholder `text` carries (a header value, a URL), if it carries one.
+ * @example
+ * placeholderIn('Bearer fluxlab-replay-no-key-GROQ_API_KEY') // 'GROQ_API_KEY'
+ */
+export function placeholderIn(text: string): string | undefined {
+  const at = text.indexOf(REPLAY_KEY)
+  if (at < 0) return undefined
+  return /^-([A-Za-z_][A-Za-z0-9_]*)/.exec(text.slice(at + REPLAY_KEY.length))?.[1] ?? ''
+}
+
+/**
+ * Vendor hosts and the key variables their SDKs read: the names fixtures recorded before `keyVars`
+ * existed fall back to (by their manifest's `providerHosts`). A host of a gateway or an emulator is in no
+ * row: such a fixture names no variable until it is re-recorded.
+ */
+const HOST_KEY_VARS: ReadonlyArray<readonly [host: string | RegExp, vars: readonly string[]]> = [
+  ['api.openai.com', ['OPENAI_API_KEY']],
+  ['api.anthropic.com', ['ANTHROPIC_API_KEY']],
+  ['generativelanguage.googleapis.com', ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY']],
+  ['api.groq.com', ['GROQ_API_KEY']],
+  ['api.mistral.ai', ['MISTRAL_API_KEY']],
+  ['api.x.ai', ['XAI_API_KEY']],
+  ['api.deepseek.com', ['DEEPSEEK_API_KEY']],
+  ['openrouter.ai', ['OPENROUTER_API_KEY']],
+  ['api.fireworks.ai', ['FIREWORKS_API_KEY']],
+  ['api.together.xyz', ['TOGETHER_API_KEY']],
+  ['api.together.ai', ['TOGETHER_API_KEY']],
+  ['api.cohere.com', ['COHERE_API_KEY', 'CO_API_KEY']],
+  ['api.cohere.ai', ['COHERE_API_KEY', 'CO_API_KEY']],
+  ['api.perplexity.ai', ['PERPLEXITY_API_KEY']],
+  ['api.cerebras.ai', ['CEREBRAS_API_KEY']],
+  ['api.deepinfra.com', ['DEEPINFRA_API_KEY']],
+  [/\.openai\.azure\.com$|\.cognitiveservices\.azure\.com$|\.services\.ai\.azure\.com$/, ['AZURE_OPENAI_API_KEY', 'AZURE_API_KEY']],
+  [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']],
+]
+
+/**
+ * The key variables a fixture's replay fills: the names its manifest noted, else (a fixture recorded before
+ * fluxlab noted them) the vendor table's for its provider hosts.
+ * @example
+ * replayKeyVars({ keyVars: ['GROQ_API_KEY'], providerHosts: ['api.groq.com'] }) // ['GROQ_API_KEY']
+ * replayKeyVars({ providerHosts: ['api.anthropic.com'] }) // ['ANTHROPIC_API_KEY']
+ */
+export function replayKeyVars(manifest: { keyVars?: unknown; providerHosts?: unknown }): string[] {
+  if (Array.isArray(manifest.keyVars)) return manifest.keyVars.filter((k): k is string => typeof k === 'string' && VAR_NAME.test(k))
+  const hosts = Array.isArray(manifest.providerHosts) ? manifest.providerHosts.filter((h): h is string => typeof h === 'string') : []
+  const out = new Set<string>()
+  for (const host of hosts) {
+    const name = host.toLowerCase().replace(/:443$/, '')
+    for (const [match, vars] of HOST_KEY_VARS) if (typeof match === 'string' ? match === name : match.test(name)) for (const v of vars) out.add(v)
+  }
+  return [...out]
+}
+
+const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** Name parts that say a variable holds a credential. */
+const CREDENTIAL_PART = /(^|_)(API_?KEY|KEY|KEYS|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PAT|AUTH|CREDENTIAL|CREDENTIALS|BEARER)(_|$)/i
+/** Request headers whose value is a credential. */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|anthropic-api-key|x-amz-security-token|cookie)$|key|token|secret|auth/i
+/** Companion variables an SDK needs beside one that reaches the wire (a SigV4 request carries the key id, never the secret). */
+const COMPANIONS: Record<string, readonly string[]> = { AWS_ACCESS_KEY_ID: ['AWS_SECRET_ACCESS_KEY'] }
+
+/**
+ * The names of the environment variables whose values `request` carries in a header, its URL or its query
+ * (never the values): a variable whose name reads as a credential (`…_API_KEY`, `…_TOKEN`, `…_SECRET`), or any
+ * variable whose value a credential header or query parameter carries. Values shorter than 8 characters, with
+ * whitespace, or holding a URL are never taken for keys (a base URL the request was sent to is not a key).
+ * @example
+ * carriedKeyVars(new Request('https://api.groq.com/openai/v1/chat/completions', { headers: { authorization: 'Bearer gsk_x…' } }), process.env) // ['GROQ_API_KEY']
+ */
+export function carriedKeyVars(request: { url: string; headers: Headers }, env: NodeJS.ProcessEnv = process.env): string[] {
+  const credential: string[] = []
+  const other: string[] = []
+  for (const [name, value] of request.headers) (CREDENTIAL_HEADER.test(name) ? credential : other).push(value)
+  const url = new URL(request.url)
+  for (const [name, value] of url.searchParams) (CREDENTIAL_HEADER.test(name) ? credential : other).push(value)
+  const path = safeDecode(url.pathname)
+  const out = new Set<string>()
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < 8 || /\s/.test(value) || value.includes('://') || isReplayKey(value) || !VAR_NAME.test(name)) continue
+    const carried = credential.some((v) => v.includes(value)) || (CREDENTIAL_PART.test(name) && (other.some((v) => v.includes(value)) || path.includes(value)))
+    if (!carried) continue
+    out.add(name)
+    for (const c of COMPANIONS[name] ?? []) if (env[c]) out.add(c)
+  }
+  return [...out].sort()
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+const KEY = Symbol.for('fluxlab.replay-keys.v2')
 const g = globalThis as Record<symbol, unknown>
 const st = (g[KEY] ??= { refs: 0, filled: [] as string[] }) as { refs: number; filled: string[] }
 
 /**
- * Fill missing provider key variables until the returned release runs (ref-counted across concurrent runs).
+ * Which of `names` a replay fills in `env`: those unset. `AWS_SECRET_ACCESS_KEY` goes only beside a placeholder
+ * `AWS_ACCESS_KEY_ID`, so a real key id is never signed with a placeholder secret (that request would carry no
+ * placeholder, and would reach AWS).
  * @example
- * const release = fillReplayKeys()
+ * missingKeyVars({ OPENAI_API_KEY: 'sk-…' }, ['OPENAI_API_KEY', 'GROQ_API_KEY']) // ['GROQ_API_KEY']
+ */
+export function missingKeyVars(env: NodeJS.ProcessEnv, names: readonly string[]): string[] {
+  const unset = [...new Set(names)].filter((k) => !env[k])
+  const keyId = env.AWS_ACCESS_KEY_ID
+  return unset.filter((k) => k !== 'AWS_SECRET_ACCESS_KEY' || (keyId ? isReplayKey(keyId) : unset.includes('AWS_ACCESS_KEY_ID')))
+}
+
+/**
+ * Give each of `names` that is unset a placeholder ({@link missingKeyVars}) until the returned release runs
+ * (ref-counted across holders: a test file's setup and the runs inside it).
+ * @example
+ * const release = fillReplayKeys(process.env, ['GROQ_API_KEY'])
  * try { await agent() } finally { release() }
  */
-export function fillReplayKeys(env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = []): () => void {
+export function fillReplayKeys(env: NodeJS.ProcessEnv, names: readonly string[]): () => void {
   st.refs++
-  // A later fill may name more variables (another scenario's `keys`): those are filled too, and go with the rest.
-  for (const k of missingKeyVars(env, extra)) {
-    env[k] = REPLAY_KEY
+  for (const k of missingKeyVars(env, names)) {
+    env[k] = replayKeyFor(k)
     st.filled.push(k)
   }
   let released = false
@@ -56,7 +159,7 @@ export function fillReplayKeys(env: NodeJS.ProcessEnv = process.env, extra: read
     if (released) return
     released = true
     if (--st.refs === 0) {
-      for (const k of st.filled) if (env[k] === REPLAY_KEY) delete env[k]
+      for (const k of st.filled) if (isReplayKey(env[k])) delete env[k]
       st.filled = []
     }
   }

@@ -10,6 +10,8 @@ export interface TrackedRun {
   readonly name: string
   readonly dir: string
   readonly mode: 'record' | 'replay'
+  /** A recording run wrote its fixture. */
+  readonly written?: boolean
   readonly divergences: readonly Divergence[]
   readonly steps: readonly TraceStep[]
   readonly modelLive: number

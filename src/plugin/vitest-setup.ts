@@ -3,7 +3,7 @@
 // file at load on 3.2 and 4.0, so it is read from the namespace, and those get beforeEach/afterEach (as jest does).
 import { createRequire } from 'node:module'
 import * as vitest from 'vitest'
-import { afterAll, afterEach, beforeEach, expect, inject } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from 'vitest'
 import { toUpdateState, updateStateFromEnv } from '../golden/update-mode.js'
 import { judgeTapesUsed } from '../judge/uses.js'
 import { lazyMatchers } from '../matchers/lazy.js'
@@ -11,6 +11,8 @@ import { configure } from '../context/configure.js'
 import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { perTestMode } from '../context/options.js'
+import { holdFileKeys } from '../context/file-keys.js'
+import { watchUnsetKeys } from '../context/env-reads.js'
 import type { TestScenario } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
 
@@ -39,7 +41,19 @@ expect.extend(lazyMatchers(() => (createRequire(import.meta.url)('./matchers.js'
 
 const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
 if (provided?.options) configure(provided.options)
-const rootDir = (globalThis as { __vitest_worker__?: { config?: { root?: string } } }).__vitest_worker__?.config?.root ?? process.cwd()
+const worker = (globalThis as { __vitest_worker__?: { filepath?: string; config?: { root?: string } } }).__vitest_worker__
+const rootDir = worker?.config?.root ?? process.cwd()
+// SPEC §2 "Keys": before the test file is collected, its key skip gates see placeholders for exactly the variables its own
+// fixtures name (a record run and a file with no fixture get none); released when the file ends (afterAll, below).
+const keys = holdFileKeys({ rootDir, testFile: worker?.filepath, options: state.options, updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv() })
+// Issue 24: the credential variables a file with fixtures reads unset while it is collected, for a skipped test's report.
+const stopWatch = keys.fixtures > 0 ? watchUnsetKeys(process) : undefined
+let unsetKeys: string[] = []
+// @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use. This one, the setup's,
+// runs before the file's own beforeAll: collection is over.
+beforeAll(function ({}: object) {
+  unsetKeys = stopWatch?.() ?? []
+})
 const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 // @note issue 14: the per-test engine (and @mswjs/interceptors behind it) is loaded only where it is used: in
 // whole-suite mode, and on vitest 3.2 / 4.0 for `test.concurrent` routing. A test file that opens no scenario in
@@ -175,6 +189,13 @@ afterAll(async function ({}: object) {
     const { describeJudgeTapeReport, finishJudgeTapes } = await import('../judge/index.js')
     for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
   }
+  // The run summary reads it from the file's meta: what may have closed a skipped test's gate.
+  unsetKeys = stopWatch?.() ?? unsetKeys
+  if (suite && unsetKeys.length) (suite as SuiteLike & { meta?: Record<string, unknown> }).meta!.fluxlab = { unsetKeys }
   // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
-  await perTest?.finishFileScenario()
+  try {
+    await perTest?.finishFileScenario()
+  } finally {
+    keys.release()
+  }
 })

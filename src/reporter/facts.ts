@@ -23,6 +23,8 @@ export interface SessionFacts {
   name: string
   dir: string
   mode: 'record' | 'replay'
+  /** A recording run wrote its fixture. */
+  written?: boolean
   modelCalls: number
   toolCalls: number
   modelLive: number
@@ -35,6 +37,14 @@ export interface SessionFacts {
   cost: number
   /** Model ids with usage and no price. */
   unpriced: string[]
+}
+
+/** What a test file's setup saw while the file was collected (the runner setups report it once per file). */
+export interface FileFacts {
+  /** Absolute path of the test file. */
+  file: string
+  /** Credential-like variables the file's code read while it was collected and found unset: what may have closed a skip gate. */
+  unsetKeys: string[]
 }
 
 export interface TestFacts {
@@ -91,6 +101,7 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
     name: s.name,
     dir: s.dir,
     mode: s.mode,
+    ...(s.written ? { written: true } : {}),
     modelCalls,
     toolCalls,
     modelLive: s.modelLive,
@@ -104,11 +115,12 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
 }
 
 /**
- * jest workers: append one test's facts to the run's facts file, when the fluxlab reporter asked for them.
+ * jest workers: append one test's facts (or a test file's, `{ kind: 'file', … }`) to the run's facts file, when the
+ * fluxlab reporter asked for them.
  * @example
  * appendFacts(collectFacts(ctx))
  */
-export function appendFacts(facts: TestFacts, env: NodeJS.ProcessEnv = process.env): void {
+export function appendFacts(facts: TestFacts | ({ kind: 'file' } & FileFacts), env: NodeJS.ProcessEnv = process.env): void {
   const file = env[FACTS_ENV]
   if (!file) return
   // @note one append of one line is a single write(2): lines from parallel workers do not interleave.

@@ -18,6 +18,7 @@ import { formatSummary, summarize, type RanTest, type TestState } from './summar
 interface AssertionLike {
   fullName: string
   status: string
+  failureMessages?: string[]
 }
 interface TestResultLike {
   testFilePath: string
@@ -62,15 +63,22 @@ export default class FluxlabJestReporter {
 
   onRunComplete(_contexts: unknown, results: AggregatedLike): void {
     const facts = new Map<string, TestFacts>()
-    for (const f of readFacts(this.file)) facts.set(`${f.file}\0${f.test}`, f)
+    const read = readFacts(this.file)
+    for (const f of read.tests) facts.set(`${f.file}\0${f.test}`, f)
     const tests: RanTest[] = []
     const files: string[] = []
     for (const file of results.testResults) {
       if (!file.testExecError) files.push(file.testFilePath)
       for (const a of file.testResults)
-        tests.push({ file: file.testFilePath, name: a.fullName, state: toState(a.status), facts: facts.get(`${file.testFilePath}\0${a.fullName}`) })
+        tests.push({
+          file: file.testFilePath,
+          name: a.fullName,
+          state: toState(a.status),
+          ...(a.failureMessages?.length ? { errors: a.failureMessages } : {}),
+          facts: facts.get(`${file.testFilePath}\0${a.fullName}`),
+        })
     }
-    const summary = summarize({ tests, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
+    const summary = summarize({ tests, fileFacts: read.files, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
     const colors = pc.createColors(colorOn(process.stderr))
     process.stderr.write(`${formatSummary(summary, colors, { ci: isCi() })}\n`)
     rmSync(this.file, { force: true })

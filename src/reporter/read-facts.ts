@@ -5,23 +5,31 @@
  */
 import * as z from 'zod/mini'
 import { readJsonl } from '../cassette/jsonl.js'
-import type { TestFacts } from './facts.js'
+import type { FileFacts, TestFacts } from './facts.js'
 
-/** What a facts line must be for the summary to use it. */
-const factsSchema = z.looseObject({
-  file: z.string('expected a string "file"'),
-  test: z.string('expected a string "test"'),
-  base: z.string('expected a string "base"'),
-  opened: z.array(z.string(), 'expected "opened" to be an array of strings'),
-  sessions: z.array(z.looseObject({}), 'expected "sessions" to be an array'),
-})
+/** What a facts line must be for the summary to use it: one test's facts, or one test file's. */
+const factsSchema = z.union([
+  z.looseObject({
+    file: z.string('expected a string "file"'),
+    test: z.string('expected a string "test"'),
+    base: z.string('expected a string "base"'),
+    opened: z.array(z.string(), 'expected "opened" to be an array of strings'),
+    sessions: z.array(z.looseObject({}), 'expected "sessions" to be an array'),
+  }),
+  z.looseObject({ kind: z.literal('file'), file: z.string('expected a string "file"'), unsetKeys: z.array(z.string(), 'expected "unsetKeys" to be an array of strings') }),
+])
 
 /**
- * The jest reporter: every test's facts in the run's facts file. A line a killed worker left torn (or any
- * other bad line) is left out: the facts only add to the summary, and that test's failure is reported by jest.
+ * The jest reporter: every test's facts, and every test file's, in the run's facts file. A line a killed worker left
+ * torn (or any other bad line) is left out: the facts only add to the summary, and that test's failure is reported by jest.
  * @example
- * readFacts(process.env.FLUX_FACTS_FILE!).length
+ * readFacts(process.env.FLUX_FACTS_FILE!).tests.length
  */
-export function readFacts(file: string): TestFacts[] {
-  return readJsonl<TestFacts>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
+export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[] } {
+  const lines = readJsonl<TestFacts | ({ kind: 'file' } & FileFacts)>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
+  const files: FileFacts[] = []
+  const tests: TestFacts[] = []
+  for (const l of lines) if ('kind' in l && l.kind === 'file') files.push({ file: l.file, unsetKeys: l.unsetKeys })
+  else tests.push(l as TestFacts)
+  return { tests, files }
 }

@@ -35,29 +35,52 @@ describe('summarize', () => {
   it('counts runs by mode, hermetic ones, live calls, cost, and drift', () => {
     const root = project({})
     const tests: RanTest[] = [
-      { file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run(), run({ mode: 'record', hermetic: false, modelLive: 2, cost: 0.002 })]) },
+      { file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run(), run({ mode: 'record', written: true, hermetic: false, modelLive: 2, cost: 0.002 })]) },
       { file: join(root, 'a.test.ts'), name: 'two', state: 'failed', facts: facts(root, [], [run({ hermetic: false, warnings: [{ code: 'model_request_drift', step: 'model#1', message: 'm' }], unpriced: ['x'] })]) },
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
-    expect(s).toMatchObject({ scenarios: 3, replayed: 2, recorded: 1, failed: 1, hermetic: 1, liveModelCalls: 2, unpriced: ['x'], obsolete: [] })
+    expect(s).toMatchObject({ scenarios: 3, replayed: 2, recorded: 1, tests: { passed: 1, failed: 1, skipped: 0 }, hermetic: 1, liveModelCalls: 2, unpriced: ['x'], obsolete: [] })
     expect(s.cost).toBeCloseTo(0.004)
     expect(formatSummary(s, pc.createColors(false))).toBe(
-      ' fluxlab  3 scenarios: 2 replayed, 1 recorded, 1 failed · hermetic 1/2 · live model calls 2 · recorded cost $0.00400 + no price for x · drift warnings 1\n' +
+      ' fluxlab  3 scenarios: 2 replayed, 1 recorded · tests 1 passed, 1 failed, 0 skipped · hermetic 1/2 · live model calls 2 · recorded cost $0.00400 + no price for x · drift warnings 1\n' +
         '          ⚠ capital model#1 model_request_drift: m\n' +
         '            a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: give it a placeholder with `redact.replace`, or leave its field out of the key with `ignore` (docs/configuration.md)',
     )
   })
 
-  it('says how many recording runs had no call to record (a whole-suite test with no model call writes no fixture)', () => {
-    // Measured on a real suite: "137 scenarios: 0 replayed, 137 recorded" while 20 of them wrote nothing.
+  it('counts as recorded only the fixtures written, and says how many tests had no model call to record', () => {
+    // Measured on real suites: "137 scenarios: 0 replayed, 137 recorded" while 20 of them wrote nothing, and
+    // "recorded" for 136 tests that wrote nothing because they failed.
     const root = project({})
     const tests: RanTest[] = [
-      { file: join(root, 'a.test.ts'), name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record' })]) },
+      { file: join(root, 'a.test.ts'), name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record', written: true })]) },
       { file: join(root, 'a.test.ts'), name: 'adds', state: 'passed', facts: facts(root, [], [run({ mode: 'record', modelCalls: 0, toolCalls: 0, cost: 0 })]) },
+      { file: join(root, 'a.test.ts'), name: 'fails', state: 'failed', errors: ['AssertionError: expected 1 to be 2'], facts: facts(root, [], [run({ mode: 'record' })]) },
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
-    expect(s).toMatchObject({ scenarios: 2, recorded: 2, empty: 1 })
-    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain('2 scenarios: 0 replayed, 2 recorded (1 with no call to record), 0 failed')
+    expect(s).toMatchObject({ scenarios: 1, recorded: 1, empty: 1, tests: { passed: 2, failed: 1, skipped: 0 }, fluxFailures: {} })
+    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' fluxlab  1 scenario: 0 replayed, 1 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed, 0 skipped · ')
+  })
+
+  it("counts the runner's failed tests, with fluxlab's own failures apart by code", () => {
+    // Measured on a real suite: under vitest's "115 failed", the summary said "56 replayed, 0 failed"; 114 were FLUX_NO_RECORDING.
+    const root = project({})
+    const file = join(root, 'a.test.ts')
+    const refused = (name: string): RanTest => ({ file, name, state: 'failed', errors: ['[fluxlab] FLUX_NO_RECORDING: Failed to open scenario "x": there is no fixture.'] })
+    const tests: RanTest[] = [
+      refused('a'),
+      refused('b'),
+      { file, name: 'c', state: 'failed', errors: ['FluxError: [fluxlab] FLUX_DIVERGED: Failed to replay scenario "c": the run left the tape.\n    at …'] },
+      { file, name: 'd', state: 'failed', errors: ['AssertionError: expected "Paris" to be "Rome"'] },
+      { file, name: 'e', state: 'passed', facts: facts(root, [], [run()]) },
+      { file, name: 'f', state: 'skipped' },
+    ]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(s.tests).toEqual({ passed: 1, failed: 4, skipped: 1 })
+    expect(s.fluxFailures).toEqual({ FLUX_NO_RECORDING: 2, FLUX_DIVERGED: 1 })
+    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' · tests 1 passed, 4 failed (2 FLUX_NO_RECORDING, 1 FLUX_DIVERGED), 1 skipped · ')
+    // A run where fluxlab refused every test still prints its summary.
+    expect(formatSummary(summarize({ tests: [refused('a')], files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))).toContain('tests 0 passed, 1 failed (1 FLUX_NO_RECORDING), 0 skipped')
   })
 
   it('folds drift at one place across tests into one line with its count, showing what changed', () => {
@@ -93,7 +116,7 @@ describe('summarize', () => {
     expect(summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: false }).obsolete).toEqual([])
   })
 
-  it('counts skipped tests and warns about a skipped test that has a fixture (its recording ran it)', () => {
+  it('counts skipped tests and warns about a skipped test that has a fixture, naming the unset variables its file read', () => {
     const root = project({ gated: 'needs a key' })
     const file = join(root, 'a.test.ts')
     const tests: RanTest[] = [
@@ -101,14 +124,18 @@ describe('summarize', () => {
       { file, name: 'todo', state: 'pending' },
       { file, name: 'kept', state: 'passed', facts: facts(root, [], [run()]) },
     ]
-    const s = summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true })
-    expect(s.skipped).toBe(2)
-    expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1)])).toEqual([['a.test.ts > needs a key', 'tests/scenarios/gated']])
+    const s = summarize({ tests, fileFacts: [{ file, unsetKeys: ['FIREWORKS_API_KEY'] }], files: [file], rootDir: root, bases: [], checkObsolete: true })
+    expect(s.tests.skipped).toBe(2)
+    expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1), t.unsetKeys])).toEqual([['a.test.ts > needs a key', 'tests/scenarios/gated', ['FIREWORKS_API_KEY']]])
     expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(
-      ' fluxlab  1 scenario: 1 replayed, 0 recorded, 0 failed · hermetic 1/1 · live model calls 0 · recorded cost $0.00100 · drift warnings 0 · tests skipped 2\n' +
-        "          ⚠ 1 skipped test has a fixture: it ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay, and the variables you list in `keys`:\n" +
-        '            a.test.ts > needs a key',
+      ' fluxlab  1 scenario: 1 replayed, 0 recorded · tests 1 passed, 0 failed, 2 skipped · hermetic 1/1 · live model calls 0 · recorded cost $0.00100 · drift warnings 0\n' +
+        '          ⚠ 1 skipped test has a fixture: it ran while recording, so a skip gate closed here and the fixture tests nothing:\n' +
+        '            a.test.ts > needs a key (its file read FIREWORKS_API_KEY unset)\n' +
+        "            fluxlab fills the key variables a fixture's requests carried; a gate on one that never reaches the wire opens with the `keys` option: keys: ['FIREWORKS_API_KEY'] (or FLUX_KEYS=FIREWORKS_API_KEY)",
     )
+    // Without a report of the file's reads, the advice says how to find the variable.
+    const bare = formatSummary(summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false), { cwd: root })
+    expect(bare).toContain('a gate on another variable (a flag, or a key that never reaches the wire) opens with the `keys` option (or FLUX_KEYS), naming it')
   })
 
   it('says so in one line when no scenario ran', () => {

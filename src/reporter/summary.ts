@@ -1,12 +1,15 @@
 /**
- * The run summary both reporters print: scenarios replayed / recorded / failed, hermetic count,
- * live model calls, recorded cost, drift warnings, and fixture directories no test opened.
+ * The run summary both reporters print: scenarios replayed / recorded (written), the runner's test counts with
+ * fluxlab's own failures by code, hermetic count, live model calls, recorded cost, drift warnings, skipped tests
+ * that have a fixture (and the unset variables their file read), and fixture directories no test opened.
  */
 import { relative, resolve, sep } from 'node:path'
 import type pc from 'picocolors'
 import { readSource } from '../cassette/fixture.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
-import type { TestFacts } from './facts.js'
+import type { FileFacts, TestFacts } from './facts.js'
+
+export type { FileFacts } from './facts.js'
 
 export type TestState = 'passed' | 'failed' | 'skipped' | 'pending'
 
@@ -18,16 +21,23 @@ export interface RanTest {
   name: string
   project?: string
   state: TestState
+  /** A failed test's error messages, as the runner reports them (fluxlab's own start with `[fluxlab] FLUX_…:`). */
+  errors?: readonly string[]
   facts?: TestFacts
 }
 
 export interface SuiteSummary {
+  /** Runs that replayed a fixture or wrote one. */
   scenarios: number
   replayed: number
+  /** Fixtures written by this run (a recording that failed, or made no model call in whole-suite mode, writes none). */
   recorded: number
-  /** Of `recorded`: runs that recorded no call at all (a whole-suite test with no model call writes no fixture). */
+  /** Recording runs that wrote nothing because they made no model call (a whole-suite test that calls no model). */
   empty: number
-  failed: number
+  /** The runner's own counts (skipped counts `todo` too). */
+  tests: { passed: number; failed: number; skipped: number }
+  /** Failed tests whose error is fluxlab's own, by its code (`FLUX_NO_RECORDING`: 114). */
+  fluxFailures: Record<string, number>
   hermetic: number
   liveModelCalls: number
   cost: number
@@ -35,14 +45,14 @@ export interface SuiteSummary {
   drift: Array<{ scenario: string; step: string; code: string; message: string }>
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
   obsolete: string[]
-  /** Tests the runner skipped. */
-  skipped: number
-  /** Skipped tests that have a fixture (their recording ran them): a skip-gate that behaves differently on replay. */
-  skippedWithFixture: Array<{ test: string; dir: string }>
+  /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
+  skippedWithFixture: Array<{ test: string; dir: string; unsetKeys: string[] }>
 }
 
 export interface SummaryInput {
   tests: RanTest[]
+  /** What each test file's setup reported, where it did. */
+  fileFacts?: FileFacts[]
   /** Test files (absolute) that were collected without a file-level error: only their fixtures can be obsolete. */
   files: string[]
   /** The directory `scenario.yaml`'s `source.file` is relative to (vitest root, jest's working directory). */
@@ -53,28 +63,33 @@ export interface SummaryInput {
   checkObsolete: boolean
 }
 
+/** The code of a fluxlab error among a test's error messages (`[fluxlab] FLUX_NO_RECORDING: Failed to …`). */
+const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
+
 /**
  * Fold the tests' facts into one summary.
  * @example
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, failed: 0, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skipped: 0, skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set(input.bases.map((b) => resolve(input.rootDir, b)))
   for (const t of input.tests) {
-    if (notRun(t)) s.skipped++
+    if (notRun(t)) s.tests.skipped++
+    else if (t.state === 'failed') {
+      s.tests.failed++
+      const code = t.errors?.map((e) => FLUX_CODE.exec(e)?.[1]).find((c) => c !== undefined)
+      if (code) s.fluxFailures[code] = (s.fluxFailures[code] ?? 0) + 1
+    } else s.tests.passed++
     if (!t.facts) continue
     bases.add(t.facts.base)
     for (const d of t.facts.opened) opened.add(resolve(d))
     for (const run of t.facts.sessions) {
-      s.scenarios++
       if (run.mode === 'replay') s.replayed++
-      else s.recorded++
-      if (run.mode === 'record' && run.modelCalls === 0 && run.toolCalls === 0) s.empty++
-      // @note a divergence the test asserted on (`expect(cf).not.toBeHermetic()`, a denial it expects) is not a failure.
-      if (t.state === 'failed' || (run.failures.length > 0 && !run.acknowledged)) s.failed++
+      else if (run.written) s.recorded++
+      else if (run.modelCalls === 0 && t.state !== 'failed') s.empty++
       if (run.hermetic) s.hermetic++
       s.liveModelCalls += run.modelLive
       s.cost += run.cost
@@ -82,6 +97,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       for (const w of run.warnings) if (w.code === 'model_request_drift') s.drift.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
     }
   }
+  s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   const unopened = unopenedFixtures([...bases], opened, input)
   if (input.checkObsolete) s.obsolete = unopened.obsolete
@@ -90,12 +106,13 @@ export function summarize(input: SummaryInput): SuiteSummary {
 }
 
 /** Fixtures no test opened: obsolete ones (their test passed without them), and those of tests that were skipped. */
-function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryInput): { obsolete: string[]; skipped: Array<{ test: string; dir: string }> } {
+function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryInput): { obsolete: string[]; skipped: SuiteSummary['skippedWithFixture'] } {
   const files = new Set(input.files.map((f) => resolve(f)))
+  const unsetKeys = new Map((input.fileFacts ?? []).map((f) => [resolve(f.file), f.unsetKeys]))
   const byTest = new Map<string, RanTest>()
   for (const t of input.tests) byTest.set(testKey(resolve(t.file), t.name, t.project), t)
   const out = new Set<string>()
-  const skipped: Array<{ test: string; dir: string }> = []
+  const skipped: SuiteSummary['skippedWithFixture'] = []
   for (const base of bases)
     for (const dir of findFixtures(base)) {
       // @note forks belong to their parent: they go (or stay) with it.
@@ -105,7 +122,7 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
       const file = resolve(input.rootDir, source.file)
       if (!files.has(file)) continue
       const test = byTest.get(testKey(file, source.name, source.project))
-      if (test && notRun(test)) skipped.push({ test: `${source.file} > ${source.name}`, dir })
+      if (test && notRun(test)) skipped.push({ test: `${source.file} > ${source.name}`, dir, unsetKeys: unsetKeys.get(file) ?? [] })
       // A test that was skipped, or failed before opening its scenario, says nothing about the fixture.
       if (test && test.state !== 'passed') continue
       out.add(dir)
@@ -131,23 +148,21 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   }
   const tag = c.inverse(c.bold(' fluxlab '))
   const pad = '          '
-  if (s.scenarios === 0 && s.obsolete.length === 0 && s.skippedWithFixture.length === 0) return `${tag} no scenarios ran`
+  const codes = Object.entries(s.fluxFailures).sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
+  if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && s.obsolete.length === 0 && s.skippedWithFixture.length === 0) return `${tag} no scenarios ran`
+  const { passed, failed, skipped } = s.tests
+  const fluxOwn = codes.length ? ` (${codes.map(([code, n]) => `${n} ${code}`).join(', ')})` : ''
   const head = [
-    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded${s.empty ? ` (${s.empty} with no call to record)` : ''}, ${s.failed ? c.red(`${s.failed} failed`) : '0 failed'}`,
+    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded${s.empty ? ` (${s.empty} test${s.empty === 1 ? '' : 's'} with no model call: nothing to record)` : ''}`,
+    `tests ${passed} passed, ${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + no price for ${s.unpriced.join(', ')}`) : ''}`,
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
-    ...(s.skipped ? [`tests skipped ${s.skippedWithFixture.length ? c.yellow(String(s.skipped)) : s.skipped}`] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   lines.push(...driftLines(s.drift, c, pad))
-  if (s.skippedWithFixture.length) {
-    const n = s.skippedWithFixture.length
-    lines.push(`${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate (a missing key?) tests nothing here; whole-suite mode (scenarios: 'per-test') fills provider keys for replay, and the variables you list in \`keys\`:`)
-    for (const t of s.skippedWithFixture.slice(0, 10)) lines.push(`${pad}  ${t.test}`)
-    if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
-  }
+  if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
     for (const d of s.obsolete.slice(0, 10)) lines.push(`${pad}  ${rel(d)}`)
@@ -155,6 +170,25 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     lines.push(`${pad}remove ${s.obsolete.length > 1 ? 'them' : 'it'} with: rm -r ${s.obsolete.map((d) => quote(rel(d))).join(' ')}`)
   }
   return lines.join('\n')
+}
+
+/**
+ * Skipped tests that have a fixture: their recording ran them, so a skip gate closed here. Each names the unset
+ * credential variables its file read while it was collected (fluxlab already fills the ones a fixture's requests
+ * carried, so these are the ones that never reached the wire), with the `keys` line that opens the gate.
+ */
+function skippedLines(skipped: SuiteSummary['skippedWithFixture'], c: ReturnType<typeof pc.createColors>, pad: string): string[] {
+  const n = skipped.length
+  const lines = [`${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate closed here and the fixture tests nothing:`]
+  for (const t of skipped.slice(0, 10)) lines.push(`${pad}  ${t.test}${t.unsetKeys.length ? ` (its file read ${t.unsetKeys.join(', ')} unset)` : ''}`)
+  if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
+  const names = [...new Set(skipped.flatMap((t) => t.unsetKeys))].sort()
+  lines.push(
+    names.length
+      ? `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on one that never reaches the wire opens with the \`keys\` option: keys: [${names.map((k) => `'${k}'`).join(', ')}] (or FLUX_KEYS=${names.join(',')})`
+      : `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on another variable (a flag, or a key that never reaches the wire) opens with the \`keys\` option (or FLUX_KEYS), naming it`,
+  )
+  return lines
 }
 
 const SERVED = 'request differs from the recording, served by position: '

@@ -5,16 +5,18 @@
  */
 import pc from 'picocolors'
 import type { TestFacts } from './facts.js'
-import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
+import { formatSummary, summarize, type FileFacts, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
   fullName: string
   meta(): { fluxlab?: TestFacts }
-  result(): { state: string }
+  result(): { state: string; errors?: ReadonlyArray<{ message?: string }> }
 }
 interface TestModuleLike {
   moduleId: string
   project?: { name?: string }
+  /** Set by fluxlab's setup file in the file's afterAll (vitest ≥ 3: every reported task has `meta()`). */
+  meta?(): { fluxlab?: { unsetKeys?: string[] } }
   errors?(): readonly unknown[]
   children: { allTests(): Iterable<TestCaseLike> }
 }
@@ -52,14 +54,19 @@ export class FluxlabVitestReporter {
     if (!vitest) return
     const tests: RanTest[] = []
     const files: string[] = []
+    const fileFacts: FileFacts[] = []
     for (const mod of testModules) {
       if (!mod.errors?.().length) files.push(mod.moduleId)
+      const unsetKeys = mod.meta?.().fluxlab?.unsetKeys
+      if (unsetKeys?.length) fileFacts.push({ file: mod.moduleId, unsetKeys })
       for (const t of mod.children.allTests()) {
         const facts = t.meta().fluxlab
-        tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, state: toState(t.result().state), facts })
+        const result = t.result()
+        const errors = result.errors?.map((e) => String(e.message ?? ''))
+        tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, state: toState(result.state), ...(errors?.length ? { errors } : {}), facts })
       }
     }
-    const summary = summarize({ tests, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
+    const summary = summarize({ tests, fileFacts, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
     const toStderr = !vitest.config.outputFile && (vitest.config.reporters ?? []).some((r) => STDOUT_DOCUMENTS.has(String(Array.isArray(r) ? r[0] : r)))
     const stream = toStderr ? process.stderr : process.stdout
     const colors = pc.createColors(colorOn(stream))

@@ -64,11 +64,12 @@ export function openCore(name: string, options: ScenarioOptions, test: TestConte
 
 /**
  * Write what a recording run captured as the scenario's fixture (refusing to clobber one that
- * appeared meanwhile, unless `FLUX_GOLDEN=update`).
+ * appeared meanwhile, unless `FLUX_GOLDEN=update`), and mark the run as one that wrote it.
  * @example
- * const traceSnapshot = saveCore(core, run.recordedCells(), trace)
+ * const traceSnapshot = saveCore(core, run, trace)
  */
-export function saveCore(core: ScenarioCore, cells: { model: ModelCell[]; tools: ToolCell[] }, trace: string): TraceSnapshot {
+export function saveCore(core: ScenarioCore, run: Run, trace: string): TraceSnapshot {
+  const cells = run.recordedCells()
   refuseProviderWithoutModelCall(core.name, cells, core.options.hosts)
   if (fixtureExists(core.dir) && readGolden() !== 'update')
     throw new FluxError('FLUX_FIXTURE_EXISTS', {
@@ -78,8 +79,10 @@ export function saveCore(core: ScenarioCore, cells: { model: ModelCell[]; tools:
     })
   const { redactor, maxBytes } = core.settings
   const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
-  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, maxBytes, redaction: redactor.marker })
-  return saveRecording({ dir: core.dir, manifest, ...cells, trace, disable: core.options.redact?.disable, updateState: core.updateState })
+  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, keyVars: cells.keyVars, maxBytes, redaction: redactor.marker })
+  const snapshot = saveRecording({ dir: core.dir, manifest, model: cells.model, tools: cells.tools, trace, disable: core.options.redact?.disable, updateState: core.updateState })
+  run.written = true
+  return snapshot
 }
 
 /**

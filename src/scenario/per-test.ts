@@ -4,15 +4,14 @@
  * it, and finish it when the test ends.
  */
 import { relative, resolve } from 'node:path'
-import { findFixtures } from '../cassette/find.js'
-import { DEFAULT_DIR, keysFrom, perTestMode } from '../context/options.js'
-import { readGolden, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
+import { perTestMode } from '../context/options.js'
+import { readFlag, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
 import { preemptsRequest, routeRequest } from '../context/route.js'
 import { state, type ConcurrentTest, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
 import { concurrentTestError, currentTest, finishTest, runningTestRef } from '../context/test-context.js'
-import { fillReplayKeys } from '../context/replay-keys.js'
+import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
@@ -50,19 +49,22 @@ export interface TestScenario {
  */
 export function interceptFromSetup(root: string, updateState: () => UpdateState = updateStateFromEnv): void {
   if (state.outside) return
-  // SPEC §2: placeholders for the provider keys before test files are collected, so key skip-gates
-  // (`describe.skipIf(!process.env.OPENAI_API_KEY)`) run the tests their fixtures replay.
-  if (readGolden() !== 'update' && findFixtures(resolve(root, state.options.dir ?? DEFAULT_DIR)).length > 0) fillReplayKeys(process.env, keysFrom(state.options))
   state.outside = {
-    // Inside a test file every request is its file scenario's (undici's too); outside every file, model calls only.
-    claims: (method, url) => runningTestRef()?.file !== undefined || detectModelCall(method, url, state.options.hosts ?? {}) !== undefined,
+    // Inside a test file every request is its file scenario's (undici's too); outside every file, model calls only
+    // (and, under FLUX_OFFLINE, every request: it is refused).
+    claims: (method, url) => runningTestRef()?.file !== undefined || detectModelCall(method, url, state.options.hosts ?? {}) !== undefined || readFlag('FLUX_OFFLINE'),
     preempts: (request) => detectModelCall(request.method, new URL(request.url), state.options.hosts ?? {}) !== undefined,
     async handle(request) {
       // Like a test's, the file scenario takes every request (a tool's HTTP too); one that makes no model call writes nothing.
       const file = fileScenario(root, updateState)
       if (file) return file.route.handle(request)
       const url = new URL(request.url)
-      if (!detectModelCall(request.method, url, state.options.hosts ?? {})) return undefined
+      if (!detectModelCall(request.method, url, state.options.hosts ?? {})) {
+        if (!readFlag('FLUX_OFFLINE')) return undefined
+        const error = offlineError(request, 'outside every test file')
+        console.warn(error.message)
+        return offTapeResponse(error.message)
+      }
       const error = new FluxError('FLUX_NOT_IN_TEST', {
         failed: `send ${request.method} ${url.host}${url.pathname}`,
         reason: 'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
@@ -177,7 +179,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       const { failure } = await run.drive(body)
       if (failure) throw failure.error
     },
-    ...attachable(run, core.decision.mode === 'replay'),
+    ...attachable(run, core.fixture ? [...replayKeyVars(core.fixture.manifest), ...core.settings.keys] : []),
     async finish(passed) {
       await run.close()
       if (run.fatal) {
@@ -191,7 +193,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
         refuseProviderWithoutModelCall(name, run.recordedCells(), options.hosts)
         if (!run.steps.some((s) => s.channel === 'model')) return
         const steps = asStored(run.orderedSteps())
-        saveCore(core, run.recordedCells(), renderTrace(name, steps))
+        saveCore(core, run, renderTrace(name, steps))
         return
       }
       settleTrace({
@@ -232,14 +234,14 @@ export function testOutcome(): Outcome<undefined> {
   })
 }
 
-/** Route a whole worker's traffic to `run` (jest, or a vitest without `aroundEach`). */
-function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'detach'> {
+/** Route a whole worker's traffic to `run` (jest, or a vitest without `aroundEach`), its fixture's key variables filled. */
+function attachable(run: Run, keyVars: readonly string[]): Pick<TestScenario, 'attach' | 'detach'> {
   let release: (() => void) | undefined
   return {
     attach() {
       run.register()
       const interception = acquireInterception(routeRequest, preemptsRequest)
-      const keys = replay ? fillReplayKeys(process.env, keysFrom(state.options)) : () => {}
+      const keys = keyVars.length ? fillReplayKeys(process.env, keyVars) : () => {}
       state.attached = run
       release = () => {
         if (state.attached === run) state.attached = undefined
@@ -257,20 +259,23 @@ function attachable(run: Run, replay: boolean): Pick<TestScenario, 'attach' | 'd
 /**
  * The scenario of a test that can neither replay nor record here: model calls, and any other
  * request to a provider's host (a file upload, a model list), are refused with `refused`; other
- * HTTP passes through as it would without fluxlab.
+ * HTTP passes through as it would without fluxlab, except under FLUX_OFFLINE, which refuses it too
+ * (SPEC §2: it forbids every live request, with or without a fixture, to any host).
  */
 function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string): TestScenario {
   let fatal: FluxError | undefined
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const hosts = options.hosts ?? {}
-  const refuses = (method: string, url: URL) => detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
+  const offline = readFlag('FLUX_OFFLINE')
+  const toProvider = (method: string, url: URL) => detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
   const route: RequestRoute = {
-    claims: refuses,
-    preempts: (request) => refuses(request.method, new URL(request.url)),
+    claims: (method, url) => offline || toProvider(method, url),
+    preempts: (request) => toProvider(request.method, new URL(request.url)),
     async handle(request) {
-      if (!refuses(request.method, new URL(request.url))) return undefined
-      fatal ??= refused
-      return offTapeResponse(refused.message)
+      const error = toProvider(request.method, new URL(request.url)) ? refused : offline ? offlineError(request, `in test "${test.testName}"`) : undefined
+      if (!error) return undefined
+      fatal ??= error
+      return offTapeResponse(error.message)
     },
   }
   let release: (() => void) | undefined
@@ -325,11 +330,16 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
   const tests = new Map<TestContext, FluxError | undefined>()
   let release: (() => void) | undefined
   const route: RequestRoute = {
-    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined,
+    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined || readFlag('FLUX_OFFLINE'),
     preempts: (request) => detectModelCall(request.method, new URL(request.url), options.hosts ?? {}) !== undefined,
     async handle(request) {
       const url = new URL(request.url)
-      if (!detectModelCall(request.method, url, options.hosts ?? {})) return undefined
+      if (!detectModelCall(request.method, url, options.hosts ?? {})) {
+        if (!readFlag('FLUX_OFFLINE')) return undefined
+        const error = offlineError(request, 'in a concurrent test')
+        for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
+        return offTapeResponse(error.message)
+      }
       const names = [...tests.keys()].map((t) => t.testName)
       const error = concurrentTestError(describe(names.join('", "')), `send ${request.method} ${url.host}${url.pathname} from one of the concurrent tests "${names.join('", "')}"`)
       for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
@@ -359,6 +369,16 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
     },
     running: () => tests.keys().next().value,
   }
+}
+
+/** SPEC §2: FLUX_OFFLINE=1 forbids every live request; this one would have gone to the network. */
+function offlineError(request: Request, where: string): FluxError {
+  const url = new URL(request.url)
+  return new FluxError('FLUX_OFFLINE', {
+    failed: `send ${request.method} ${url.host}${url.pathname} ${where}`,
+    reason: 'FLUX_OFFLINE=1 forbids every live request, and no fixture answers this one (no app mock answered it either)',
+    fix: 'Unset FLUX_OFFLINE and record the test where the network is reachable, then commit its fixture; or mock the request in the test.',
+  })
 }
 
 /** `**` any path, `*` any name part, `?` one character. */

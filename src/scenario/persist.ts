@@ -14,9 +14,9 @@ import type { TraceSnapshot } from './outcome.js'
 /**
  * The manifest of a new recording.
  * @example
- * manifestFor({ name, model, source: sourceOf(test), input, maxBytes, redaction: redactor.marker })
+ * manifestFor({ name, model, source: sourceOf(test), input, keyVars, maxBytes, redaction: redactor.marker })
  */
-export function manifestFor(o: { name: string; model: readonly ModelCell[]; source?: SourceTest; input?: unknown; maxBytes: number; redaction: string }): Manifest {
+export function manifestFor(o: { name: string; model: readonly ModelCell[]; source?: SourceTest; input?: unknown; keyVars: readonly string[]; maxBytes: number; redaction: string }): Manifest {
   return {
     formatVersion: FORMAT_VERSION,
     fluxlabVersion: VERSION,
@@ -26,6 +26,7 @@ export function manifestFor(o: { name: string; model: readonly ModelCell[]; sour
     ...(o.input !== undefined ? { input: o.input } : {}),
     models: [...new Set(o.model.map((c) => c.model).filter((m): m is string => !!m))].sort(),
     providerHosts: [...new Set(o.model.flatMap((c) => hostOf(c.url)))].sort(),
+    keyVars: [...new Set(o.keyVars)].sort(),
     cassetteMaxBytes: o.maxBytes,
     redaction: o.redaction,
   }

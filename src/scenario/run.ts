@@ -2,7 +2,7 @@ import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
-import { fillReplayKeys } from '../context/replay-keys.js'
+import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
 import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
 import { isModelCall, preemptsRequest, routeRequest } from '../context/route.js'
 import { state, type RequestRoute } from '../context/state.js'
@@ -53,6 +53,13 @@ export function runSettings(options: FluxOptions, offline: boolean): RunSettings
   }
 }
 
+/** What a recording run captured: its cells in run order, and the names of the key variables its requests carried. */
+export interface Recording {
+  model: ModelCell[]
+  tools: ToolCell[]
+  keyVars: string[]
+}
+
 export interface RunInit {
   name: string
   dir: string
@@ -89,6 +96,8 @@ export class Run implements TrackedRun, RequestRoute {
   readonly log: RunLog
   acknowledged = false
   acknowledgedUpTo?: number
+  /** Set when the fixture this run recorded was written. */
+  written = false
   private readonly counters: Counters = { seq: 0, model: 0, tool: 0 }
   private readonly pipeline: Pipeline
   private closed = false
@@ -152,12 +161,13 @@ export class Run implements TrackedRun, RequestRoute {
     return this.log.orderedSteps()
   }
 
-  /** The cells this run recorded, in run order, for its fixture. */
-  recordedCells(): { model: ModelCell[]; tools: ToolCell[] } {
+  /** The cells this run recorded, in run order, for its fixture, and the key variables their requests carried. */
+  recordedCells(): Recording {
     const sorted = this.log.ordered()
     return {
       model: sorted.flatMap((s) => (s.channel === 'model' ? [s.cell] : [])),
       tools: sorted.flatMap((s) => (s.channel === 'tool' ? [s.cell] : [])),
+      keyVars: [...this.log.keyVars].sort(),
     }
   }
 
@@ -248,7 +258,9 @@ export class Run implements TrackedRun, RequestRoute {
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
     const release = acquireInterception(routeRequest, preemptsRequest)
-    const releaseKeys = this.mode === 'replay' ? fillReplayKeys(process.env, this.init.settings.keys) : () => {}
+    // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
+    const fixture = this.init.fixture
+    const releaseKeys = this.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...replayKeyVars(fixture.manifest), ...this.init.settings.keys]) : () => {}
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
     try {

@@ -111,7 +111,7 @@ export class Scenario {
     const disable = core.options.redact?.disable
     const traceSnapshot =
       this.mode === 'record'
-        ? saveCore(core, run.recordedCells(), trace)
+        ? saveCore(core, run, trace)
         : settleTrace({ dir: this.dir, expected: this.fixture?.trace, trace, faithful: failures.length === 0, rule: traceRule(core.updateState), updateState: core.updateState, disable })
     return new Outcome({
       scenario: this.name,

@@ -57,7 +57,7 @@ for (const kit of kits)
     test('a recording run: 1 recorded, the live model calls and what they cost', () => {
       expect(recorded.code, recorded.output).toBe(0)
       expect(summary(recorded.output)).toBe(
-        ' fluxlab  1 scenario: 0 replayed, 1 recorded, 0 failed · hermetic 0/0 · live model calls 2 · recorded cost $0.0000341 · drift warnings 0',
+        ' fluxlab  1 scenario: 0 replayed, 1 recorded · tests 1 passed, 0 failed, 0 skipped · hermetic 0/0 · live model calls 2 · recorded cost $0.0000341 · drift warnings 0',
       )
     })
 
@@ -83,7 +83,7 @@ for (const kit of kits)
         expect(r.code, r.output).toBe(0)
         const text = summary(r.output)
         expect(text.split('\n')[0]).toBe(
-          ' fluxlab  1 scenario: 1 replayed, 0 recorded, 0 failed · hermetic 1/1 · live model calls 0 · recorded cost $0.0000341 · drift warnings 2',
+          ' fluxlab  1 scenario: 1 replayed, 0 recorded · tests 1 passed, 0 failed, 0 skipped · hermetic 1/1 · live model calls 0 · recorded cost $0.0000341 · drift warnings 2',
         )
         expect(text).toContain('          ⚠ capital model#1 model_request_drift: messages[0].content differs')
         expect(text).toContain('          ⚠ capital model#2 model_request_drift:')

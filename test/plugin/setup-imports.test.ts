@@ -22,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 // The stub's `expect.extend` keeps what it was given on globalThis, so a test can call a registered matcher.
 const STUB =
-  'const f = () => {}; export const afterAll = f, afterEach = f, beforeEach = f, aroundEach = f; export const expect = { extend: (m) => { globalThis.__fluxExtended = m } }; export const inject = () => undefined'
+  'const f = () => {}; export const afterAll = f, afterEach = f, beforeAll = f, beforeEach = f, aroundEach = f; export const expect = { extend: (m) => { globalThis.__fluxExtended = m } }; export const inject = () => undefined'
 const HOOKS = `import { appendFileSync } from 'node:fs'
 export async function resolve(spec, ctx, next) {
   if (spec === 'vitest') return { url: 'data:text/javascript,' + encodeURIComponent(${JSON.stringify(STUB)}), shortCircuit: true }

@@ -1,7 +1,7 @@
 import { relative, sep } from 'node:path'
 import { upstreamFrom } from '../../context/options.js'
 import { readFlag } from '../../golden/update-mode.js'
-import { REPLAY_KEY } from '../../context/replay-keys.js'
+import { isReplayKey } from '../../context/replay-keys.js'
 import { FluxError, formatMessage, isFluxError } from '../../errors.js'
 import { redactMessage } from '../../secrets.js'
 import { VERSION } from '../../version.js'
@@ -250,7 +250,7 @@ function resolveKeys(plans: PlannedRequest[], env: NodeJS.ProcessEnv = process.e
     if (missing.has(id)) missing.get(id)!.push(p)
     if (keys.has(id) || missing.has(id)) continue
     // @note fluxlab's own replay placeholder is no key: it would only buy a 401.
-    const value = p.keyVars.map((v) => env[v]?.trim()).find((v) => v && v !== REPLAY_KEY)
+    const value = p.keyVars.map((v) => env[v]?.trim()).find((v) => v && !isReplayKey(v))
     if (value || p.keyVars.length === 0) keys.set(id, value)
     else missing.set(id, [p])
   }

@@ -6,7 +6,7 @@ import type { Divergence } from '../../cassette/divergence.js'
 import { fixtureExists, readFixture } from '../../cassette/fixture.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mode.js'
 import { keysFrom } from '../../context/options.js'
-import { missingKeyVars, REPLAY_KEY } from '../../context/replay-keys.js'
+import { missingKeyVars, replayKeyFor, replayKeyVars } from '../../context/replay-keys.js'
 import { redactMessage } from '../../secrets.js'
 import { VERSION } from '../../version.js'
 import { parse, splitCommand } from '../args.js'
@@ -115,7 +115,7 @@ async function runCommand(mode: Mode, argv: string[], out: Output): Promise<numb
   const control = await startControl((req) => run.handle(req))
   let program: { exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: Error }
   try {
-    program = await spawnProgram(command, childEnv(mode, name, dir, control))
+    program = await spawnProgram(command, childEnv(mode, name, dir, control, fixture ? [...replayKeyVars(fixture.manifest), ...keysFrom(options)] : []))
   } finally {
     await control.close()
   }
@@ -194,7 +194,7 @@ function decide(
   return EXIT.ok
 }
 
-function childEnv(mode: Mode, name: string, dir: string, control: { url: string; token: string }): NodeJS.ProcessEnv {
+function childEnv(mode: Mode, name: string, dir: string, control: { url: string; token: string }, keyVars: readonly string[]): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   const preload = pathToFileURL(fileURLToPath(new URL('./preload.js', import.meta.url))).href
   if (!existsSync(fileURLToPath(preload)))
@@ -212,7 +212,8 @@ function childEnv(mode: Mode, name: string, dir: string, control: { url: string;
   env.FLUX_SCENARIO = name
   env.FLUX_MODE = mode
   env.FLUX_FIXTURE = dir
-  if (mode === 'replay') for (const k of missingKeyVars(env, keysFrom({}, env))) env[k] = REPLAY_KEY
+  // SPEC §2: the program gets placeholders for exactly the key variables its fixture's requests carried.
+  if (mode === 'replay') for (const k of missingKeyVars(env, keyVars)) env[k] = replayKeyFor(k)
   return env
 }
 

@@ -1,5 +1,5 @@
 import { FluxError } from '../../errors.js'
-import { REPLAY_KEY } from '../../context/replay-keys.js'
+import { isReplayKey } from '../../context/replay-keys.js'
 import { judgeProvider } from '../../providers/registry.js'
 import type { Rubric } from '../rubric.js'
 
@@ -14,7 +14,7 @@ const envName = (provider: string) => provider.toUpperCase().replace(/[^A-Z0-9]+
 /** fluxlab's replay placeholder is not a key: a judge that got it would answer 401. */
 const read = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim()
-  return v && v !== REPLAY_KEY ? v : undefined
+  return v && !isReplayKey(v) ? v : undefined
 }
 
 /**

@@ -8,7 +8,7 @@ import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
 import { ownSender } from '../../context/own-sender.js'
 import { redirectModeOf } from '../../interceptor/index.js'
 import { socketModel } from '../../context/realtime-socket.js'
-import { REPLAY_KEY } from '../../context/replay-keys.js'
+import { carriedKeyVars, placeholderIn } from '../../context/replay-keys.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunLog } from './log.js'
 
@@ -188,19 +188,26 @@ function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | T
 }
 
 async function send(log: RunLog, request: Request, bytes: Buffer, step: string): Promise<Response> {
-  const placeholder = [...request.headers.values(), request.url].some((v) => v.includes(REPLAY_KEY))
-  if (placeholder)
+  const url = new URL(request.url)
+  const recording = log.config.mode === 'record'
+  const failed = recording ? `record ${step} of scenario "${log.name}"` : `send ${step} of scenario "${log.name}" live`
+  const placeholder = [...request.headers.values(), request.url].map(placeholderIn).find((v) => v !== undefined)
+  if (placeholder !== undefined) {
+    const name = placeholder || 'its key variable'
     throw new FluxError('FLUX_NO_KEY', {
-      failed: `record ${step} of scenario "${log.name}"`,
-      reason: `the request carries fluxlab's placeholder key (${REPLAY_KEY}), which replays get when the real key is unset; there is no fixture to replay, so it would reach ${new URL(request.url).host} without a key`,
-      fix: `Set the provider's key variable (e.g. OPENAI_API_KEY) and record it: ${log.config.command('FLUX_GOLDEN=update')}`,
+      failed,
+      reason: `the request to ${url.host} carries fluxlab's placeholder for ${name}: this test file replays fixtures that use ${name}, so fluxlab filled it while it is unset, but this ${recording ? 'scenario has no fixture and records' : 'run goes live'}, which needs the real key`,
+      fix: `Set ${name} and run it again: ${log.config.command(`${placeholder || 'THE_KEY'}=<your key>`)}`,
     })
+  }
   if (log.config.offline)
     throw new FluxError('FLUX_OFFLINE', {
-      failed: `record ${step} of scenario "${log.name}"`,
-      reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${new URL(request.url).host})`,
+      failed,
+      reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${url.host})`,
       fix: 'Unset FLUX_OFFLINE to record, or commit a recorded fixture for this scenario.',
     })
+  // SPEC §2: the names (never the values) of the key variables the request carries go into the manifest.
+  if (recording) for (const name of carriedKeyVars(request)) log.keyVars.add(name)
   // @note a message that is not HTTP on the wire (MCP over stdio, src/tools/mcp-transport.ts) goes out the way its maker said.
   const own = ownSender(request)
   if (own) return own(log.config.upstream)

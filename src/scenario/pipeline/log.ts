@@ -66,6 +66,8 @@ export class RunLog {
   /** Model requests `check` sent live because the tape could not explain them. */
   readonly misses: LiveMiss[] = []
   modelLive = 0
+  /** The environment variables whose values the live requests carried (names only): the manifest's `keyVars`. */
+  readonly keyVars = new Set<string>()
   /** `durable()`: operations answered from the journal, and run live, by this run. */
   journalServed = 0
   journalLive = 0
