@@ -80,12 +80,27 @@ interface InterceptionState {
   live: AsyncLocalStorage<true>
   /** `globalThis.fetch` as it was before any `@mswjs/interceptors` fetch interceptor patched it, when it was seen so. */
   pristineFetch?: typeof fetch
+  /**
+   * The `globalThis.fetch` fluxlab's own fetch interceptor wrapped when it applied it, while it is applied, if that
+   * was not `pristineFetch`: a layer installed after fluxlab loaded (a wrapper, another mocking library's patch).
+   */
+  beneathFetch?: typeof fetch
+  /** Set while the router answers a request the fetch interceptor handed over and `beneathFetch` is set: `liveFetch` sends through it. */
+  beneath?: AsyncLocalStorage<Beneath>
   onRequest: (event: RequestEvent) => Promise<void>
+  /** `onRequest` for the `fetch` interceptor: a live copy of its requests goes through `beneathFetch`. */
+  onFetchRequest?: (event: RequestEvent) => Promise<void>
   /** `onRequest` for the `node:http` interceptor: its answers wait for the client's turn (`afterClientTurn`). */
   onHttpRequest: (event: RequestEvent) => Promise<void>
   onResponse: (event: ResponseEvent) => void
   /** Requests made with `node:http` (which never follows a redirect itself), as the interceptor handed them over. */
   nodeHttp?: WeakSet<Request>
+}
+
+interface Beneath {
+  fetch: typeof fetch
+  /** A request fluxlab answers before the app's own mocks (`Preempts`): they do not see its live copy either. */
+  preempted: boolean
 }
 
 const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
@@ -96,8 +111,22 @@ const g = globalThis as Record<symbol, unknown>
 // @note STYLE "Side effects": one patch per process even with two copies of the library loaded.
 const st: InterceptionState = (g[KEY] as InterceptionState | undefined) ?? (g[KEY] = createState())
 
+/** Which interceptor handed a request over. */
+type Via = 'fetch' | 'http' | 'xhr'
+
 function createState(): InterceptionState {
-  const handle = async ({ requestId, request, controller }: RequestEvent, http: boolean): Promise<void> => {
+  const beneath = new AsyncLocalStorage<Beneath>()
+  /**
+   * `router(request)`, with where its live copy goes: through the layer beneath our fetch patch, for a `fetch` request.
+   * @note issue 24: not for a `node:http` or XMLHttpRequest request: the layers beneath our `http.request` patch have
+   * seen it already (the agent the innermost one sets makes the connection), and no fetch layer was on its way.
+   */
+  const route = (router: Router, request: Request, via: Via, preempted: boolean): Promise<Response | undefined> => {
+    const fetch = via === 'fetch' ? s.beneathFetch : undefined
+    return fetch ? beneath.run({ fetch, preempted }, () => router(request)) : router(request)
+  }
+  const handle = async ({ requestId, request, controller }: RequestEvent, via: Via): Promise<void> => {
+    const http = via === 'http'
     const answer = http ? afterClientTurn : (response: Response) => response
     if (http) s.nodeHttp?.add(request)
     if (s.live.getStore()) {
@@ -125,7 +154,7 @@ function createState(): InterceptionState {
       }
     }
     if (s.preempts?.(request)) {
-      const response = await s.router(request)
+      const response = await route(s.router, request, via, true)
       if (!response) return
       if (response.type !== 'error' && drains()) s.answered.add(requestId)
       // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
@@ -142,7 +171,7 @@ function createState(): InterceptionState {
       // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
       const signal = request.signal as AbortSignal | undefined
       const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))
-      const response = signal?.aborted ? 'aborted' : await Promise.race([router(request), abort])
+      const response = signal?.aborted ? 'aborted' : await Promise.race([route(router, request, via, false), abort])
       if (response === 'aborted') controller.errorWith(signal?.reason)
       else if (response) {
         if (response.type !== 'error' && drains()) s.answered.add(requestId)
@@ -159,8 +188,10 @@ function createState(): InterceptionState {
     answered: new Set(),
     live: new AsyncLocalStorage<true>(),
     pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
-    onRequest: (event) => handle(event, false),
-    onHttpRequest: (event) => handle(event, true),
+    beneath,
+    onRequest: (event) => handle(event, 'xhr'),
+    onFetchRequest: (event) => handle(event, 'fetch'),
+    onHttpRequest: (event) => handle(event, 'http'),
     nodeHttp: new WeakSet(),
     onResponse({ requestId, response }) {
       // @note mswjs/interceptors#799 (0.41): fetch clones every response for the `response` event, and while
@@ -279,7 +310,7 @@ function attach(): void {
     const before = st.attached.find((i) => i.symbol === Kind.symbol)
     if (before && before !== running) unlisten(before)
     if (!running) continue
-    const listener = Kind.symbol === HTTP_SYMBOL ? st.onHttpRequest : st.onRequest
+    const listener = Kind.symbol === HTTP_SYMBOL ? st.onHttpRequest : Kind.symbol === FETCH_SYMBOL ? (st.onFetchRequest ?? st.onRequest) : st.onRequest
     if (running.emitter.listeners('request')[0] !== listener) {
       unlisten(running)
       running.emitter.prependListener('request', listener)
@@ -300,11 +331,13 @@ function runningOrOwn(Kind: { new (): Shared; symbol: symbol }, onPatch: () => v
   if (running) return running
   // @note issue 14: building the interceptor only to find the API missing cost a little on every run.
   if ((Kind as unknown) === XMLHttpRequestInterceptor && typeof (globalThis as { XMLHttpRequest?: unknown }).XMLHttpRequest === 'undefined') return undefined
+  const wrapped = globalThis.fetch
   const mine = new Kind()
   mine.apply()
   if (g[Kind.symbol] !== mine) return undefined // this environment has no such API (XMLHttpRequest in Node)
   onPatch()
   st.owned.push(mine)
+  if (Kind.symbol === FETCH_SYMBOL && wrapped !== st.pristineFetch) st.beneathFetch = wrapped
   anchor(mine)
   return mine
 }
@@ -371,6 +404,7 @@ function detach(): void {
       continue
     }
     own.dispose()
+    if (own.symbol === FETCH_SYMBOL) st.beneathFetch = undefined
     const proto = Object.getPrototypeOf(globalThis) as Record<symbol, unknown>
     if (proto[own.symbol] === own) delete proto[own.symbol]
     restored = true
@@ -398,6 +432,7 @@ function drains(): boolean {
 function unlisten(i: Shared): void {
   i.emitter.removeListener('request', st.onRequest)
   i.emitter.removeListener('request', st.onHttpRequest)
+  if (st.onFetchRequest) i.emitter.removeListener('request', st.onFetchRequest)
   i.emitter.removeListener('response', st.onResponse)
   const at = st.attached.indexOf(i)
   if (at >= 0) st.attached.splice(at, 1)
@@ -415,7 +450,8 @@ function followDispose(running: Shared): void {
   emitter.removeAllListeners = (event) => {
     const out = removeAll(event)
     const listeners = emitter.listeners('request')
-    if (st.attached.includes(running) && !listeners.includes(st.onRequest) && !listeners.includes(st.onHttpRequest)) {
+    const ours = [st.onRequest, st.onHttpRequest, st.onFetchRequest]
+    if (st.attached.includes(running) && !listeners.some((l) => ours.includes(l as InterceptionState['onRequest']))) {
       unlisten(running)
       if (st.refs > 0) attach()
     }
@@ -432,13 +468,24 @@ const FOLLOWED = Symbol.for('fluxlab.interception.followed')
  * interceptor: most of what recording added before the first chunk. The `fetch` from before any interceptor
  * (kept when this module first loaded, as the setup files load it before the tests) sends it directly; nothing
  * can answer it there, so the marker is not needed. Without one, the patched `fetch` and the marker as before.
+ * @note issue 24: a `fetch` request met our patch over another layer (a wrapper installed after fluxlab loaded, the
+ * app's msw 3 `setupServer`, whose interceptors are not the ones ours share): its live copy goes through that layer, as
+ * the request would have gone without fluxlab, and the app's mock there answers it. A model call carries msw's
+ * bypass marker there, so the app's msw does not answer or refuse it, as the mocks beside ours never see it.
  * @example
  * const res = await liveFetch(request)
  */
 export function liveFetch(request: Request): Promise<Response> {
   const pristine = st.pristineFetch
+  const beneath = st.beneath?.getStore()
   // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for
   // `bypass`, and loading it (with graphql, cookies, path-to-regexp) was the largest part of fluxlab's setup file cost per
   // test file. The continuation keeps the async context (`unrouted`, `st.live` are AsyncLocalStorage).
-  return unrouted(() => st.live.run(true, () => (pristine ? pristine(request) : import('msw').then(({ bypass }) => fetch(bypass(request))))))
+  const bypassed = (send: typeof fetch) => import('msw').then(({ bypass }) => send(bypass(request)))
+  return unrouted(() =>
+    st.live.run(true, () => {
+      if (beneath) return beneath.preempted ? bypassed(beneath.fetch) : beneath.fetch(request)
+      return pristine ? pristine(request) : bypassed(fetch)
+    }),
+  )
 }

@@ -3,6 +3,9 @@
  * inside and outside fluxlab scenarios, recording and replaying, in explicit and whole-suite mode, with
  * its server listening before or after fluxlab's interception. The app's mocked answers are not recorded
  * (they answer again on replay); the model calls and the unmocked tool are fluxlab's.
+ * Issue 24 item 5: so does the app's own `fetch` wrapper, installed after fluxlab loaded. In explicit mode it is
+ * beneath fluxlab's patch: recording sends through it, so its answer is on the tape (fluxlab cannot tell it from
+ * the network); elsewhere it is above fluxlab and answers again on replay.
  * @note runs in child vitest processes: an interception loop starves the event loop, so only a kill from
  * outside can turn it into a failure (`TIMEOUT_MS`) instead of a hung suite.
  */
@@ -32,8 +35,10 @@ const MODES = [
       'test/explicit/msw.test.ts': 3,
       'test/explicit/msw-after.test.ts': 4,
       'test/explicit/nock.test.ts': 3,
+      'test/explicit/wrapped-fetch.test.ts': 2,
+      'test/explicit/wrapped-fetch-nock.test.ts': 3,
     },
-    scenarios: ['msw-listening-after', 'msw-listening-first', 'msw-restarted', 'nock-app'],
+    scenarios: ['msw-listening-after', 'msw-listening-first', 'msw-restarted', 'nock-app', 'wrapped-fetch', 'wrapped-fetch-nock'],
   },
   {
     mode: "whole-suite mode (scenarios: 'per-test')",
@@ -42,12 +47,13 @@ const MODES = [
       'test/suite/msw.test.ts': 3,
       'test/suite/msw-per-test.test.ts': 3,
       'test/suite/nock.test.ts': 3,
+      'test/suite/wrapped-fetch.test.ts': 3,
     },
-    scenarios: 4,
+    scenarios: 5,
   },
 ] as const
 
-describe.each(MODES)('an app mocking its own APIs with msw 2 and nock 14, $mode', ({ config, tests, scenarios }) => {
+describe.each(MODES)('an app mocking its own APIs with msw 2, nock 14 and its own fetch wrapper, $mode', ({ config, tests, scenarios }) => {
   let server: CapitalServer
   let project: Project
   let record: RunResult
@@ -86,6 +92,7 @@ describe.each(MODES)('an app mocking its own APIs with msw 2 and nock 14, $mode'
       expect(tools).not.toContain('users.app.test')
       // The geo tool is recorded where the app's msw let it through, and is nock's own answer otherwise.
       expect(tools.includes('/geo/capital'), d).toBe(!d.includes('nock'))
+      expect(tools.includes('flags.app.test'), d).toBe(d === 'wrapped-fetch')
       expect(project.read(`tests/scenarios/${d}/model.jsonl`)).not.toContain(KEY)
     }
   })
