@@ -123,9 +123,9 @@ if (g.expect && g.beforeEach && g.afterEach) {
   g.afterAll?.(async () => {
     // The run summary: what may have closed a skipped test's gate (the file's code read these unset while collected).
     unsetKeys = stopWatch?.() ?? unsetKeys
-    if (unsetKeys.length && testPath) {
+    if (keys.fixtures > 0 && testPath) {
       const { appendFacts } = await import('./reporter/facts.js')
-      appendFacts({ kind: 'file', file: testPath, unsetKeys })
+      appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys })
     }
     if (judgeTapesUsed()) {
       const { describeJudgeTapeReport, finishJudgeTapes } = await import('./judge/index.js')

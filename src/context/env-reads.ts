@@ -20,7 +20,11 @@ export function watchUnsetKeys(holder: { env: NodeJS.ProcessEnv }): () => string
   const env = holder.env
   const seen = new Set<string>()
   const note = (k: string | symbol, present: boolean) => {
-    if (!present && typeof k === 'string' && CREDENTIAL.test(k)) seen.add(k)
+    if (present || typeof k !== 'string' || seen.has(k) || !CREDENTIAL.test(k) || k.startsWith('FLUX_')) return
+    // Only the suite's own code decides a gate: an SDK that looks for an optional variable (the openai client reads
+    // OPENAI_WEBHOOK_SECRET when it is built) is not one. The frame after this trap's is the reader's.
+    const reader = new Error().stack?.split('\n')[3] ?? ''
+    if (!/[\\/]node_modules[\\/]/.test(reader)) seen.add(k)
   }
   let watched: NodeJS.ProcessEnv
   try {

@@ -102,15 +102,16 @@ function parse(text: string): Record<string, unknown> | undefined {
  * recorded (update state `none`: CI, `--ci`; or `FLUX_OFFLINE=1`), a file with no fixture gets the names of every fixture of the suite,
  * so a client it builds at import (`new OpenAI()`) loads as it did while recording; its tests that would call a
  * model fail with `FLUX_NO_RECORDING` there anyway. A record run (`FLUX_GOLDEN=update`) and, elsewhere, a file with
- * no fixture get none: their tests run as they would without fluxlab. `fixtures` is how many fixtures the file has.
+ * no fixture get none: their tests run as they would without fluxlab. `fixtures` is how many fixtures the file has, under `base`.
  * @example
  * const keys = holdFileKeys({ rootDir, testFile, options: state.options, updateState: 'none' })
  * afterAll(() => keys.release())
  */
-export function holdFileKeys(o: { rootDir: string; testFile: string | undefined; options: FluxOptions; updateState: UpdateState }): { fixtures: number; release: () => void } {
-  const none = { fixtures: 0, release: () => {} }
+export function holdFileKeys(o: { rootDir: string; testFile: string | undefined; options: FluxOptions; updateState: UpdateState }): { base: string; fixtures: number; release: () => void } {
+  const base = resolve(o.rootDir, o.options.dir ?? DEFAULT_DIR)
+  const none = { base, fixtures: 0, release: () => {} }
   if (!o.testFile || readGolden() === 'update') return none
-  const found = fileKeyVars(resolve(o.rootDir, o.options.dir ?? DEFAULT_DIR), o.rootDir, o.testFile, { suite: o.updateState === 'none' || readFlag('FLUX_OFFLINE') })
+  const found = fileKeyVars(base, o.rootDir, o.testFile, { suite: o.updateState === 'none' || readFlag('FLUX_OFFLINE') })
   if (found.count === 0 && !found.suiteWide) return none
-  return { fixtures: found.count, release: fillReplayKeys(process.env, [...found.keyVars, ...keysFrom(o.options)]) }
+  return { base, fixtures: found.count, release: fillReplayKeys(process.env, [...found.keyVars, ...keysFrom(o.options)]) }
 }

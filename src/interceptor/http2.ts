@@ -5,7 +5,9 @@
  * attached, each HTTP/2 authority a process connects to is named once in a warning, with the fix.
  */
 import { createRequire } from 'node:module'
-import { notice } from '../errors.js'
+import { FluxError, notice } from '../errors.js'
+
+const offline = () => ['1', 'true', 'yes'].includes((process.env.FLUX_OFFLINE ?? '').trim().toLowerCase())
 
 type Connect = (authority: string | URL, ...rest: unknown[]) => unknown
 
@@ -36,6 +38,13 @@ export function guardHttp2(): { patched: boolean; undo: () => boolean } {
   st.original = original
   http2.connect = function connect(this: unknown, authority: string | URL, ...rest: unknown[]) {
     const origin = originOf(authority)
+    // @note issue 24: FLUX_OFFLINE forbids every live request; a session fluxlab cannot see is refused before it connects.
+    if (offline())
+      throw new FluxError('FLUX_OFFLINE', {
+        failed: `open an HTTP/2 session to ${origin}`,
+        reason: 'FLUX_OFFLINE=1 forbids every live request, and fluxlab cannot record or replay HTTP/2',
+        fix: "Send the client over HTTP/1.1 (a Bedrock Runtime client: `new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() })` from '@smithy/node-http-handler'), or unset FLUX_OFFLINE.",
+      })
     if (!st.warned.has(origin)) {
       st.warned.add(origin)
       process.emitWarning(

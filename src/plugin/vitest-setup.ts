@@ -189,9 +189,10 @@ afterAll(async function ({}: object) {
     const { describeJudgeTapeReport, finishJudgeTapes } = await import('../judge/index.js')
     for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
   }
-  // The run summary reads it from the file's meta: what may have closed a skipped test's gate.
+  // The run summary reads it from the file's meta: where its fixtures are, and what may have closed a skipped test's gate.
   unsetKeys = stopWatch?.() ?? unsetKeys
-  if (suite && unsetKeys.length) (suite as SuiteLike & { meta?: Record<string, unknown> }).meta!.fluxlab = { unsetKeys }
+  const meta = (suite as (SuiteLike & { meta?: Record<string, unknown> }) | undefined)?.meta
+  if (meta && keys.fixtures > 0) meta.fluxlab = { base: keys.base, unsetKeys }
   // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
   try {
     await perTest?.finishFileScenario()

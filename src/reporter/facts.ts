@@ -45,6 +45,8 @@ export interface FileFacts {
   file: string
   /** Credential-like variables the file's code read while it was collected and found unset: what may have closed a skip gate. */
   unsetKeys: string[]
+  /** The fixture root its fixtures are under (the summary looks there even when no test of the file opened a scenario). */
+  base: string
 }
 
 export interface TestFacts {

@@ -16,7 +16,7 @@ const factsSchema = z.union([
     opened: z.array(z.string(), 'expected "opened" to be an array of strings'),
     sessions: z.array(z.looseObject({}), 'expected "sessions" to be an array'),
   }),
-  z.looseObject({ kind: z.literal('file'), file: z.string('expected a string "file"'), unsetKeys: z.array(z.string(), 'expected "unsetKeys" to be an array of strings') }),
+  z.looseObject({ kind: z.literal('file'), file: z.string('expected a string "file"'), base: z.string('expected a string "base"'), unsetKeys: z.array(z.string(), 'expected "unsetKeys" to be an array of strings') }),
 ])
 
 /**
@@ -29,7 +29,7 @@ export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[
   const lines = readJsonl<TestFacts | ({ kind: 'file' } & FileFacts)>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
   const files: FileFacts[] = []
   const tests: TestFacts[] = []
-  for (const l of lines) if ('kind' in l && l.kind === 'file') files.push({ file: l.file, unsetKeys: l.unsetKeys })
+  for (const l of lines) if ('kind' in l && l.kind === 'file') files.push({ file: l.file, base: l.base, unsetKeys: l.unsetKeys })
   else tests.push(l as TestFacts)
   return { tests, files }
 }

@@ -124,7 +124,7 @@ describe('summarize', () => {
       { file, name: 'todo', state: 'pending' },
       { file, name: 'kept', state: 'passed', facts: facts(root, [], [run()]) },
     ]
-    const s = summarize({ tests, fileFacts: [{ file, unsetKeys: ['FIREWORKS_API_KEY'] }], files: [file], rootDir: root, bases: [], checkObsolete: true })
+    const s = summarize({ tests, fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: ['FIREWORKS_API_KEY'] }], files: [file], rootDir: root, bases: [], checkObsolete: true })
     expect(s.tests.skipped).toBe(2)
     expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1), t.unsetKeys])).toEqual([['a.test.ts > needs a key', 'tests/scenarios/gated', ['FIREWORKS_API_KEY']]])
     expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(

@@ -75,7 +75,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
   const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
-  const bases = new Set(input.bases.map((b) => resolve(input.rootDir, b)))
+  const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
   for (const t of input.tests) {
     if (notRun(t)) s.tests.skipped++
     else if (t.state === 'failed') {

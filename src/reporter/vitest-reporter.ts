@@ -16,7 +16,7 @@ interface TestModuleLike {
   moduleId: string
   project?: { name?: string }
   /** Set by fluxlab's setup file in the file's afterAll (vitest ≥ 3: every reported task has `meta()`). */
-  meta?(): { fluxlab?: { unsetKeys?: string[] } }
+  meta?(): { fluxlab?: Omit<FileFacts, 'file'> }
   errors?(): readonly unknown[]
   children: { allTests(): Iterable<TestCaseLike> }
 }
@@ -57,8 +57,8 @@ export class FluxlabVitestReporter {
     const fileFacts: FileFacts[] = []
     for (const mod of testModules) {
       if (!mod.errors?.().length) files.push(mod.moduleId)
-      const unsetKeys = mod.meta?.().fluxlab?.unsetKeys
-      if (unsetKeys?.length) fileFacts.push({ file: mod.moduleId, unsetKeys })
+      const own = mod.meta?.().fluxlab
+      if (own?.base) fileFacts.push({ file: mod.moduleId, base: own.base, unsetKeys: own.unsetKeys ?? [] })
       for (const t of mod.children.allTests()) {
         const facts = t.meta().fluxlab
         const result = t.result()

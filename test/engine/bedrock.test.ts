@@ -327,6 +327,35 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     }
   })
 
+  test('under FLUX_OFFLINE an HTTP/2 session is refused before it connects (issue 24: 263 Bedrock connects left a suite)', async () => {
+    let connections = 0
+    const h2 = createHttp2Server(() => {})
+    h2.on('connection', () => connections++)
+    await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r))
+    track({ close: () => new Promise<void>((r) => h2.close(() => r())) })
+    const origin = `http://127.0.0.1:${(h2.address() as AddressInfo).port}`
+    const dir = tempDir()
+    const agent = async () => {
+      const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: origin, maxAttempts: 1, credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY } })
+      try {
+        return await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn] }))
+      } finally {
+        bedrock.destroy()
+      }
+    }
+    // A fixture of another call, so the scenario replays (FLUX_OFFLINE refuses a recording at once).
+    const server = await startBedrockServer()
+    track(server)
+    await (await scenario('offline-h2', { dir })).run(async () => {
+      const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, requestHandler: new NodeHttpHandler(), credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY } })
+      await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn] }))
+    })
+    process.env.FLUX_OFFLINE = '1'
+    const failed = await (await scenario('offline-h2', { dir })).run(agent).then(() => undefined, (e: Error) => e)
+    expect(String(failed)).toContain('FLUX_OFFLINE: Failed to open an HTTP/2 session to')
+    expect(connections).toBe(0)
+  })
+
   describe('injected faults reach the SDK as its own exceptions', () => {
     const converseLoop = (server: BedrockServer, maxAttempts: number) => async (lab: Lab) => {
       const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts, retryMode: 'standard', requestHandler: new NodeHttpHandler() })

@@ -93,11 +93,13 @@ export class RunLog {
 
   /**
    * The run fails with `e`: a fluxlab error as it is, anything else as a bug of ours at `step`. The
-   * first one is kept (`fatal`; the run throws it when it ends) and returned.
+   * first one is kept (`fatal`; the run throws it when it ends); this one is returned, so each refused
+   * request is answered with its own reason (issue 24: later refusals repeated the first one's).
    */
   fail(e: unknown, step: string): Error {
-    this.fatal ??= isFluxError(e) ? e : internalError(e, step, this.name)
-    return this.fatal
+    const error = isFluxError(e) ? e : internalError(e, step, this.name)
+    this.fatal ??= error
+    return error
   }
 
   /**
