@@ -5,6 +5,7 @@ globalThis.expect = { extend: f, getState: () => ({}) }
 globalThis.beforeEach = f
 globalThis.afterEach = f
 globalThis.afterAll = f
+globalThis.beforeAll = f
 const c0 = process.cpuUsage()
 require(process.argv[2])
 const c = process.cpuUsage(c0)

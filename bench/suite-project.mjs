@@ -82,7 +82,7 @@ export function stubVitestInstall() {
   writeFileSync(join(nm, 'vitest/package.json'), JSON.stringify({ name: 'vitest', type: 'module', exports: './index.js' }))
   writeFileSync(
     join(nm, 'vitest/index.js'),
-    ['const noop = () => {}', 'export const afterAll = noop, afterEach = noop, beforeEach = noop, aroundEach = noop', 'export const expect = { extend: noop }', 'export const inject = () => undefined', ''].join('\n'),
+    ['const noop = () => {}', 'export const afterAll = noop, afterEach = noop, beforeAll = noop, beforeEach = noop, aroundEach = noop', 'export const expect = { extend: noop }', 'export const inject = () => undefined', ''].join('\n'),
   )
   stub = { base, vitest: join(nm, 'vitest/index.js'), dist: join(nm, 'fluxlab/dist') }
   return stub

@@ -3,9 +3,7 @@
  * its file is collected (`describe.skipIf(!process.env.FIREWORKS_API_KEY)`, `const hasKey = …` at module top), so
  * the runner setups watch the credential-like variables the file's code reads and finds unset until its tests start.
  */
-
-/** Name parts that say a variable holds a credential (as in replay-keys.ts). */
-const CREDENTIAL = /(^|_)(API_?KEY|KEY|KEYS|TOKEN|SECRET|PASSWORD|PASSWD|PAT|AUTH|CREDENTIALS?)(_|$)/i
+import { looksLikeCredential } from './replay-keys.js'
 
 /**
  * Watch `holder.env` (a test file's `process`) until the returned stop runs: it restores the object and returns the
@@ -20,7 +18,7 @@ export function watchUnsetKeys(holder: { env: NodeJS.ProcessEnv }): () => string
   const env = holder.env
   const seen = new Set<string>()
   const note = (k: string | symbol, present: boolean) => {
-    if (present || typeof k !== 'string' || seen.has(k) || !CREDENTIAL.test(k) || k.startsWith('FLUX_')) return
+    if (present || typeof k !== 'string' || seen.has(k) || !looksLikeCredential(k) || k.startsWith('FLUX_')) return
     // Only the suite's own code decides a gate: an SDK that looks for an optional variable (the openai client reads
     // OPENAI_WEBHOOK_SECRET when it is built) is not one. The frame after this trap's is the reader's.
     const reader = new Error().stack?.split('\n')[3] ?? ''

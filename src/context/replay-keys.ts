@@ -85,6 +85,15 @@ export function replayKeyVars(manifest: { keyVars?: unknown; providerHosts?: unk
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 /** Name parts that say a variable holds a credential. */
 const CREDENTIAL_PART = /(^|_)(API_?KEY|KEY|KEYS|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PAT|AUTH|CREDENTIAL|CREDENTIALS|BEARER)(_|$)/i
+
+/**
+ * Whether a variable's name reads as a credential's (`GROQ_API_KEY`, `HF_TOKEN`, `MY_GATEWAY_SECRET`).
+ * @example
+ * looksLikeCredential('FIREWORKS_API_KEY') // true
+ */
+export function looksLikeCredential(name: string): boolean {
+  return CREDENTIAL_PART.test(name)
+}
 /** Request headers whose value is a credential. */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|anthropic-api-key|x-amz-security-token|cookie)$|key|token|secret|auth/i
 /** Companion variables an SDK needs beside one that reaches the wire (a SigV4 request carries the key id, never the secret). */
@@ -108,7 +117,7 @@ export function carriedKeyVars(request: { url: string; headers: Headers }, env: 
   const out = new Set<string>()
   for (const [name, value] of Object.entries(env)) {
     if (!value || value.length < 8 || /\s/.test(value) || value.includes('://') || isReplayKey(value) || !VAR_NAME.test(name)) continue
-    const carried = credential.some((v) => v.includes(value)) || (CREDENTIAL_PART.test(name) && (other.some((v) => v.includes(value)) || path.includes(value)))
+    const carried = credential.some((v) => v.includes(value)) || (looksLikeCredential(name) && (other.some((v) => v.includes(value)) || path.includes(value)))
     if (!carried) continue
     out.add(name)
     for (const c of COMPANIONS[name] ?? []) if (env[c]) out.add(c)
