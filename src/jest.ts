@@ -15,7 +15,7 @@ import { finishTest, type TestContext } from './context/test-context.js'
 import { configure } from './context/configure.js'
 import { perTestMode, type FluxOptions } from './context/options.js'
 import { holdFileKeys } from './context/file-keys.js'
-import { watchUnsetKeys } from './context/env-reads.js'
+import { watchKeyReads } from './context/env-reads.js'
 import { loadEngine, loadMatchers } from './plugin/jest-load.js'
 import type { TestScenario } from './scenario/per-test.js'
 
@@ -49,8 +49,14 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // own fixtures name (a record run and a file with no fixture get none). jest gives each test file its own `process.env`.
   const testPath = expect.getState().testPath
   const keys = holdFileKeys({ rootDir: process.cwd(), testFile: testPath, options: state.options, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
-  // Issue 24: the credential variables a file with fixtures reads unset while it is collected, for a skipped test's report.
-  const stopWatch = keys.fixtures > 0 ? watchUnsetKeys(process) : undefined
+  // Issue 24: the credential variables the file's code reads while it is collected: those set go into what it records,
+  // those unset name what closed a skipped test's gate.
+  // @note a file whose tests are all skipped may run no hook: the facts go out as the reads happen (the reporter merges them).
+  const fileFact = (unsetKeys: string[]) => {
+    if (keys.fixtures > 0 && testPath) void import('./reporter/facts.js').then(({ appendFacts }) => appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys }))
+  }
+  fileFact([])
+  const stopWatch = testPath ? watchKeyReads(process, (name) => fileFact([name])) : undefined
   let engine = perTestMode(state.options) ? loadEngine() : undefined
   if (engine) {
     engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
@@ -76,9 +82,10 @@ if (g.expect && g.beforeEach && g.afterEach) {
       : { runner: 'jest', name, why: 'jest has no per-test async context', fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest 4.1 and later support `test.concurrent`).' }
   }
   // jest runs the setup's beforeAll before the file's own: collection is over.
-  let unsetKeys: string[] = []
   g.beforeAll?.(() => {
-    unsetKeys = stopWatch?.() ?? []
+    const reads = stopWatch?.()
+    if (!reads || !testPath) return
+    state.fileKeys = { file: testPath, names: reads.set }
   })
   g.beforeEach(() => {
     const st = expect.getState()
@@ -121,12 +128,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
   })
   // Judge verdicts no test of this file used: listed, never pruned (a setup file cannot tell whether the file passed).
   g.afterAll?.(async () => {
-    // The run summary: what may have closed a skipped test's gate (the file's code read these unset while collected).
-    unsetKeys = stopWatch?.() ?? unsetKeys
-    if (keys.fixtures > 0 && testPath) {
-      const { appendFacts } = await import('./reporter/facts.js')
-      appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys })
-    }
+    stopWatch?.()
     if (judgeTapesUsed()) {
       const { describeJudgeTapeReport, finishJudgeTapes } = await import('./judge/index.js')
       for (const r of finishJudgeTapes({ prune: false })) console.warn(describeJudgeTapeReport(r))

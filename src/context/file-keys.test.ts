@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { watchUnsetKeys } from './env-reads.js'
+import { watchKeyReads } from './env-reads.js'
 import { fileKeyVars, holdFileKeys } from './file-keys.js'
 
 const roots: string[] = []
@@ -64,16 +64,18 @@ describe('holdFileKeys', () => {
   })
 })
 
-describe('watchUnsetKeys', () => {
-  test('reports the credential-like variables read while unset, and gives the environment back', () => {
-    const holder = { env: { OPENAI_API_KEY: 'sk-x', EMPTY_TOKEN: '' } as NodeJS.ProcessEnv }
+describe('watchKeyReads', () => {
+  test('reports the credential-like variables read, set and unset (a placeholder is neither), and gives the environment back', () => {
+    const holder = { env: { OPENAI_API_KEY: 'sk-x', EMPTY_TOKEN: '', GROQ_API_KEY: 'fluxlab-replay-no-key-GROQ_API_KEY' } as NodeJS.ProcessEnv }
     const original = holder.env
-    const stop = watchUnsetKeys(holder)
+    const heard: string[] = []
+    const stop = watchKeyReads(holder, (name) => heard.push(name))
     const env = holder.env
-    void [env.OPENAI_API_KEY, env.FIREWORKS_API_KEY, env.EMPTY_TOKEN, env.NODE_DEBUG, 'MY_GATEWAY_SECRET' in env]
+    void [env.OPENAI_API_KEY, env.FIREWORKS_API_KEY, env.EMPTY_TOKEN, env.NODE_DEBUG, env.GROQ_API_KEY, 'MY_GATEWAY_SECRET' in env, env.FIREWORKS_API_KEY]
     env.SET_LATER_KEY = 'v'
     expect(original.SET_LATER_KEY).toBe('v')
-    expect(stop()).toEqual(['EMPTY_TOKEN', 'FIREWORKS_API_KEY', 'MY_GATEWAY_SECRET'])
+    expect(stop()).toEqual({ set: ['OPENAI_API_KEY'], unset: ['EMPTY_TOKEN', 'FIREWORKS_API_KEY', 'MY_GATEWAY_SECRET'] })
+    expect(heard).toEqual(['FIREWORKS_API_KEY', 'EMPTY_TOKEN', 'MY_GATEWAY_SECRET'])
     expect(holder.env).toBe(original)
   })
 })

@@ -59,6 +59,11 @@ interface GlobalState {
   attached?: RequestRoute
   /** Whole-suite mode: what a request made outside every test and run meets (module top level, `beforeAll`). */
   outside?: RequestRoute
+  /**
+   * The credential-like variables the running test file read, set, while it was collected (the runner setups'
+   * watch): a recording of the file notes them in its manifest's `keyVars` beside those its requests carried.
+   */
+  fileKeys?: { file: string; names: readonly string[] }
   /** The matcher code, once fluxlab's main module has loaded it (`matchers/lazy.ts`: the setup files register stand-ins). */
   matchers?: object
 }

@@ -12,7 +12,7 @@ import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { perTestMode } from '../context/options.js'
 import { holdFileKeys } from '../context/file-keys.js'
-import { watchUnsetKeys } from '../context/env-reads.js'
+import { watchKeyReads } from '../context/env-reads.js'
 import type { TestScenario } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
 
@@ -46,13 +46,20 @@ const rootDir = worker?.config?.root ?? process.cwd()
 // SPEC §2 "Keys": before the test file is collected, its key skip gates see placeholders for exactly the variables its own
 // fixtures name (a record run and a file with no fixture get none); released when the file ends (afterAll, below).
 const keys = holdFileKeys({ rootDir, testFile: worker?.filepath, options: state.options, updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv() })
-// Issue 24: the credential variables a file with fixtures reads unset while it is collected, for a skipped test's report.
-const stopWatch = keys.fixtures > 0 ? watchUnsetKeys(process) : undefined
-let unsetKeys: string[] = []
+// Issue 24: the credential variables the file's code reads while it is collected: those set go into what it records,
+// those unset name what closed a skipped test's gate.
+// @note a file whose tests are all skipped runs no hook, so the summary's facts go on the file's task from the start (vitest
+// sends its meta once collection ends) and fill as the reads happen.
+const fileFacts = { base: keys.base, unsetKeys: [] as string[] }
+const fileTask = (worker as { current?: { filepath?: string; meta?: Record<string, unknown> } } | undefined)?.current
+if (keys.fixtures > 0 && fileTask?.meta && fileTask.filepath === worker?.filepath) fileTask.meta.fluxlab = fileFacts
+const stopWatch = worker?.filepath ? watchKeyReads(process, (name) => void fileFacts.unsetKeys.push(name)) : undefined
 // @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use. This one, the setup's,
 // runs before the file's own beforeAll: collection is over.
 beforeAll(function ({}: object) {
-  unsetKeys = stopWatch?.() ?? []
+  const reads = stopWatch?.()
+  if (!reads || !worker?.filepath) return
+  state.fileKeys = { file: worker.filepath, names: reads.set }
 })
 const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 // @note issue 14: the per-test engine (and @mswjs/interceptors behind it) is loaded only where it is used: in
@@ -190,9 +197,9 @@ afterAll(async function ({}: object) {
     for (const r of finishJudgeTapes(suite && !failed(suite) ? {} : { prune: false })) console.warn(describeJudgeTapeReport(r))
   }
   // The run summary reads it from the file's meta: where its fixtures are, and what may have closed a skipped test's gate.
-  unsetKeys = stopWatch?.() ?? unsetKeys
+  stopWatch?.()
   const meta = (suite as (SuiteLike & { meta?: Record<string, unknown> }) | undefined)?.meta
-  if (meta && keys.fixtures > 0) meta.fluxlab = { base: keys.base, unsetKeys }
+  if (meta && keys.fixtures > 0) meta.fluxlab = fileFacts
   // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
   try {
     await perTest?.finishFileScenario()

@@ -17,9 +17,10 @@ describe('readFacts', () => {
     appendFacts(facts('one'), { [FACTS_ENV]: file })
     appendFacts({ kind: 'file', file: '/p/a.test.js', base: '/p/tests/scenarios', unsetKeys: ['FIREWORKS_API_KEY'] }, { [FACTS_ENV]: file })
     appendFacts(facts('two'), { [FACTS_ENV]: file })
+    appendFacts({ kind: 'file', file: '/p/a.test.js', base: '/p/tests/scenarios', unsetKeys: ['AN_API_KEY'] }, { [FACTS_ENV]: file })
     const read = readFacts(file)
     expect(read.tests.map((f) => f.test)).toEqual(['one', 'two'])
-    expect(read.files).toEqual([{ file: '/p/a.test.js', base: '/p/tests/scenarios', unsetKeys: ['FIREWORKS_API_KEY'] }])
+    expect(read.files).toEqual([{ file: '/p/a.test.js', base: '/p/tests/scenarios', unsetKeys: ['AN_API_KEY', 'FIREWORKS_API_KEY'] }])
   })
 
   it('leaves out a line a killed worker tore, and any line that is not a test\'s facts', () => {

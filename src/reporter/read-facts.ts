@@ -27,9 +27,16 @@ const factsSchema = z.union([
  */
 export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[] } {
   const lines = readJsonl<TestFacts | ({ kind: 'file' } & FileFacts)>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
-  const files: FileFacts[] = []
   const tests: TestFacts[] = []
-  for (const l of lines) if ('kind' in l && l.kind === 'file') files.push({ file: l.file, base: l.base, unsetKeys: l.unsetKeys })
-  else tests.push(l as TestFacts)
-  return { tests, files }
+  // A test file's facts come in several lines (one more for each unset variable its code read): one entry a file.
+  const files = new Map<string, FileFacts>()
+  for (const l of lines) {
+    if (!('kind' in l && l.kind === 'file')) {
+      tests.push(l as TestFacts)
+      continue
+    }
+    const seen = files.get(l.file)
+    files.set(l.file, { file: l.file, base: l.base, unsetKeys: [...new Set([...(seen?.unsetKeys ?? []), ...l.unsetKeys])].sort() })
+  }
+  return { tests, files: [...files.values()] }
 }

@@ -3,6 +3,7 @@ import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { fixtureExists, readFixture } from '../cassette/fixture.js'
 import { rerunCommand } from '../commands.js'
 import { DEFAULT_DIR } from '../context/options.js'
+import { state } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
@@ -79,10 +80,16 @@ export function saveCore(core: ScenarioCore, run: Run, trace: string): TraceSnap
     })
   const { redactor, maxBytes } = core.settings
   const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
-  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, keyVars: cells.keyVars, maxBytes, redaction: redactor.marker })
+  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, keyVars: [...cells.keyVars, ...fileKeysOf(core.test)], maxBytes, redaction: redactor.marker })
   const snapshot = saveRecording({ dir: core.dir, manifest, model: cells.model, tools: cells.tools, trace, disable: core.options.redact?.disable, updateState: core.updateState })
   run.written = true
   return snapshot
+}
+
+/** The credential-like variables the test's file read, set, while it was collected (see `state.fileKeys`). */
+function fileKeysOf(test: TestContext | undefined): readonly string[] {
+  const keys = state.fileKeys
+  return test && keys && resolve(keys.file) === resolve(test.testFile) ? keys.names : []
 }
 
 /**
