@@ -13,7 +13,7 @@ const token = process.env.FLUX_CONTROL_TOKEN
 const NULL_BODY = new Set([101, 204, 205, 304])
 
 // Model calls go to the CLI before the program's own msw or nock mocks see them; other requests only when none answered.
-if (url && token) acquireInterception((request) => forward(request, url, token), (request) => detectModelCall(request.method, new URL(request.url)) !== undefined)
+if (url && token) acquireInterception(Object.assign((request: Request) => forward(request, url, token), { preempts: (request: Request) => detectModelCall(request.method, new URL(request.url)) !== undefined }))
 
 async function forward(request: Request, control: string, token: string): Promise<Response> {
   const bytes = request.method === 'GET' || request.method === 'HEAD' ? null : Buffer.from(await request.arrayBuffer())

@@ -13,7 +13,7 @@ export interface ConcurrentTest {
   fix: string
 }
 
-/** What an intercepted request is handed to: the run it was made inside. */
+/** What the router hands an intercepted request to: the run it was made inside (a `Run`, src/scenario/run.ts). */
 export interface RequestRoute {
   /** Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws. */
   handle(request: Request): Promise<Response | undefined>
@@ -57,8 +57,11 @@ interface GlobalState {
    * running test's route, for requests made outside every `Scenario.run`.
    */
   attached?: RequestRoute
-  /** Whole-suite mode: what a request made outside every test and run meets (module top level, `beforeAll`). */
-  outside?: RequestRoute
+  /**
+   * Whole-suite mode: the run a request made outside every test and run goes to (module top level, `beforeAll`):
+   * the running test file's scenario, or the refusal of calls made outside every file.
+   */
+  outside?: () => RequestRoute | undefined
   /**
    * The credential-like variables the running test file read, set, while it was collected (the runner setups'
    * watch): a recording of the file notes them in its manifest's `keyVars` beside those its requests carried.

@@ -12,16 +12,12 @@ import { attachWebSocket, type SocketRouter } from './websocket.js'
 /**
  * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
  * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`);
- * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`).
+ * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`); `preempts` says which
+ * requests fluxlab answers before the process's other mocking libraries (the app's own msw `setupServer`,
+ * nock ≥ 14) see them: the model calls. Every other request is offered to them first, and reaches the
+ * router only if none of them answered it (it would have gone to the network).
  */
-export type Router = UndiciRouter & { socket?: SocketRouter }
-
-/**
- * Which requests fluxlab answers before the process's other mocking libraries (the app's own msw
- * `setupServer`, nock ≥ 14) see them: the model calls. Every other request is offered to them
- * first, and reaches `Router` only if none of them answered it (it would have gone to the network).
- */
-export type Preempts = (request: Request) => boolean
+export type Router = UndiciRouter & { socket?: SocketRouter; preempts?(request: Request): boolean }
 
 /** The parts of an `@mswjs/interceptors` interceptor this file uses (any copy, ESM or CJS, any version sharing the global symbols). */
 interface Shared {
@@ -63,7 +59,6 @@ interface InterceptionState {
    */
   idle?: ReturnType<typeof setImmediate>
   router?: Router
-  preempts?: Preempts
   detachUndici?: () => void
   detachWebSocket?: () => void
   /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
@@ -99,7 +94,7 @@ interface InterceptionState {
 
 interface Beneath {
   fetch: typeof fetch
-  /** A request fluxlab answers before the app's own mocks (`Preempts`): they do not see its live copy either. */
+  /** A request fluxlab answers before the app's own mocks (`Router.preempts`): they do not see its live copy either. */
   preempted: boolean
 }
 
@@ -153,7 +148,7 @@ function createState(): InterceptionState {
         if (refused) return controller.errorWith(refused)
       }
     }
-    if (s.preempts?.(request)) {
+    if (s.router.preempts?.(request)) {
       const response = await route(s.router, request, via, true)
       if (!response) return
       if (response.type !== 'error' && drains()) s.answered.add(requestId)
@@ -221,21 +216,20 @@ export function redirectModeOf(request: Request): RequestRedirect {
  * turn of the event loop later (`{ now: true }`: at once), and until then every request passes untouched.
  *
  * It shares one interception with the app's own msw or nock (`@mswjs/interceptors` keeps one running
- * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what `preempts` selects is
+ * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what `router.preempts` selects is
  * fluxlab's alone, everything else is offered to the app's mocks before `router` sees it. Calls made with
  * the npm `undici` package directly are routed to `router` too (`./undici.ts`).
  * @example
- * const release = acquireInterception(async (req) => session?.handle(req), (req) => isModelCall(req))
+ * const release = acquireInterception(Object.assign(async (req: Request) => run?.handle(req), { preempts: isModelCall }))
  * try { await agent() } finally { release() }
  */
-export function acquireInterception(router: Router, preempts: Preempts): (options?: { now?: boolean }) => void {
+export function acquireInterception(router: Router): (options?: { now?: boolean }) => void {
   if (st.idle) {
     clearImmediate(st.idle)
     st.idle = undefined
   }
   if (st.refs === 0 && !st.detachUndici) assertInterceptorsLine()
   st.router = router
-  st.preempts = preempts
   if (st.refs++ === 0 && !st.detachUndici) {
     st.detachUndici = attachUndici(() => (st.refs > 0 ? st.router : undefined), liveFetch)
     const http2 = guardHttp2()

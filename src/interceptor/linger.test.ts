@@ -37,7 +37,7 @@ const httpGet = (url: string) =>
 
 test('released, the patches stay for the rest of the turn, routing nothing; then every one is undone', async () => {
   let routed = 0
-  const release = acquireInterception(async (r) => (routed++, answered(r)), () => false)
+  const release = acquireInterception(async (r) => (routed++, answered(r)))
   expect(await (await fetch(`${base}/a`)).text()).toBe('from the router')
   const patched = globalThis.fetch
   expect(patched).not.toBe(pristine.fetch)
@@ -55,10 +55,10 @@ test('released, the patches stay for the rest of the turn, routing nothing; then
 })
 
 test('acquired again within the turn, the same patches serve the next holder', async () => {
-  const first = acquireInterception(answered, () => false)
+  const first = acquireInterception(answered)
   const patched = globalThis.fetch
   first()
-  const second = acquireInterception(answered, () => false)
+  const second = acquireInterception(answered)
   expect(globalThis.fetch).toBe(patched)
   await turn()
   await turn()

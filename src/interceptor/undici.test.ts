@@ -45,7 +45,7 @@ afterEach(async () => {
 })
 
 function intercept(router: Router): void {
-  releases.push(acquireInterception(router, () => false))
+  releases.push(acquireInterception(router))
 }
 
 const post = (path: string) => request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-app': 'a' }, body: '{"q":1}' })
@@ -158,7 +158,7 @@ describe('the undici global dispatcher under interception', () => {
 
   test('puts the original global dispatcher back when interception ends (a turn after the last release)', async () => {
     const before = g[GLOBAL]
-    const release = acquireInterception(async () => undefined, () => false)
+    const release = acquireInterception(async () => undefined)
     expect(g[GLOBAL]).not.toBe(before)
     release()
     await new Promise((r) => setImmediate(r))

@@ -70,6 +70,16 @@ export function detectModelCall(method: string, url: URL, hosts?: Record<string,
   return codecs.find((c) => c.detect(method, url))
 }
 
+/**
+ * Whether a request is a model call, or at least goes to a provider's host (so one fluxlab cannot route, such as a
+ * WebSocket to `api.openai.com`, or a file upload, is refused rather than let through where a run cannot record it).
+ * @example
+ * isProviderRequest('GET', new URL('wss://api.openai.com/v1/realtime')) // true
+ */
+export function isProviderRequest(method: string, url: URL, hosts: Record<string, ProviderFamily> = {}): boolean {
+  return detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
+}
+
 /** The families that can be a judge, in registry order. */
 const judges: readonly JudgeWire[] = codecs.flatMap((c) => (c.judge ? [c.judge] : []))
 

@@ -7,7 +7,6 @@ import { relative, resolve } from 'node:path'
 import { perTestMode } from '../context/options.js'
 import { readFlag, updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import type { FluxOptions } from '../context/options.js'
-import { preemptsRequest, routeRequest } from '../context/route.js'
 import { state, type ConcurrentTest, type RequestRoute } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
 import { concurrentTestError, currentTest, finishTest, runningTestRef } from '../context/test-context.js'
@@ -15,19 +14,20 @@ import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
 import { FluxError } from '../errors.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
-import { detectModelCall, providerOfHost } from '../providers/registry.js'
+import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { defaultName } from './names.js'
 import { settleTrace, traceRule } from './persist.js'
 import { Outcome } from './outcome.js'
-import { offTapeResponse } from './pipeline/http.js'
-import type { Run } from './run.js'
+import type { Refusal } from './pipeline/index.js'
+import { router } from './router.js'
+import { Run, runSettings } from './run.js'
 import { asStored } from './stored.js'
 
 /** One test as a scenario, from the moment its hooks start to the moment it ends. */
 export interface TestScenario {
-  /** Where a request of this scenario goes when it is routed here by hand (a file scenario). */
-  route: RequestRoute
+  /** The test's run: every request of the test goes to it (a refusal's run where it can neither record nor replay). */
+  run: Run
   /** Route the test's traffic here while `body` runs (async context: vitest's `aroundEach`). */
   drive(body: () => Promise<unknown>): Promise<void>
   /** Route every request of this worker here until `detach` (runners without per-test async context). */
@@ -49,32 +49,24 @@ export interface TestScenario {
  */
 export function interceptFromSetup(root: string, updateState: () => UpdateState = updateStateFromEnv): void {
   if (state.outside) return
-  state.outside = {
-    // Inside a test file every request is its file scenario's (undici's too); outside every file, model calls only
-    // (and, under FLUX_OFFLINE, every request: it is refused).
-    claims: (method, url) => runningTestRef()?.file !== undefined || detectModelCall(method, url, state.options.hosts ?? {}) !== undefined || readFlag('FLUX_OFFLINE'),
-    preempts: (request) => detectModelCall(request.method, new URL(request.url), state.options.hosts ?? {}) !== undefined,
-    async handle(request) {
-      // Like a test's, the file scenario takes every request (a tool's HTTP too); one that makes no model call writes nothing.
-      const file = fileScenario(root, updateState)
-      if (file) return file.route.handle(request)
-      const url = new URL(request.url)
-      if (!detectModelCall(request.method, url, state.options.hosts ?? {})) {
-        if (!readFlag('FLUX_OFFLINE')) return undefined
-        const error = offlineError(request, 'outside every test file')
-        console.warn(error.message)
-        return offTapeResponse(error.message)
-      }
-      const error = new FluxError('FLUX_NOT_IN_TEST', {
-        failed: `send ${request.method} ${url.host}${url.pathname}`,
-        reason: 'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
-        fix: 'Make the call inside a test, or inside `scenario(name).run(agent)` in a beforeAll.',
-      })
-      console.warn(error.message)
-      return offTapeResponse(error.message)
-    },
-  }
-  releaseOutside = acquireInterception(routeRequest, preemptsRequest)
+  const hosts = () => state.options.hosts ?? {}
+  // Outside every test file, model calls only are taken (and, under FLUX_OFFLINE, every request: it is refused).
+  const outside = refusalRun('(outside tests)', {
+    claims: (method, url) => detectModelCall(method, url, hosts()) !== undefined || readFlag('FLUX_OFFLINE'),
+    preempts: (method, url) => detectModelCall(method, url, hosts()) !== undefined,
+    error: (request) =>
+      detectModelCall(request.method, new URL(request.url), hosts())
+        ? new FluxError('FLUX_NOT_IN_TEST', {
+            failed: `send ${request.method} ${hostPath(request)}`,
+            reason: 'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
+            fix: 'Make the call inside a test, or inside `scenario(name).run(agent)` in a beforeAll.',
+          })
+        : offlineError(request, 'outside every test file'),
+    refused: (error) => console.warn(error.message),
+  })
+  // Inside a test file every request is its file scenario's (a tool's HTTP too), like a test's.
+  state.outside = () => fileDoor(root, updateState) ?? outside
+  releaseOutside = acquireInterception(router)
 }
 
 let releaseOutside: ((options?: { now?: boolean }) => void) | undefined
@@ -97,21 +89,30 @@ export function releaseFromSetup(): void {
 const fileScenarios = new Map<string, { scenario: TestScenario; test: TestContext } | 'finished'>()
 
 /**
- * The scenario of the running test file's calls made outside every test (module top level,
- * `beforeAll`, `afterAll`): named from the file, opened at its first model call, recorded or
- * replayed like a test's, refused where it can do neither. `undefined` outside every test file.
+ * The door to the running test file's scenario for its calls made outside every test (module top level,
+ * `beforeAll`, `afterAll`): it takes every request, and opens the scenario (named from the file, recorded or
+ * replayed like a test's, refused where it can do neither) at the first one it is handed. Once open, the
+ * scenario's run itself. `undefined` outside every test file, and after the file's scenario finished.
  */
-function fileScenario(root: string, updateState: () => UpdateState): { route: RequestRoute } | undefined {
+function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | undefined {
   const running = runningTestRef()
   if (!running?.file) return undefined
   const testFile = resolve(root, running.file)
   const open = fileScenarios.get(testFile)
   if (open === 'finished') return undefined
-  if (open) return open.scenario
-  const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
-  const scenario = openTestScenario(test, state.options)
-  fileScenarios.set(testFile, { scenario, test })
-  return scenario
+  if (open) return open.scenario.run
+  const hosts = state.options.hosts ?? {}
+  return {
+    preempts: (request) => detectModelCall(request.method, new URL(request.url), hosts) !== undefined,
+    handle(request) {
+      const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
+      const scenario = openTestScenario(test, state.options)
+      // The run belongs to its (file-level) test from the first request.
+      scenario.run.register()
+      fileScenarios.set(testFile, { scenario, test })
+      return scenario.run.handle(request)
+    },
+  }
 }
 
 /**
@@ -173,8 +174,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       }),
   }
   return {
-    // A file scenario's requests are routed here by hand: the run belongs to its (file-level) test from the first.
-    route: { handle: (request) => (run.register(), run.handle(request)) },
+    run,
     drive: async (body) => {
       const { failure } = await run.drive(body)
       if (failure) throw failure.error
@@ -240,7 +240,7 @@ function attachable(run: Run, keyVars: readonly string[]): Pick<TestScenario, 'a
   return {
     attach() {
       run.register()
-      const interception = acquireInterception(routeRequest, preemptsRequest)
+      const interception = acquireInterception(router)
       const keys = keyVars.length ? fillReplayKeys(process.env, keyVars) : () => {}
       state.attached = run
       release = () => {
@@ -257,56 +257,43 @@ function attachable(run: Run, keyVars: readonly string[]): Pick<TestScenario, 'a
 }
 
 /**
+ * A run that can neither record nor replay: it takes only what `refusal` claims, and refuses each request with
+ * its own reason (the first is the run's `fatal`).
+ * @example
+ * const run = refusalRun('(outside tests)', { claims, preempts, error })
+ */
+function refusalRun(name: string, refusal: Refusal): Run {
+  return new Run({ name, dir: '', mode: 'replay', settings: runSettings(state.options, readFlag('FLUX_OFFLINE')), refusal })
+}
+
+/**
  * The scenario of a test that can neither replay nor record here: model calls, and any other
  * request to a provider's host (a file upload, a model list), are refused with `refused`; other
  * HTTP passes through as it would without fluxlab, except under FLUX_OFFLINE, which refuses it too
  * (SPEC §2: it forbids every live request, with or without a fixture, to any host).
  */
 function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string): TestScenario {
-  let fatal: FluxError | undefined
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const hosts = options.hosts ?? {}
   const offline = readFlag('FLUX_OFFLINE')
-  const toProvider = (method: string, url: URL) => detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
-  const route: RequestRoute = {
+  const toProvider = (method: string, url: URL) => isProviderRequest(method, url, hosts)
+  const run = refusalRun(name, {
     claims: (method, url) => offline || toProvider(method, url),
-    preempts: (request) => toProvider(request.method, new URL(request.url)),
-    async handle(request) {
-      const error = toProvider(request.method, new URL(request.url)) ? refused : offline ? offlineError(request, `in test "${test.testName}"`) : undefined
-      if (!error) return undefined
-      fatal ??= error
-      return offTapeResponse(error.message)
-    },
-  }
-  let release: (() => void) | undefined
+    preempts: toProvider,
+    error: (request) => (toProvider(request.method, new URL(request.url)) ? refused : offlineError(request, `in test "${test.testName}"`)),
+  })
   return {
-    route,
+    run,
     async drive(body) {
-      const stop = acquireInterception(routeRequest, preemptsRequest)
-      try {
-        await state.runs.run(route, body)
-      } finally {
-        stop()
-      }
+      const { failure } = await run.drive(body)
+      if (failure) throw failure.error
     },
-    attach() {
-      const stop = acquireInterception(routeRequest, preemptsRequest)
-      state.attached = route
-      release = () => {
-        if (state.attached === route) state.attached = undefined
-        stop()
-      }
-    },
-    async detach() {
-      release?.()
-      release = undefined
-    },
+    ...attachable(run, []),
     async finish() {
-      if (fatal) throw fatal
+      if (run.fatal) throw run.fatal
     },
   }
 }
-
 
 /** The `test.concurrent` tests running now under a runner without per-test async context. */
 export interface ConcurrentGroup {
@@ -329,32 +316,29 @@ export interface ConcurrentGroup {
 export function concurrentGroup(options: FluxOptions, describe: (name: string) => ConcurrentTest): ConcurrentGroup {
   const tests = new Map<TestContext, FluxError | undefined>()
   let release: (() => void) | undefined
-  const route: RequestRoute = {
-    claims: (method, url) => detectModelCall(method, url, options.hosts ?? {}) !== undefined || readFlag('FLUX_OFFLINE'),
-    preempts: (request) => detectModelCall(request.method, new URL(request.url), options.hosts ?? {}) !== undefined,
-    async handle(request) {
-      const url = new URL(request.url)
-      if (!detectModelCall(request.method, url, options.hosts ?? {})) {
-        if (!readFlag('FLUX_OFFLINE')) return undefined
-        const error = offlineError(request, 'in a concurrent test')
-        for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
-        return offTapeResponse(error.message)
-      }
+  const model = (method: string, url: URL) => detectModelCall(method, url, options.hosts ?? {}) !== undefined
+  const run = refusalRun('(concurrent tests)', {
+    claims: (method, url) => model(method, url) || readFlag('FLUX_OFFLINE'),
+    preempts: model,
+    error(request) {
+      if (!model(request.method, new URL(request.url))) return offlineError(request, 'in a concurrent test')
       const names = [...tests.keys()].map((t) => t.testName)
-      const error = concurrentTestError(describe(names.join('", "')), `send ${request.method} ${url.host}${url.pathname} from one of the concurrent tests "${names.join('", "')}"`)
-      for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
+      const error = concurrentTestError(describe(names.join('", "')), `send ${request.method} ${hostPath(request)} from one of the concurrent tests "${names.join('", "')}"`)
       console.warn(error.message)
-      return offTapeResponse(error.message)
+      return error
     },
-  }
+    refused: (error) => {
+      for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
+    },
+  })
   return {
     enter(test) {
       tests.set(test, undefined)
       if (release || !coversTest(test, options)) return
-      const stop = acquireInterception(routeRequest, preemptsRequest)
-      state.attached = route
+      const stop = acquireInterception(router)
+      state.attached = run
       release = () => {
-        if (state.attached === route) state.attached = undefined
+        if (state.attached === run) state.attached = undefined
         stop()
       }
     },
@@ -373,12 +357,17 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
 
 /** SPEC §2: FLUX_OFFLINE=1 forbids every live request; this one would have gone to the network. */
 function offlineError(request: Request, where: string): FluxError {
-  const url = new URL(request.url)
   return new FluxError('FLUX_OFFLINE', {
-    failed: `send ${request.method} ${url.host}${url.pathname} ${where}`,
+    failed: `send ${request.method} ${hostPath(request)} ${where}`,
     reason: 'FLUX_OFFLINE=1 forbids every live request, and no fixture answers this one (no app mock answered it either)',
     fix: 'Unset FLUX_OFFLINE and record the test where the network is reachable, then commit its fixture; or mock the request in the test.',
   })
+}
+
+/** `api.openai.com/v1/chat/completions`: where a request goes, as messages name it. */
+function hostPath(request: Request): string {
+  const url = new URL(request.url)
+  return `${url.host}${url.pathname}`
 }
 
 /** `**` any path, `*` any name part, `?` one character. */

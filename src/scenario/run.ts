@@ -4,7 +4,6 @@ import { createRedactor, type Redactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
 import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
-import { isModelCall, preemptsRequest, routeRequest } from '../context/route.js'
 import { state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext, TrackedRun } from '../context/types.js'
@@ -12,14 +11,15 @@ import { isFluxError } from '../errors.js'
 import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { detectModelCall } from '../providers/registry.js'
+import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import type { Intervention } from './intervention.js'
 import type { Agent, Lab } from './lab.js'
-import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type JournalHooks, type LiveMiss, type Pipeline, type RunStep } from './pipeline/index.js'
+import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type JournalHooks, type LiveMiss, type Pipeline, type Refusal, type RunStep } from './pipeline/index.js'
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
+import { router } from './router.js'
 
 /** The settings every run of a scenario shares, derived from its options once. */
 export interface RunSettings {
@@ -81,6 +81,8 @@ export interface RunInit {
   scenario?: string
   /** `lab.input`. */
   input?: unknown
+  /** A run that can neither record nor replay: it takes only what the refusal claims, and refuses it. */
+  refusal?: Refusal
 }
 
 /**
@@ -122,7 +124,7 @@ export class Run implements TrackedRun, RequestRoute {
       journal: init.journal,
       command: init.command ?? ((env) => rerunCommand(env, init.test ? testRef(init.test) : runningTestRef())),
     })
-    this.pipeline = buildPipeline(this.log, this.counters)
+    this.pipeline = buildPipeline(this.log, this.counters, init.refusal)
   }
 
   get name(): string {
@@ -188,16 +190,22 @@ export class Run implements TrackedRun, RequestRoute {
       )
   }
 
+  /** Which requests this run takes (the router asks before it hands one over): all, unless it is a refusal. */
+  claims(method: string, url: URL): boolean {
+    return this.init.refusal?.claims(method, url) ?? true
+  }
+
+  /** Model calls are the run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
+  preempts(request: Request): boolean {
+    const url = new URL(request.url)
+    return this.init.refusal ? this.init.refusal.preempts(request.method, url) : detectModelCall(request.method, url, this.init.settings.hosts) !== undefined
+  }
+
   /**
    * Answer one intercepted request. Never throws: msw would turn a throw into a 500 that SDKs
    * retry. A fluxlab error is kept in `fatal` and answered off-tape; so is a bug of ours, which
    * says so (it must never look like a network error).
    */
-  /** Model calls are the run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
-  preempts(request: Request): boolean {
-    return detectModelCall(request.method, new URL(request.url), this.log.config.hosts) !== undefined
-  }
-
   async handle(request: Request): Promise<Response> {
     let step = `${request.method} ${request.url}`
     try {
@@ -212,7 +220,7 @@ export class Run implements TrackedRun, RequestRoute {
   }
 
   isModelCall(method: string, url: URL): boolean {
-    return isModelCall(method, url, this.init.settings.hosts)
+    return isProviderRequest(method, url, this.init.settings.hosts)
   }
 
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
@@ -257,7 +265,7 @@ export class Run implements TrackedRun, RequestRoute {
    */
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
-    const release = acquireInterception(routeRequest, preemptsRequest)
+    const release = acquireInterception(router)
     // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
     const fixture = this.init.fixture
     const releaseKeys = this.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...replayKeyVars(fixture.manifest), ...this.init.settings.keys]) : () => {}

@@ -9,7 +9,6 @@
  */
 import { basename } from 'node:path'
 import { sentBy } from '../context/own-sender.js'
-import { routeRequest } from '../context/route.js'
 
 /**
  * What fluxlab needs of an MCP transport (the official SDK's `StdioClientTransport`, or any
@@ -214,17 +213,6 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
     notifyClose()
   }
   return wrapper as unknown as T
-}
-
-/**
- * Wrap an MCP transport so its messages go on the tape of the run or test they are sent in
- * (`Scenario.run`, or the running test in whole-suite mode); outside both they go out untouched.
- * A replay never starts the server. Inside `s.run`, `lab.mcp(transport)` does the same.
- * @example
- * await client.connect(mcp(new StdioClientTransport({ command: 'node', args: ['server.mjs'] })))
- */
-export function mcp<T extends McpTransport>(transport: T, options?: McpTransportOptions): T {
-  return wrapMcpTransport(transport, async (request) => (routeRequest.claims(request.method, new URL(request.url)) ? routeRequest(request) : undefined), options)
 }
 
 async function offTapeMessage(response: Response): Promise<string> {

@@ -9,8 +9,10 @@
  *   off-tape    what a call the tape could not answer does: refused, or on to live
  *   live        the real provider or tool, captured (record, check misses, what-ifs bridged live)
  *
+ *   refusal     a run that can neither record nor replay: every call it takes is refused
+ *
  * A run has only the stages its kind needs: record is journal? → live; replay is
- * intervene? → tape → off-tape → live (reached only when an intervention allows it).
+ * intervene? → tape → off-tape → live (reached only when an intervention allows it); a refusal is refusal.
  */
 import type { Answer, Call, Counters, Stage } from './call.js'
 import { interventionStage } from './intervene.js'
@@ -18,6 +20,7 @@ import { journalStage } from './journal.js'
 import { liveStage } from './live.js'
 import type { RunLog } from './log.js'
 import { offTapeStage } from './off-tape.js'
+import { refusalStage, type Refusal } from './refuse.js'
 import { tapeStage, type TapeStage } from './tape.js'
 
 export interface Pipeline {
@@ -35,8 +38,12 @@ export interface Pipeline {
  * const pipeline = buildPipeline(log, counters)
  * const answer = await pipeline.dispatch(call)
  */
-export function buildPipeline(log: RunLog, counters: Counters): Pipeline {
+export function buildPipeline(log: RunLog, counters: Counters, refusal?: Refusal): Pipeline {
   const { mode, fixture, intervention: iv, journal: hooks } = log.config
+  if (refusal) {
+    const refuse = refusalStage(log, refusal)
+    return { dispatch: (call) => refuse(call, () => Promise.reject(new Error('a refusal has no stage after it'))) }
+  }
   const stages: Stage[] = []
   const journal = hooks ? journalStage(log, hooks) : undefined
   let tape: TapeStage | undefined
@@ -54,3 +61,4 @@ export function buildPipeline(log: RunLog, counters: Counters): Pipeline {
 
 export { classifyRequest, classifyToolCall, type Counters } from './call.js'
 export { RunLog, type JournalHooks, type LiveMiss, type RunStep } from './log.js'
+export type { Refusal } from './refuse.js'

@@ -1,0 +1,35 @@
+import type { FluxError } from '../../errors.js'
+import type { Answer, Stage } from './call.js'
+import { offTapeResponse } from './http.js'
+import type { RunLog } from './log.js'
+
+/**
+ * What a run that can neither record nor replay does (a test with no fixture under CI, a model call outside
+ * every test, a `test.concurrent` group fluxlab cannot tell apart): it takes only the requests it `claims`,
+ * and refuses each with its own reason, the first kept as the run's `fatal`.
+ */
+export interface Refusal {
+  /** Which requests the run takes; every other one passes untouched, as it would without fluxlab. */
+  claims(method: string, url: URL): boolean
+  /** Which of them it takes before the app's own mocks see them (the requests to a provider). */
+  preempts(method: string, url: URL): boolean
+  /** The error a request it took is refused with. */
+  error(request: Request): FluxError
+  /** Told of each refusal: a warning, the concurrent tests it fails. */
+  refused?(error: FluxError): void
+}
+
+/**
+ * The one stage of a refusal's run: every call it is handed is answered with its error, which no SDK retries.
+ * @example
+ * const stages = [refusalStage(log, refusal)]
+ */
+export function refusalStage(log: RunLog, refusal: Refusal): Stage {
+  return async (call): Promise<Answer> => {
+    if (!('request' in call)) throw new Error(`a refusal's run was handed the in-process tool call ${call.step}`)
+    const error = refusal.error(call.request)
+    log.fail(error, call.step)
+    refusal.refused?.(error)
+    return { response: offTapeResponse(error.message) }
+  }
+}
