@@ -21,7 +21,7 @@ describe('Run', () => {
     expect(attempts).toBe(1)
     expect(String((failure?.error as Error)?.message)).not.toMatch(/connection error/i)
     expect(isFluxError(run.fatal, 'FLUX_INTERNAL')).toBe(true)
-    // (the model call's canonical form is computed on first use, issue 14: the bug surfaces at the step, after classification)
+    // (the call has its place in the run before its canonical form is computed, so the bug is named at its step)
     expect(run.fatal?.message).toContain('Failed to serve model#1 of scenario "weather": fluxlab hit an unexpected TypeError (cannot read properties of undefined (reading "host")). This is a bug in fluxlab, not a network error.')
     expect(run.fatal?.message).toMatch(/\n  • at .*redactor|\n  • at /)
     expect((run.fatal as Error & { cause?: unknown }).cause).toBeInstanceOf(TypeError)

@@ -11,12 +11,13 @@ import { isFluxError } from '../errors.js'
 import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { detectModelCall, isProviderRequest } from '../providers/registry.js'
+import { isProviderRequest } from '../providers/registry.js'
 import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import type { Intervention } from './intervention.js'
 import type { Agent, Lab } from './lab.js'
 import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type JournalHooks, type LiveMiss, type Pipeline, type Refusal, type RunStep } from './pipeline/index.js'
+import { arrive, modelCodecOf } from './pipeline/call.js'
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
@@ -197,8 +198,7 @@ export class Run implements TrackedRun, RequestRoute {
 
   /** Model calls are the run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
   preempts(request: Request): boolean {
-    const url = new URL(request.url)
-    return this.init.refusal ? this.init.refusal.preempts(request.method, url) : detectModelCall(request.method, url, this.init.settings.hosts) !== undefined
+    return this.init.refusal ? this.init.refusal.preempts(request.method, new URL(request.url)) : modelCodecOf(request, this.init.settings.hosts) !== undefined
   }
 
   /**
@@ -209,7 +209,9 @@ export class Run implements TrackedRun, RequestRoute {
   async handle(request: Request): Promise<Response> {
     let step = `${request.method} ${request.url}`
     try {
-      const call = await classifyRequest(request, this.counters, this.log.config)
+      const arrival = arrive(request, this.counters, this.log.config.hosts)
+      step = arrival.step
+      const call = await classifyRequest(request, arrival, this.log.config)
       step = call.step
       const answer = await this.pipeline.dispatch(call)
       if ('response' in answer) return answer.response

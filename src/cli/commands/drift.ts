@@ -1,4 +1,5 @@
 import { relative, sep } from 'node:path'
+import { globToRegExp } from '../../context/glob.js'
 import { upstreamFrom } from '../../context/options.js'
 import { readFlag } from '../../golden/update-mode.js'
 import { isReplayKey } from '../../context/replay-keys.js'
@@ -199,22 +200,6 @@ function selectFixtures(patterns: string[], root: string): string[] {
       fix: 'Run it where your fixtures are, pass --dir <fixture root> (or "dir" in fluxlab.config.mjs), or record one first',
     })
   return [...found]
-}
-
-/** `*` any characters but `/`, `**` any characters, `?` one character. */
-function globToRegExp(glob: string): RegExp {
-  let re = ''
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]
-    if (c === '*' && glob[i + 1] === '*') {
-      re += '.*'
-      i++
-      if (glob[i + 1] === '/') i++
-    } else if (c === '*') re += '[^/]*'
-    else if (c === '?') re += '[^/]'
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
-  }
-  return new RegExp(`^${re}$`)
 }
 
 /** Before anything is sent, on stderr: what, where, with which key variable, and that it costs money. */

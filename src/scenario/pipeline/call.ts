@@ -7,8 +7,8 @@ import { detectModelCall } from '../../providers/registry.js'
 import type { ModelCallCodec, ProviderFamily } from '../../providers/types.js'
 import { toJsonValue } from './cell-values.js'
 
-/** Why the tape could not answer a call: the off-tape stage decides what happens next. */
-interface TapeMiss {
+/** Why the tape could not answer a call: handed on to the off-tape stage, which decides what happens next. */
+export interface TapeMiss {
   why: string
   /** `; closest recorded model#2: messages[1].content differs`, or empty. */
   details: string
@@ -24,8 +24,6 @@ interface CallBase {
   key: string
   /** The step as messages name it: `model#2`, `tool#1 read`. */
   step: string
-  /** Set by the tape stage when it could not answer. */
-  miss?: TapeMiss
 }
 
 /** A request to a model provider. */
@@ -37,6 +35,7 @@ export interface ModelRequest extends CallBase {
   /** The request's body as sent (read once, by `classifyRequest`; `request`'s own body is used up). */
   bytes: Buffer
   codec: ModelCallCodec
+  /** The request parsed and redacted, as the cell stores it; `key` is its SHA-256. */
   canonical: CanonicalRequest
 }
 
@@ -69,14 +68,15 @@ export interface FnToolCall extends CallBase {
   run: () => unknown
 }
 
-type ToolCall = HttpToolRequest | FnToolCall
-export type Call = ModelRequest | ToolCall
+/** One call of a run, identified once when it arrives (`classifyRequest`, `classifyToolCall`) and frozen: the stages only read it. */
+export type Call = Readonly<ModelRequest> | Readonly<HttpToolRequest> | Readonly<FnToolCall>
 
 /** What a stage answers: a Response for HTTP, the tool's output or thrown error for an in-process tool. */
 export type Answer = { response: Response } | { output: unknown } | { error: unknown }
-export type Next = () => Promise<Answer>
-/** One source in the request pipeline: answer the call, or pass it on with `next()`. */
-export type Stage = (call: Call, next: Next) => Promise<Answer>
+/** Pass the call on to the next stage: the same call, or one a stage rewrote; with the tape's miss, if it missed. */
+export type Next = (call?: Call, miss?: TapeMiss) => Promise<Answer>
+/** One source in the request pipeline: answer the call, or pass it on with `next()`. `miss`: why the tape could not answer it. */
+export type Stage = (call: Call, next: Next, miss?: TapeMiss) => Promise<Answer>
 
 /** What classifying a call needs of the run's configuration. */
 export interface ClassifyConfig extends CanonicalOptions {
@@ -91,63 +91,62 @@ export interface Counters {
   tool: number
 }
 
-/**
- * Classify one intercepted request, once: a model call of a known family, or an HTTP tool call.
- * @example
- * const call = await classifyRequest(request, counters, config)
- */
 const EMPTY = Buffer.alloc(0)
 
-export async function classifyRequest(request: Request, counters: Counters, config: ClassifyConfig): Promise<ModelRequest | HttpToolRequest> {
+/** Each request's model-call codec, found once: `preempts` asks before the request is handed over, `classifyRequest` after. */
+const codecs = new WeakMap<Request, ModelCallCodec | null>()
+
+/**
+ * The family codec of a model request, or `undefined` for any other request: found once per request.
+ * @example
+ * const preempts = modelCodecOf(request, hosts) !== undefined
+ */
+export function modelCodecOf(request: Request, hosts: Record<string, ProviderFamily>): ModelCallCodec | undefined {
+  let codec = codecs.get(request)
+  if (codec === undefined) codecs.set(request, (codec = detectModelCall(request.method, new URL(request.url), hosts) ?? null))
+  return codec ?? undefined
+}
+
+/** Where a request arrived in its run, before its body is read: its codec (a model call) and its position. */
+export interface Arrival {
+  codec?: ModelCallCodec
+  seq: number
+  n: number
+  /** `model#2`, `tool#3`: what a failure while identifying the request names. */
+  step: string
+}
+
+/**
+ * Give an intercepted request its place in the run: model call or not, its `seq` and its `n` on its channel.
+ * @example
+ * const arrival = arrive(request, counters, hosts)
+ */
+export function arrive(request: Request, counters: Counters, hosts: Record<string, ProviderFamily>): Arrival {
+  const codec = modelCodecOf(request, hosts)
+  const seq = ++counters.seq
+  const n = codec ? ++counters.model : ++counters.tool
+  return { codec, seq, n, step: codec ? `model#${n}` : `tool#${n}` }
+}
+
+/**
+ * Identify one intercepted request, once: a model call of a known family (its canonical redacted request and key), or
+ * an HTTP tool call (its name, arguments and key). The call is frozen: every stage reads the same one.
+ * @example
+ * const call = await classifyRequest(request, arrive(request, counters, config.hosts), config)
+ */
+export async function classifyRequest(request: Request, { codec, seq, n, step }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
   const url = new URL(request.url)
-  const codec = detectModelCall(request.method, url, config.hosts)
   // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
   // it), and a live send reuses these bytes.
   const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
-  const seq = ++counters.seq
-  if (codec) {
-    const n = ++counters.model
-    // @note issue 14: the body as text, the canonical form (the body parsed and redacted) and its SHA-256 key, computed
-    // on first use, once: a recording reads them only when it writes the cell, after the response streamed, so they
-    // are not in front of it.
-    let text: string | undefined
-    let canonical: CanonicalRequest | undefined
-    let key: string | undefined
-    const call: ModelRequest = {
-      channel: 'model',
-      seq,
-      n,
-      step: `model#${n}`,
-      request,
-      url,
-      get text() {
-        return (text ??= bytes.toString('utf8'))
-      },
-      set text(v) {
-        text = v
-      },
-      bytes,
-      codec,
-      get canonical() {
-        return (canonical ??= canonicalRequest(request.method, url, call.text, config))
-      },
-      set canonical(v) {
-        canonical = v
-      },
-      get key() {
-        return (key ??= requestKey(call.canonical))
-      },
-      set key(v) {
-        key = v
-      },
-    }
-    return call
-  }
   const text = bytes.toString('utf8')
+  if (codec) {
+    const canonical = canonicalRequest(request.method, url, text, config)
+    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical) })
+  }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
   const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
-  const n = ++counters.tool
-  return { channel: 'tool', kind: 'http', seq, n, id: `tool#${n}`, step: `tool#${n} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}) }
+  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}) })
 }
 
 /**
@@ -159,22 +158,19 @@ export function classifyToolCall(call: { name: string; args: unknown; callId?: s
   const seq = ++counters.seq
   const n = ++counters.tool
   const args = redactor.json(toJsonValue(call.args))
-  return { channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key: toolKey(call.name, args), name: call.name, callId: call.callId, args, run }
+  return Object.freeze({ channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key: toolKey(call.name, args), name: call.name, callId: call.callId, args, run })
 }
 
 /**
- * The same model request with another URL and body (a what-if's `model`/`instructions`): a new
+ * The same model request with another URL and body (a what-if's `model`/`instructions`): a new call, with its own
  * canonical form and key; the stale content-length goes.
  * @example
- * rewriteCall(call, { url, text }, config)
+ * return next(rewriteCall(call, { url, text }, config))
  */
-export function rewriteCall(call: ModelRequest, to: { url: URL; text: string }, config: CanonicalOptions): void {
+export function rewriteCall(call: Readonly<ModelRequest>, to: { url: URL; text: string }, config: CanonicalOptions): Readonly<ModelRequest> {
   const headers = new Headers(call.request.headers)
   headers.delete('content-length')
-  call.request = new Request(to.url, { method: call.request.method, headers, body: to.text, signal: call.request.signal, redirect: redirectModeOf(call.request) })
-  call.url = to.url
-  call.text = to.text
-  call.bytes = Buffer.from(to.text, 'utf8')
-  call.canonical = canonicalRequest(call.request.method, to.url, to.text, config)
-  call.key = requestKey(call.canonical)
+  const request = new Request(to.url, { method: call.request.method, headers, body: to.text, signal: call.request.signal, redirect: redirectModeOf(call.request) })
+  const canonical = canonicalRequest(request.method, to.url, to.text, config)
+  return Object.freeze({ ...call, request, url: to.url, text: to.text, bytes: Buffer.from(to.text, 'utf8'), canonical, key: requestKey(canonical) })
 }

@@ -14,7 +14,7 @@
  * A run has only the stages its kind needs: record is journal? → live; replay is
  * intervene? → tape → off-tape → live (reached only when an intervention allows it); a refusal is refusal.
  */
-import type { Answer, Call, Counters, Stage } from './call.js'
+import type { Answer, Call, Counters, Stage, TapeMiss } from './call.js'
 import { interventionStage } from './intervene.js'
 import { journalStage } from './journal.js'
 import { liveStage } from './live.js'
@@ -55,7 +55,7 @@ export function buildPipeline(log: RunLog, counters: Counters, refusal?: Refusal
     stages.push((tape = tapeStage(log, fixture, iv)), offTapeStage(log, iv))
   }
   stages.push(liveStage(log))
-  const run = (i: number, call: Call): Promise<Answer> => stages[i](call, () => run(i + 1, call))
+  const run = (i: number, call: Call, miss?: TapeMiss): Promise<Answer> => stages[i](call, (next = call, m) => run(i + 1, next, m), miss)
   return { dispatch: (call) => run(0, call), tape, journal }
 }
 

@@ -29,20 +29,20 @@ import type { RunLog, RunStep } from './log.js'
  * const stages = [interventionStage(log, iv, counters, config), tapeStage(log, fixture), …]
  */
 export function interventionStage(log: RunLog, iv: Intervention, counters: Counters, config: ClassifyConfig): Stage {
-  return async (call, next): Promise<Answer> => {
-    if (call.channel === 'model') {
-      if (iv.halted) return { response: log.offTape(call.step, `the ${iv.check ? 'check' : 'what-if'} halted at ${iv.halted.step} (${iv.halted.reason})`) }
-      const rw = iv.rewriteModel(call.codec.family, call.url, call.text, call.n)
-      if (rw) {
-        rewriteCall(call, rw, config)
-        iv.markChanged(call.step, rw.description)
-      }
+  return async (arrived, next): Promise<Answer> => {
+    if (arrived.channel === 'model') {
+      if (iv.halted) return { response: log.offTape(arrived.step, `the ${iv.check ? 'check' : 'what-if'} halted at ${iv.halted.step} (${iv.halted.reason})`) }
+      const rw = iv.rewriteModel(arrived.codec.family, arrived.url, arrived.text, arrived.n)
+      // A rewritten request is a new call (its own key): the stages after this one see that one.
+      const call = rw ? rewriteCall(arrived, rw, config) : arrived
+      if (rw) iv.markChanged(call.step, rw.description)
       const fault = iv.modelFault(call.key)
-      if (!fault) return next()
+      if (!fault) return next(call)
       const cell = { family: call.codec.family, url: config.redactor.url(call.url.href), request: call.canonical, model: call.codec.parseRequest(call.canonical.body, call.url).model }
       const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) => log.push(s))
       return { response }
     }
+    const call = arrived
     const dispatch: ToolDispatch =
       call.kind === 'http'
         ? { kind: 'http', name: call.name, key: call.key, args: call.args, seq: call.seq, n: call.n, url: config.redactor.url(call.url.href), signal: call.request.signal }

@@ -5,7 +5,7 @@ import type { Answer, Stage } from './call.js'
 import type { RunLog } from './log.js'
 
 /**
- * What a call the tape could not answer (`call.miss`) does: a plain replay refuses it (a
+ * What a call the tape could not answer (the miss the tape stage handed on) does: a plain replay refuses it (a
  * divergence and a non-retryable answer); a counterfactual or `check` may send it on to the
  * live stage (`offTape('live')`, a check's model miss) or halt there.
  * @example
@@ -13,8 +13,7 @@ import type { RunLog } from './log.js'
  */
 export function offTapeStage(log: RunLog, iv: Intervention | undefined): Stage {
   const offline = log.config.offline
-  return async (call, next): Promise<Answer> => {
-    const miss = call.miss
+  return async (call, next, miss): Promise<Answer> => {
     if (!miss) return next()
     const { why, details, closest, diff } = miss
     if (call.channel === 'model') {

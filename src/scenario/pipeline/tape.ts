@@ -16,7 +16,7 @@ export interface TapeStage extends Stage {
 /**
  * Serve a call from the fixture: the first unused cell with its key (model requests fall back
  * to the next cell in order, as drift, unless the intervention asks for exact keys). A call the
- * tape cannot answer is marked with its `miss` and passed on to the off-tape stage.
+ * tape cannot answer is passed on to the off-tape stage with its miss.
  * @example
  * const tape = tapeStage(log, fixture, iv)
  */
@@ -60,8 +60,7 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
               : take.reason === 'event'
                 ? `it is a realtime ${call.codec.socket?.event(call.canonical.body)} event where the recording has ${call.codec.socket?.event(take.closest?.request.body)}`
                 : 'no recorded call matches this request exactly'
-        call.miss = { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff }
-        return next()
+        return next(call, { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff })
       }
       const cell = take.cell
       if (take.kind === 'drift')
@@ -76,8 +75,7 @@ export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | unde
       const why = take.idMismatch
         ? `call id ${call.callId} was recorded for ${take.closest?.name} with other arguments`
         : `no recorded call of ${call.name} with these arguments`
-      call.miss = { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff }
-      return next()
+      return next(call, { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff })
     }
     const cell = take.cell
     if (call.kind === 'fn') {
