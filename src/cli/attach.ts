@@ -87,20 +87,20 @@ export function attachScenario(o: AttachOptions): Attached {
     async finish({ programFailed }) {
       await run.close()
       const steps = run.orderedSteps()
-      const failures = run.divergences.filter((d) => d.severity === 'failure')
+      const failures = run.log.divergences.filter((d) => d.severity === 'failure')
       const result: AttachResult = {
         mode: o.mode,
         steps,
-        divergences: run.divergences,
+        divergences: run.log.divergences,
         failures,
-        warnings: run.divergences.filter((d) => d.severity === 'warning'),
-        modelLive: run.modelLive,
-        fatal: run.fatal,
+        warnings: run.log.divergences.filter((d) => d.severity === 'warning'),
+        modelLive: run.log.modelLive,
+        fatal: run.log.fatal,
         saved: false,
         trace: 'not-written',
       }
       run.acknowledged = true
-      if (run.fatal) return result
+      if (run.log.fatal) return result
       const trace = renderTrace(o.name, steps)
       if (o.mode === 'record') {
         if (programFailed || steps.length === 0) return result

@@ -58,11 +58,11 @@ export async function finishTest(ctx: TestContext, check: EndCheck = endCheckFro
   for (const run of ctx.runs) {
     await run.settled()
     if (run.acknowledged) continue
-    for (const d of run.divergences.slice(run.acknowledgedUpTo ?? 0))
+    for (const d of run.log.divergences.slice(run.acknowledgedUpTo ?? 0))
       if (d.severity === 'failure' || check === 'strict') failures.push({ run, d })
   }
   if (failures.length === 0) return
-  const name = failures[0].run.name
+  const name = failures[0].run.config.name
   const onlyWarnings = failures.every(({ d }) => d.severity !== 'failure')
   const error = new FluxError('FLUX_DIVERGED', {
     failed: `replay scenario "${name}"`,

@@ -7,19 +7,22 @@ import type { TraceStep } from '../golden/trace.js'
  * `Run` (src/scenario) implements it.
  */
 export interface TrackedRun {
-  readonly name: string
-  readonly dir: string
-  readonly mode: 'record' | 'replay'
+  /** What the run is (`RunConfig`, frozen). */
+  readonly config: { readonly name: string; readonly dir: string; readonly mode: 'record' | 'replay' }
+  /** What it observed (`RunLog`). */
+  readonly log: {
+    readonly divergences: readonly Divergence[]
+    /** Steps in completion order. */
+    readonly entries: readonly TraceStep[]
+    readonly modelLive: number
+    /** The first fluxlab error raised while serving a request. */
+    readonly fatal?: Error
+  }
   /** A recording run wrote its fixture. */
   readonly written?: boolean
-  readonly divergences: readonly Divergence[]
-  readonly steps: readonly TraceStep[]
-  readonly modelLive: number
-  /** The first fluxlab error raised while serving a request. */
-  readonly fatal?: Error
   /** Set when a matcher or a thrown error has shown the divergences to the user. */
   acknowledged: boolean
-  /** How many of `divergences` a matcher has shown so far (a whole-suite run asserted on mid-test). */
+  /** How many of `log.divergences` a matcher has shown so far (a whole-suite run asserted on mid-test). */
   acknowledgedUpTo?: number
   /** Wait for recordings still reading their bodies. */
   settled(): Promise<void>

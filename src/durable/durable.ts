@@ -72,13 +72,13 @@ export async function durable<R>(dir: string, agent: Agent<R>, options: DurableO
     },
   })
   const { result, failure } = await run.drive(agent)
-  if (failure || run.fatal) {
+  if (failure || run.log.fatal) {
     journal.close()
     // @note a journal divergence is answered off-tape, which the agent sees as a provider error: report the cause.
-    throw run.fatal ?? failure!.error
+    throw run.log.fatal ?? failure!.error
   }
   journal.complete()
-  const outcome = new Outcome({ scenario: basename(dir), mode: 'record', result: result as Awaited<R>, steps: run.orderedSteps(), divergences: run.divergences, modelLive: run.modelLive, pricing: opts.pricing })
+  const outcome = new Outcome({ scenario: basename(dir), mode: 'record', result: result as Awaited<R>, steps: run.orderedSteps(), divergences: run.log.divergences, modelLive: run.log.modelLive, pricing: opts.pricing })
   const resurrected: ResurrectReport | undefined = resume
     ? {
         servedFromJournal: run.log.journalServed,

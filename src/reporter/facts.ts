@@ -82,12 +82,12 @@ export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: P
 
 function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
   const fact = (d: { code: string; step: string; message: string }) => ({ code: d.code, step: d.step, message: d.message })
-  const failures = s.divergences.filter((d) => d.severity === 'failure').map(fact)
+  const failures = s.log.divergences.filter((d) => d.severity === 'failure').map(fact)
   let cost = 0
   const unpriced = new Set<string>()
   let modelCalls = 0
   let toolCalls = 0
-  for (const step of s.steps) {
+  for (const step of s.log.entries) {
     if (step.channel === 'tool') {
       toolCalls++
       continue
@@ -100,17 +100,17 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
     else unpriced.add(model ?? '(no model id)')
   }
   return {
-    name: s.name,
-    dir: s.dir,
-    mode: s.mode,
+    name: s.config.name,
+    dir: s.config.dir,
+    mode: s.config.mode,
     ...(s.written ? { written: true } : {}),
     modelCalls,
     toolCalls,
-    modelLive: s.modelLive,
-    hermetic: s.mode === 'replay' && s.modelLive === 0 && failures.length === 0 && !s.fatal,
-    failures: s.fatal ? [{ code: 'fatal', step: s.name, message: s.fatal.message.split('\n')[0] }, ...failures] : failures,
+    modelLive: s.log.modelLive,
+    hermetic: s.config.mode === 'replay' && s.log.modelLive === 0 && failures.length === 0 && !s.log.fatal,
+    failures: s.log.fatal ? [{ code: 'fatal', step: s.config.name, message: s.log.fatal.message.split('\n')[0] }, ...failures] : failures,
     acknowledged: s.acknowledged,
-    warnings: s.divergences.filter((d) => d.severity === 'warning').map(fact),
+    warnings: s.log.divergences.filter((d) => d.severity === 'warning').map(fact),
     cost,
     unpriced: [...unpriced],
   }

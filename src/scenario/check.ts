@@ -108,7 +108,7 @@ export async function runCheck<R>(core: ScenarioCore, fn: Agent<R>, record?: () 
   const run = startRun(core, { mode: 'replay', fixture, intervention: iv })
   const { result, failure } = await run.drive(fn)
   run.acknowledged = true
-  if (run.fatal) throw run.fatal
+  if (run.log.fatal) throw run.log.fatal
   const steps = run.orderedSteps()
   const trace = renderTrace(core.name, steps)
   const outcome = new Outcome({
@@ -116,8 +116,8 @@ export async function runCheck<R>(core: ScenarioCore, fn: Agent<R>, record?: () 
     mode: 'replay',
     result: result as Awaited<R>,
     steps,
-    divergences: run.divergences,
-    modelLive: run.modelLive,
+    divergences: run.log.divergences,
+    modelLive: run.log.modelLive,
     acknowledge: () => {
       run.acknowledged = true
     },
@@ -127,16 +127,16 @@ export async function runCheck<R>(core: ScenarioCore, fn: Agent<R>, record?: () 
     commands: outcomeCommands(core),
   })
   const recorded = fixtureSteps(fixture)
-  const leftWorld = !!iv.halted || run.divergences.some((d) => d.code === 'tool_call_unrecorded')
+  const leftWorld = !!iv.halted || run.log.divergences.some((d) => d.code === 'tool_call_unrecorded')
   // @note an agent that throws while the run stayed in the recorded world threw on its own: that is its bug, not a finding.
-  if (failure && !leftWorld && run.misses.length === 0) throw failure.error
+  if (failure && !leftWorld && run.log.misses.length === 0) throw failure.error
   return new CheckReport({
     outcome,
     planChanged: planDiffers(recorded, outcome),
     textChanged: textOf(recorded) !== outcome.text,
     leftWorld,
-    modelLive: run.modelLive,
-    misses: run.misses,
+    modelLive: run.log.modelLive,
+    misses: run.log.misses,
     recorded: false,
     error: failure?.error,
     halted: iv.halted,

@@ -20,17 +20,17 @@ describe('Run', () => {
 
     expect(attempts).toBe(1)
     expect(String((failure?.error as Error)?.message)).not.toMatch(/connection error/i)
-    expect(isFluxError(run.fatal, 'FLUX_INTERNAL')).toBe(true)
+    expect(isFluxError(run.log.fatal, 'FLUX_INTERNAL')).toBe(true)
     // (the call has its place in the run before its canonical form is computed, so the bug is named at its step)
-    expect(run.fatal?.message).toContain('Failed to serve model#1 of scenario "weather": fluxlab hit an unexpected TypeError (cannot read properties of undefined (reading "host")). This is a bug in fluxlab, not a network error.')
-    expect(run.fatal?.message).toMatch(/\n  • at .*redactor|\n  • at /)
-    expect((run.fatal as Error & { cause?: unknown }).cause).toBeInstanceOf(TypeError)
+    expect(run.log.fatal?.message).toContain('Failed to serve model#1 of scenario "weather": fluxlab hit an unexpected TypeError (cannot read properties of undefined (reading "host")). This is a bug in fluxlab, not a network error.')
+    expect(run.log.fatal?.message).toMatch(/\n  • at .*redactor|\n  • at /)
+    expect((run.log.fatal as Error & { cause?: unknown }).cause).toBeInstanceOf(TypeError)
   })
 
   test('a live request that fails on the network reaches the client as a network error, not a fluxlab error', async () => {
     const run = new Run({ name: 'weather', dir: '/nonexistent/weather', mode: 'record', settings: runSettings({}, false), live: () => Promise.reject(new TypeError('fetch failed')) })
     const { failure } = await run.drive(() => fetch('http://127.0.0.1:9/weather'))
     expect((failure?.error as Error).name).toBe('TypeError')
-    expect(run.fatal).toBeUndefined()
+    expect(run.log.fatal).toBeUndefined()
   })
 })

@@ -1,40 +1,25 @@
-import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
-import type { Divergence } from '../cassette/divergence.js'
-import { createRedactor, type Redactor } from '../cassette/redact.js'
+import type { ModelCell, ToolCell } from '../cassette/cell.js'
+import { createRedactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
 import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
 import { state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
-import type { TestContext, TrackedRun } from '../context/types.js'
+import type { TrackedRun } from '../context/types.js'
 import { isFluxError } from '../errors.js'
-import type { Mode } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { isProviderRequest } from '../providers/registry.js'
 import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
-import type { Intervention } from './intervention.js'
 import type { Agent, Lab } from './lab.js'
-import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type JournalHooks, type LiveMiss, type Pipeline, type Refusal, type RunStep } from './pipeline/index.js'
+import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type Pipeline, type RunConfig, type RunInit, type RunSettings } from './pipeline/index.js'
 import { arrive, modelCodecOf } from './pipeline/call.js'
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
 
-/** The settings every run of a scenario shares, derived from its options once. */
-export interface RunSettings {
-  redactor: Redactor
-  ignore: readonly string[]
-  hosts: NonNullable<FluxOptions['hosts']>
-  maxBytes: number
-  timing?: 'recorded' | number
-  offline: boolean
-  /** While recording: host → the base URL its live traffic goes to. */
-  upstream: Record<string, URL>
-  /** More key variables a replay fills (`keys`, `FLUX_KEYS`). */
-  keys: readonly string[]
-}
+export type { RunConfig, RunInit, RunSettings }
 
 /**
  * The settings of runs under `options`: one redactor, the ignore paths, extra provider hosts, the cap.
@@ -61,31 +46,6 @@ export interface Recording {
   keyVars: string[]
 }
 
-export interface RunInit {
-  name: string
-  dir: string
-  mode: Mode
-  /** The tape (replay). */
-  fixture?: Fixture
-  settings: RunSettings
-  /** Performs a live request outside interception. Default: msw `bypass` + fetch. */
-  live?: (request: Request) => Promise<Response>
-  /** A counterfactual's changes, or `check`'s rules. */
-  intervention?: Intervention
-  /** `durable()`'s journal. */
-  journal?: JournalHooks
-  /** The test that started the run: it checks the run's divergences when it ends. */
-  test?: TestContext
-  /** The exact command that runs this scenario again under an env setting. Default: the test's, else this process's. */
-  command?: (env: string) => string
-  /** `lab.scenario`: the scenario the agent runs in (a what-if's run is named after its fork). Default `name`. */
-  scenario?: string
-  /** `lab.input`. */
-  input?: unknown
-  /** A run that can neither record nor replay: it takes only what the refusal claims, and refuses it. */
-  refusal?: Refusal
-}
-
 /**
  * One run of an agent against a scenario, from start to end: every request it makes goes
  * down the pipeline (src/scenario/pipeline); `drive` owns the lifecycle (interception,
@@ -96,6 +56,9 @@ export interface RunInit {
  * const { result, failure } = await run.drive(agent)
  */
 export class Run implements TrackedRun, RequestRoute {
+  /** What this run is, frozen when it is built; the stages only read it. */
+  readonly config: RunConfig
+  /** What it observed: steps, divergences, what went live, recordings in flight. */
   readonly log: RunLog
   acknowledged = false
   acknowledgedUpTo?: number
@@ -106,57 +69,16 @@ export class Run implements TrackedRun, RequestRoute {
   private closed = false
   private registered = false
 
-  constructor(private readonly init: RunInit) {
-    const { settings } = init
-    this.log = new RunLog({
-      name: init.name,
-      dir: init.dir,
-      mode: init.mode,
-      fixture: init.fixture,
-      redactor: settings.redactor,
-      ignore: settings.ignore,
-      hosts: settings.hosts,
-      maxBytes: settings.maxBytes,
-      timing: settings.timing,
-      offline: settings.offline,
-      upstream: settings.upstream,
-      live: init.live ?? liveFetch,
-      intervention: init.intervention,
-      journal: init.journal,
-      command: init.command ?? ((env) => rerunCommand(env, init.test ? testRef(init.test) : runningTestRef())),
+  constructor({ settings, live, command, scenario, ...init }: RunInit) {
+    this.config = Object.freeze({
+      ...settings,
+      ...init,
+      live: live ?? liveFetch,
+      command: command ?? ((env: string) => rerunCommand(env, init.test ? testRef(init.test) : runningTestRef())),
+      scenario: scenario ?? init.name,
     })
-    this.pipeline = buildPipeline(this.log, this.counters, init.refusal)
-  }
-
-  get name(): string {
-    return this.init.name
-  }
-  get dir(): string {
-    return this.init.dir
-  }
-  get mode(): Mode {
-    return this.init.mode
-  }
-  get divergences(): Divergence[] {
-    return this.log.divergences
-  }
-  /** Steps in completion order (the run summary counts them). */
-  get steps(): RunStep[] {
-    return this.log.entries
-  }
-  get modelLive(): number {
-    return this.log.modelLive
-  }
-  get misses(): LiveMiss[] {
-    return this.log.misses
-  }
-  get fatal(): Error | undefined {
-    return this.log.fatal
-  }
-
-  /** The exact command that runs this scenario again under `env`. */
-  command(env: string): string {
-    return this.log.config.command(env)
+    this.log = new RunLog(this.config.name, this.config.command)
+    this.pipeline = buildPipeline(this.config, this.log, this.counters)
   }
 
   /** Steps in run order, as the trace shows them. */
@@ -174,31 +96,26 @@ export class Run implements TrackedRun, RequestRoute {
     }
   }
 
-  /** Steps in run order with their `live` flag. */
-  orderedEntries(): RunStep[] {
-    return this.log.ordered()
-  }
-
   /** SPEC §3 `redaction_mismatch`: the fixture was redacted by other rules than today's. */
   checkRedaction(): void {
-    const fixture = this.init.fixture
-    const marker = this.init.settings.redactor.marker
+    const { fixture, redactor } = this.config
+    const marker = redactor.marker
     if (fixture && fixture.manifest.redaction !== marker)
       this.log.diverge(
         'redaction_mismatch',
         'scenario.yaml',
-        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; re-record so the fixture matches today's rules: ${this.command('FLUX_GOLDEN=update')}`,
+        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; re-record so the fixture matches today's rules: ${this.config.command('FLUX_GOLDEN=update')}`,
       )
   }
 
   /** Which requests this run takes (the router asks before it hands one over): all, unless it is a refusal. */
   claims(method: string, url: URL): boolean {
-    return this.init.refusal?.claims(method, url) ?? true
+    return this.config.refusal?.claims(method, url) ?? true
   }
 
   /** Model calls are the run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
   preempts(request: Request): boolean {
-    return this.init.refusal ? this.init.refusal.preempts(request.method, new URL(request.url)) : modelCodecOf(request, this.init.settings.hosts) !== undefined
+    return this.config.refusal ? this.config.refusal.preempts(request.method, new URL(request.url)) : modelCodecOf(request, this.config.hosts) !== undefined
   }
 
   /**
@@ -209,9 +126,9 @@ export class Run implements TrackedRun, RequestRoute {
   async handle(request: Request): Promise<Response> {
     let step = `${request.method} ${request.url}`
     try {
-      const arrival = arrive(request, this.counters, this.log.config.hosts)
+      const arrival = arrive(request, this.counters, this.config.hosts)
       step = arrival.step
-      const call = await classifyRequest(request, arrival, this.log.config)
+      const call = await classifyRequest(request, arrival, this.config)
       step = call.step
       const answer = await this.pipeline.dispatch(call)
       if ('response' in answer) return answer.response
@@ -222,7 +139,7 @@ export class Run implements TrackedRun, RequestRoute {
   }
 
   isModelCall(method: string, url: URL): boolean {
-    return isProviderRequest(method, url, this.init.settings.hosts)
+    return isProviderRequest(method, url, this.config.hosts)
   }
 
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
@@ -236,7 +153,7 @@ export class Run implements TrackedRun, RequestRoute {
    */
   async callTool(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> {
     let answer
-    const c = classifyToolCall(call, run, this.counters, this.init.settings.redactor)
+    const c = classifyToolCall(call, run, this.counters, this.config.redactor)
     try {
       answer = await this.pipeline.dispatch(c)
     } catch (e) {
@@ -252,9 +169,9 @@ export class Run implements TrackedRun, RequestRoute {
   lab(): Lab {
     const invoke: ToolInvoker = (call, run) => this.callTool(call, run)
     return {
-      scenario: this.init.scenario ?? this.init.name,
-      mode: this.init.mode,
-      input: this.init.input,
+      scenario: this.config.scenario,
+      mode: this.config.mode,
+      input: this.config.input,
       tools: (tools) => wrapTools(tools, invoke),
       tool: (name, tool) => wrapTool(name, tool, invoke),
       mcp: (transport, options) => wrapMcpTransport(transport, (request) => this.handle(request), options),
@@ -269,8 +186,8 @@ export class Run implements TrackedRun, RequestRoute {
     this.register()
     const release = acquireInterception(router)
     // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
-    const fixture = this.init.fixture
-    const releaseKeys = this.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...replayKeyVars(fixture.manifest), ...this.init.settings.keys]) : () => {}
+    const fixture = this.config.fixture
+    const releaseKeys = this.config.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...replayKeyVars(fixture.manifest), ...this.config.keys]) : () => {}
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
     try {
@@ -297,7 +214,7 @@ export class Run implements TrackedRun, RequestRoute {
   register(): void {
     if (this.registered) return
     this.registered = true
-    this.init.test?.runs.push(this)
+    this.config.test?.runs.push(this)
   }
 
   /** The run is over: wait for recordings, then (replay) report recorded calls never made. */
@@ -305,7 +222,7 @@ export class Run implements TrackedRun, RequestRoute {
     await this.log.closeStreams()
     if (this.closed) return
     this.closed = true
-    if (this.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.init.intervention)
+    if (this.config.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.config.intervention)
   }
 
   /** `durable()`: journaled results the resumed run never asked for. */

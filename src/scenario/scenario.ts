@@ -84,11 +84,11 @@ export class Scenario {
     const run = startRun(core, { mode: this.mode, fixture: this.fixture })
     run.checkRedaction()
     const { result, failure } = await run.drive(fn)
-    if (run.fatal) {
+    if (run.log.fatal) {
       run.acknowledged = true
-      throw run.fatal
+      throw run.log.fatal
     }
-    const failures = run.divergences.filter((d) => d.severity === 'failure')
+    const failures = run.log.divergences.filter((d) => d.severity === 'failure')
     if (failure) {
       // @note recorded calls left unused are a consequence of the agent stopping early, not a cause:
       // only a request the tape could not serve explains the agent's error.
@@ -100,7 +100,7 @@ export class Scenario {
         {
           failed: `replay scenario "${this.name}"`,
           reason: `the agent threw (${String((failure.error as Error)?.message ?? failure.error).split('\n')[0]}) after ${offTape[0].step} went off tape (${offTape[0].code})`,
-          fix: `If the agent changed on purpose, re-record: ${run.command('FLUX_GOLDEN=update')}; otherwise the steps below say what changed.`,
+          fix: `If the agent changed on purpose, re-record: ${run.config.command('FLUX_GOLDEN=update')}; otherwise the steps below say what changed.`,
           details: failures.map((d) => `${d.step} ${d.code}: ${d.message}`),
         },
         { cause: failure.error },
@@ -118,8 +118,8 @@ export class Scenario {
       mode: this.mode,
       result: result as Awaited<R>,
       steps: run.orderedSteps(),
-      divergences: run.divergences,
-      modelLive: run.modelLive,
+      divergences: run.log.divergences,
+      modelLive: run.log.modelLive,
       acknowledge: () => {
         run.acknowledged = true
       },

@@ -58,11 +58,11 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
         mode: core.decision.mode,
         result: undefined,
         steps: run.orderedSteps(),
-        divergences: [...run.divergences],
-        modelLive: run.modelLive,
+        divergences: [...run.log.divergences],
+        modelLive: run.log.modelLive,
         acknowledge: ((seen) => () => {
           run.acknowledgedUpTo = Math.max(run.acknowledgedUpTo ?? 0, seen)
-        })(run.divergences.length),
+        })(run.log.divergences.length),
         pricing: options.pricing,
         commands: outcomeCommands(core),
       }),
@@ -76,16 +76,16 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
     ...attachable(run, core.fixture ? [...replayKeyVars(core.fixture.manifest), ...core.settings.keys] : []),
     async finish(passed) {
       await run.close()
-      if (run.fatal) {
+      if (run.log.fatal) {
         run.acknowledged = true
-        throw run.fatal
+        throw run.log.fatal
       }
-      const failures = run.divergences.filter((d) => d.severity === 'failure')
+      const failures = run.log.divergences.filter((d) => d.severity === 'failure')
       if (core.decision.mode === 'record') {
         // @note SPEC §2: a test that failed while recording writes nothing; one that made no model call has no scenario.
         if (!passed) return
         refuseProviderWithoutModelCall(name, run.recordedCells(), options.hosts)
-        if (!run.steps.some((s) => s.channel === 'model')) return
+        if (!run.log.entries.some((s) => s.channel === 'model')) return
         const steps = asStored(run.orderedSteps())
         saveCore(core, run, renderTrace(name, steps))
         return
@@ -149,7 +149,7 @@ function refusingScenario(refused: FluxError, options: FluxOptions, test: TestCo
     },
     ...attachable(run, []),
     async finish() {
-      if (run.fatal) throw run.fatal
+      if (run.log.fatal) throw run.log.fatal
     },
   }
 }

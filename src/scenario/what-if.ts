@@ -203,15 +203,15 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
   const { result, failure } = await run.drive(agent)
   // @note a counterfactual reports its divergences (hermetic, firstDivergence): the end-of-test check must not fail on them.
   run.acknowledged = true
-  const error = failure?.error ?? run.fatal
-  if (run.fatal && !iv.halted) iv.halt({ step: 'run', reason: run.fatal.message.split('\n')[0], kind: 'offline' })
+  const error = failure?.error ?? run.log.fatal
+  if (run.log.fatal && !iv.halted) iv.halt({ step: 'run', reason: run.log.fatal.message.split('\n')[0], kind: 'offline' })
 
   // @note cells recorded live in this run are still in memory order: use them as the fixture will store them.
   const stored = asStored(run.orderedSteps())
-  const entries = run.orderedEntries().map((e, i) => ({ ...e, cell: stored[i].cell }) as RunStep)
+  const entries = run.log.ordered().map((e, i) => ({ ...e, cell: stored[i].cell }) as RunStep)
   const steps: TraceStep[] = stored
   const trace = renderTrace(cfName, steps)
-  const failures = run.divergences.filter((d) => d.severity === 'failure')
+  const failures = run.log.divergences.filter((d) => d.severity === 'failure')
   let forkInfo: ForkInfo
   let traceSnapshot: TraceSnapshot | undefined
   if (recordFork) {
@@ -244,8 +244,8 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
     error,
     steps: entries,
     parentSteps,
-    divergences: run.divergences,
-    modelLive: run.modelLive,
+    divergences: run.log.divergences,
+    modelLive: run.log.modelLive,
     acknowledge: () => {
       run.acknowledged = true
     },

@@ -1,11 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { createRedactor } from '../../cassette/redact.js'
 import { model } from '../../matchers/utils/test-outcome.js'
 import { closeReplay } from './close.js'
 import { RunLog } from './log.js'
 
-const log = () =>
-  new RunLog({ name: 'weather', dir: '/x', mode: 'replay', redactor: createRedactor(), ignore: [], hosts: {}, maxBytes: 1, offline: true, upstream: {}, live: async () => Response.error(), command: (env) => `${env} npx vitest run` })
+const log = () => new RunLog('weather', (env) => `${env} npx vitest run`)
 
 describe('closeReplay', () => {
   test('warns unwrapped_tool once per tool, at the first turn that asked for it', () => {

@@ -20,7 +20,8 @@ import { journalStage } from './journal.js'
 import { liveStage } from './live.js'
 import type { RunLog } from './log.js'
 import { offTapeStage } from './off-tape.js'
-import { refusalStage, type Refusal } from './refuse.js'
+import type { RunConfig } from './config.js'
+import { refusalStage } from './refuse.js'
 import { tapeStage, type TapeStage } from './tape.js'
 
 export interface Pipeline {
@@ -35,30 +36,31 @@ export interface Pipeline {
 /**
  * The stages of one run, in order, from its configuration.
  * @example
- * const pipeline = buildPipeline(log, counters)
+ * const pipeline = buildPipeline(config, log, counters)
  * const answer = await pipeline.dispatch(call)
  */
-export function buildPipeline(log: RunLog, counters: Counters, refusal?: Refusal): Pipeline {
-  const { mode, fixture, intervention: iv, journal: hooks } = log.config
+export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters): Pipeline {
+  const { mode, fixture, intervention: iv, journal: hooks, refusal } = config
   if (refusal) {
     const refuse = refusalStage(log, refusal)
     return { dispatch: (call) => refuse(call, () => Promise.reject(new Error('a refusal has no stage after it'))) }
   }
   const stages: Stage[] = []
-  const journal = hooks ? journalStage(log, hooks) : undefined
+  const journal = hooks ? journalStage(config, log, hooks) : undefined
   let tape: TapeStage | undefined
   if (mode === 'record') {
     if (journal) stages.push(journal)
   } else {
     if (!fixture) throw new Error('a replay needs a fixture')
-    if (iv) stages.push(interventionStage(log, iv, counters, log.config))
-    stages.push((tape = tapeStage(log, fixture, iv)), offTapeStage(log, iv))
+    if (iv) stages.push(interventionStage(log, iv, counters, config))
+    stages.push((tape = tapeStage(config, log, fixture, iv)), offTapeStage(config, log, iv))
   }
-  stages.push(liveStage(log))
+  stages.push(liveStage(config, log))
   const run = (i: number, call: Call, miss?: TapeMiss): Promise<Answer> => stages[i](call, (next = call, m) => run(i + 1, next, m), miss)
   return { dispatch: (call) => run(0, call), tape, journal }
 }
 
 export { classifyRequest, classifyToolCall, type Counters } from './call.js'
-export { RunLog, type JournalHooks, type LiveMiss, type RunStep } from './log.js'
+export { RunLog } from './log.js'
+export type { RunConfig, RunInit, RunSettings } from './config.js'
 export type { Refusal } from './refuse.js'

@@ -10,6 +10,7 @@ import { redirectModeOf } from '../../interceptor/index.js'
 import { socketModel } from '../../context/realtime-socket.js'
 import { carriedKeyVars, placeholderIn } from '../../context/replay-keys.js'
 import { state, type RequestRoute } from '../../context/state.js'
+import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 
 /**
@@ -17,13 +18,13 @@ import type { RunLog } from './log.js'
  * a check's model miss, a what-if bridged live). Under `durable()` each result is journaled
  * before the agent sees it.
  * @example
- * const stages = [journalStage(log, hooks), liveStage(log)]
+ * const stages = [journalStage(config, log, hooks), liveStage(config, log)]
  */
-export function liveStage(log: RunLog): Stage {
+export function liveStage(config: RunConfig, log: RunLog): Stage {
   return async (call): Promise<Answer> => {
-    if (call.channel === 'model') return captureLive(log, call, (res, stored, transportError, durationMs) => modelCell(log, call, res, stored, transportError, durationMs))
-    if (call.kind === 'http') return captureLive(log, call, (_res, stored, transportError, durationMs) => httpCell(log, call, stored, transportError, durationMs))
-    return runTool(log, call)
+    if (call.channel === 'model') return captureLive(config, log, call, (res, stored, transportError, durationMs) => modelCell(config, call, res, stored, transportError, durationMs))
+    if (call.kind === 'http') return captureLive(config, log, call, (_res, stored, transportError, durationMs) => httpCell(config, call, stored, transportError, durationMs))
+    return runTool(config, log, call)
   }
 }
 
@@ -37,29 +38,28 @@ interface Stored {
  * One live HTTP exchange, for both channels: the caller streams its branch of the body while the
  * other branch is captured with per-chunk timestamps, redacted, capped and kept as a cell.
  */
-async function captureLive(
-  log: RunLog,
+async function captureLive(config: RunConfig, log: RunLog,
   call: ModelRequest | HttpToolRequest,
   toCell: (res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number) => ModelCell | ToolCell,
 ): Promise<Answer> {
   const start = performance.now()
   const t0 = Date.now()
-  const journal = log.config.journal
+  const journal = config.journal
   journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
   let res: Response
   try {
-    res = await send(log, call.request, call.bytes, call.step)
+    res = await send(config, log, call.request, call.bytes, call.step)
   } catch (e) {
     if (isFluxError(e)) throw e
     // @note SPEC §3: the real request failed before a response (DNS, refused, reset, TLS): a cell, replayed as the same
     // network error the client sees now.
     const aborted = call.request.signal.aborted
-    const transportError = aborted ? undefined : transportErrorOf(e, log)
+    const transportError = aborted ? undefined : transportErrorOf(e, config)
     const none: Stored = { rec: { status: 0, headers: {}, chunks: [], ...(aborted ? { clientAbort: { afterChunks: 0, t: Math.round(performance.now() - start) } } : {}) }, truncated: false, originalBytes: 0 }
-    const cell = stripUndefined(call.channel === 'model' ? failedModelCell(log, call, none, transportError, Date.now() - t0) : httpCell(log, call, none, transportError, Date.now() - t0))
+    const cell = stripUndefined(call.channel === 'model' ? failedModelCell(config, call, none, transportError, Date.now() - t0) : httpCell(config, call, none, transportError, Date.now() - t0))
     if (call.channel === 'tool' && !aborted) delete (cell as ToolCell).response
     log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
-    journalCell(log, call.channel, cell)
+    journalCell(config, log, call.channel, cell)
     return { response: Response.error() }
   }
   if (call.channel === 'model') log.modelLive++
@@ -70,7 +70,7 @@ async function captureLive(
   // the cell (its canonical request and key) and the journal wait for the end of the body, beside the caller.
   const { body, captured } = forwardCapturing(res.body, start, stop.signal)
   const done = captured.then(({ chunks, transportError: failed, open }) => {
-    const stored = store(log, res, chunks, call.channel === 'model' ? call.codec : undefined)
+    const stored = store(config, res, chunks, call.channel === 'model' ? call.codec : undefined)
     if (open) stored.rec.open = true
     // @note SPEC §3: the client's own abort is an event on the tape, not a transport error (however our capture saw it end).
     const aborted = (failed !== undefined || open === true) && call.request.signal.aborted
@@ -79,7 +79,7 @@ async function captureLive(
     const transportError = aborted ? undefined : failed
     const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
     log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
-    journalCell(log, call.channel, cell)
+    journalCell(config, log, call.channel, cell)
   })
   log.track(done, call.step, () => stop.abort())
   // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in its queue meanwhile).
@@ -88,13 +88,13 @@ async function captureLive(
 }
 
 /** What every model cell of `call` says about the request. */
-function modelCellBase(log: RunLog, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
+function modelCellBase(config: RunConfig, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
   const { codec, url, canonical } = call
-  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: log.config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model ?? socketModel(call.request) }
+  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model ?? socketModel(call.request) }
 }
 
-function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
-  const base = modelCellBase(log, call)
+function modelCell(config: RunConfig, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
+  const base = modelCellBase(config, call)
   const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url, call.codec.binaryBody ? bodyBuffer(stored.rec.chunks) : undefined)
   return {
     ...base,
@@ -113,22 +113,22 @@ function modelCell(log: RunLog, call: ModelRequest, res: Response, stored: Store
 }
 
 /** A model call that never got a response. */
-function failedModelCell(log: RunLog, call: ModelRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
-  return { ...modelCellBase(log, call), response: stored.rec, usage: emptyUsage(), text: '', toolCalls: [], transportError, durationMs, truncated: false }
+function failedModelCell(config: RunConfig, call: ModelRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
+  return { ...modelCellBase(config, call), response: stored.rec, usage: emptyUsage(), text: '', toolCalls: [], transportError, durationMs, truncated: false }
 }
 
 /** What a failed fetch says: its class, message and system error code (`ENOTFOUND`, `ECONNREFUSED`), redacted. */
-function transportErrorOf(e: unknown, log: RunLog): TransportError {
+function transportErrorOf(e: unknown, config: RunConfig): TransportError {
   const err = e as Error & { code?: string; cause?: { code?: string; message?: string; name?: string } }
   const cause = err?.cause
   return {
     name: cause?.name && cause.name !== 'Error' ? cause.name : (err?.name ?? 'Error'),
-    message: log.config.redactor.text(cause?.message ?? err?.message ?? String(e)),
+    message: config.redactor.text(cause?.message ?? err?.message ?? String(e)),
     ...(cause?.code ?? err?.code ? { code: cause?.code ?? err?.code } : {}),
   }
 }
 
-function httpCell(log: RunLog, call: HttpToolRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ToolCell {
+function httpCell(config: RunConfig, call: HttpToolRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ToolCell {
   return {
     seq: call.seq,
     step: call.id,
@@ -138,7 +138,7 @@ function httpCell(log: RunLog, call: HttpToolRequest, stored: Stored, transportE
     args: call.args,
     ...(call.rpcId !== undefined ? { rpcId: call.rpcId } : {}),
     response: stored.rec,
-    url: log.config.redactor.url(call.url.href),
+    url: config.redactor.url(call.url.href),
     transportError,
     durationMs,
     truncated: stored.truncated,
@@ -150,32 +150,32 @@ function httpCell(log: RunLog, call: HttpToolRequest, stored: Stored, transportE
 const INSIDE_TOOL: RequestRoute = { handle: async () => undefined }
 
 /** Run an in-process tool for real and keep its output or thrown error. */
-async function runTool(log: RunLog, call: FnToolCall): Promise<Answer> {
+async function runTool(config: RunConfig, log: RunLog, call: FnToolCall): Promise<Answer> {
   const t0 = performance.now()
   const cell: ToolCell = { seq: call.seq, step: call.id, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key: call.key, args: call.args, durationMs: 0, truncated: false }
-  log.config.journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
+  config.journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
   try {
     // @note SPEC §3: traffic made inside a wrapped tool belongs to that tool's cell: it goes out as it would
     // without fluxlab and is not recorded, since a replay never runs the body that made it.
     const output = await state.runs.run(INSIDE_TOOL, () => call.run())
-    const stored = log.config.redactor.json(toJsonValue(output))
+    const stored = config.redactor.json(toJsonValue(output))
     // SPEC §3: the cap applies to every cell. An output over it is not stored, and its replay is refused.
     const bytes = Buffer.byteLength(JSON.stringify(stored) ?? '')
-    if (bytes > log.config.maxBytes) Object.assign(cell, { truncated: true, originalBytes: bytes })
+    if (bytes > config.maxBytes) Object.assign(cell, { truncated: true, originalBytes: bytes })
     else cell.output = stored
     return { output }
   } catch (e) {
-    cell.error = serializeError(e, log.config.redactor)
+    cell.error = serializeError(e, config.redactor)
     return { error: e }
   } finally {
     cell.durationMs = Math.round(performance.now() - t0)
     log.push({ seq: call.seq, channel: 'tool', cell: stripUndefined(cell), live: true })
-    journalCell(log, 'tool', cell)
+    journalCell(config, log, 'tool', cell)
   }
 }
 
-function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | ToolCell): void {
-  const journal = log.config.journal
+function journalCell(config: RunConfig, log: RunLog, channel: 'model' | 'tool', cell: ModelCell | ToolCell): void {
+  const journal = config.journal
   if (!journal) return
   log.journalLive++
   try {
@@ -187,20 +187,20 @@ function journalCell(log: RunLog, channel: 'model' | 'tool', cell: ModelCell | T
   }
 }
 
-async function send(log: RunLog, request: Request, bytes: Buffer, step: string): Promise<Response> {
+async function send(config: RunConfig, log: RunLog, request: Request, bytes: Buffer, step: string): Promise<Response> {
   const url = new URL(request.url)
-  const recording = log.config.mode === 'record'
-  const failed = recording ? `record ${step} of scenario "${log.name}"` : `send ${step} of scenario "${log.name}" live`
+  const recording = config.mode === 'record'
+  const failed = recording ? `record ${step} of scenario "${config.name}"` : `send ${step} of scenario "${config.name}" live`
   const placeholder = [...request.headers.values(), request.url].map(placeholderIn).find((v) => v !== undefined)
   if (placeholder !== undefined) {
     const name = placeholder || 'its key variable'
     throw new FluxError('FLUX_NO_KEY', {
       failed,
       reason: `the request to ${url.host} carries fluxlab's placeholder for ${name}: this test file replays fixtures that use ${name}, so fluxlab filled it while it is unset, but this ${recording ? 'scenario has no fixture and records' : 'run goes live'}, which needs the real key`,
-      fix: `Set ${name} and run it again: ${log.config.command(`${placeholder || 'THE_KEY'}=<your key>`)}`,
+      fix: `Set ${name} and run it again: ${config.command(`${placeholder || 'THE_KEY'}=<your key>`)}`,
     })
   }
-  if (log.config.offline)
+  if (config.offline)
     throw new FluxError('FLUX_OFFLINE', {
       failed,
       reason: `FLUX_OFFLINE=1 forbids live requests (${request.method} ${url.host})`,
@@ -210,8 +210,8 @@ async function send(log: RunLog, request: Request, bytes: Buffer, step: string):
   if (recording) for (const name of carriedKeyVars(request)) log.keyVars.add(name)
   // @note a message that is not HTTP on the wire (MCP over stdio, src/tools/mcp-transport.ts) goes out the way its maker said.
   const own = ownSender(request)
-  if (own) return own(log.config.upstream)
-  return log.config.live(liveRequest(request, bytes, log.config.upstream))
+  if (own) return own(config.upstream)
+  return config.live(liveRequest(request, bytes, config.upstream))
 }
 
 /**
@@ -239,8 +239,8 @@ function liveRequest(request: Request, bytes: Buffer, upstream: Record<string, U
   return new Request(target, { method: request.method, headers, body, signal: request.signal, redirect })
 }
 
-function store(log: RunLog, res: Response, chunks: Chunk[], codec?: ModelRequest['codec']): Stored {
-  const { redactor, maxBytes } = log.config
+function store(config: RunConfig, res: Response, chunks: Chunk[], codec?: ModelRequest['codec']): Stored {
+  const { redactor, maxBytes } = config
   const binary = codec?.binaryBody?.matches(res.headers.get('content-type') ?? undefined) ? codec.binaryBody : undefined
   const capped = capChunks(redactChunks(chunks, redactor, binary), maxBytes)
   return {

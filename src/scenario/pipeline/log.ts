@@ -1,49 +1,8 @@
-import type { Fixture, ModelCell, ToolCell } from '../../cassette/cell.js'
 import { severityOf, type Divergence, type DivergenceCode } from '../../cassette/divergence.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
-import type { Redactor } from '../../cassette/redact.js'
-import type { Mode } from '../../golden/update-mode.js'
 import type { TraceStep } from '../../golden/trace.js'
-import type { ProviderFamily } from '../../providers/types.js'
 import { FluxError, isFluxError } from '../../errors.js'
-import type { Intervention } from '../intervention.js'
 import { offTapeResponse } from './http.js'
-
-/** Everything a run is configured with: set once when the run is built. */
-export interface RunConfig {
-  name: string
-  dir: string
-  mode: Mode
-  /** The tape (replay). */
-  fixture?: Fixture
-  redactor: Redactor
-  ignore: readonly string[]
-  hosts: Record<string, ProviderFamily>
-  maxBytes: number
-  timing?: 'recorded' | number
-  offline: boolean
-  /** While recording: host → the base URL its live traffic goes to (the cell keeps the host the client called). */
-  upstream: Record<string, URL>
-  /** Performs a live request outside interception (msw `bypass`). */
-  live: (request: Request) => Promise<Response>
-  /** A counterfactual's changes, or `check`'s rules; absent for a plain record or replay. */
-  intervention?: Intervention
-  /** `durable()`: serve an earlier run's journaled results first, and journal every live result before the agent sees it. */
-  journal?: JournalHooks
-  /** The exact command that runs this scenario again under `env` (`FLUX_GOLDEN=update …`), for messages. */
-  command: (env: string) => string
-}
-
-/**
- * What `durable()` plugs into a recording run (SPEC §9). `intent` is called before a live
- * operation starts and `cell` after it finished, before its result is handed to the agent; both
- * write and flush to disk before returning.
- */
-export interface JournalHooks {
-  prefix: { model: readonly ModelCell[]; tools: readonly ToolCell[] }
-  intent(entry: { kind: 'intent'; seq: number; step: string; key: string }): void
-  cell(entry: { kind: 'cell'; channel: 'model'; cell: ModelCell } | { kind: 'cell'; channel: 'tool'; cell: ToolCell }): void
-}
 
 /** One step as the run made it; `live` when it went to the real provider or tool. */
 export type RunStep = { seq: number; live?: boolean } & TraceStep
@@ -56,8 +15,10 @@ export interface LiveMiss {
 }
 
 /**
- * What one run did, as its pipeline stages record it: the steps it made, the divergences
- * it hit, what went live. Stages write here; the run reads it when it ends.
+ * What one run observed, as its pipeline stages record it: the steps it made, the divergences
+ * it hit, what went live, the recordings still reading their bodies; and the wording of what it
+ * answers off tape. Stages write here; the run reads it when it ends. Its configuration is apart
+ * (`RunConfig`, frozen).
  */
 export class RunLog {
   readonly divergences: Divergence[] = []
@@ -76,11 +37,11 @@ export class RunLog {
   private readonly pending = new Set<Promise<void>>()
   private readonly stops = new Map<Promise<void>, () => void>()
 
-  constructor(readonly config: RunConfig) {}
-
-  get name(): string {
-    return this.config.name
-  }
+  /** `name`: the scenario's, for messages; `command`: the exact command that runs it again under an env setting. */
+  constructor(
+    readonly name: string,
+    private readonly command: (env: string) => string,
+  ) {}
 
   push(step: RunStep): void {
     this.entries.push(step)
@@ -151,7 +112,7 @@ export class RunLog {
 
   /** `If the change is intended, re-record: <exact command>.` */
   get rerecordHint(): string {
-    return `If the change is intended, re-record: ${this.config.command('FLUX_GOLDEN=update')}`
+    return `If the change is intended, re-record: ${this.command('FLUX_GOLDEN=update')}`
   }
 
   offTapeText(step: string, why: string): string {
@@ -177,7 +138,7 @@ export class RunLog {
   }
 
   private truncatedCommand(cell: { originalBytes?: number }): string {
-    return this.config.command(`FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
+    return this.command(`FLUX_CASSETTE_MAX_BYTES=${(cell.originalBytes ?? 0) * 2} FLUX_GOLDEN=update`)
   }
 }
 

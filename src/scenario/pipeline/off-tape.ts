@@ -2,6 +2,7 @@ import { renderDiff } from '../../cassette/json-diff.js'
 import { FluxError } from '../../errors.js'
 import type { Intervention } from '../intervention.js'
 import type { Answer, Stage } from './call.js'
+import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 
 /**
@@ -9,10 +10,10 @@ import type { RunLog } from './log.js'
  * divergence and a non-retryable answer); a counterfactual or `check` may send it on to the
  * live stage (`offTape('live')`, a check's model miss) or halt there.
  * @example
- * const stages = [tapeStage(log, fixture, iv), offTapeStage(log, iv), liveStage(log)]
+ * const stages = [tapeStage(config, log, fixture, iv), offTapeStage(config, log, iv), liveStage(config, log)]
  */
-export function offTapeStage(log: RunLog, iv: Intervention | undefined): Stage {
-  const offline = log.config.offline
+export function offTapeStage(config: RunConfig, log: RunLog, iv: Intervention | undefined): Stage {
+  const offline = config.offline
   return async (call, next, miss): Promise<Answer> => {
     if (!miss) return next()
     const { why, details, closest, diff } = miss
@@ -30,14 +31,14 @@ export function offTapeStage(log: RunLog, iv: Intervention | undefined): Stage {
         throw new FluxError('FLUX_OFFLINE', {
           failed: `check ${call.step} of scenario "${log.name}"`,
           reason: `${why}, and FLUX_OFFLINE=1 forbids sending it to the provider`,
-          fix: `Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: ${log.config.command('FLUX_GOLDEN=update')}`,
+          fix: `Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: ${config.command('FLUX_GOLDEN=update')}`,
           details: diff?.length ? [`closest recorded ${closest}:`, ...renderDiff(diff)] : undefined,
         })
       const how = live ? 'FLUX_OFFLINE=1 forbids going live, so the what-if halts here' : "the what-if halts here (offTape: 'halt')"
       log.diverge('model_index_overflow', call.step, `${why}${details}; ${how}`, { diff, closest })
       iv.halt({ step: call.step, reason: why, kind: live ? 'offline' : 'off-tape', closest, diff })
       return {
-        response: log.offTape(call.step, `${why}. The what-if halts here: record its fork with ${log.config.command('FLUX_GOLDEN=update')}, or bridge to the provider with .offTape('live').`),
+        response: log.offTape(call.step, `${why}. The what-if halts here: record its fork with ${config.command('FLUX_GOLDEN=update')}, or bridge to the provider with .offTape('live').`),
       }
     }
     const live = iv?.missAction('tool') === 'live'

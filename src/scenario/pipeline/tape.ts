@@ -5,6 +5,7 @@ import type { Intervention } from '../intervention.js'
 import type { Answer, Call, Next, Stage } from './call.js'
 import { restoreError } from './cell-values.js'
 import { replayResponse } from './http.js'
+import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 
 /** The tape stage and what the end of the run asks of it. */
@@ -18,7 +19,7 @@ export interface TapeStage extends Stage {
  * to the next cell in order, as drift, unless the intervention asks for exact keys). A call the
  * tape cannot answer is passed on to the off-tape stage with its miss.
  * @example
- * const tape = tapeStage(log, fixture, iv)
+ * const tape = tapeStage(config, log, fixture, iv)
  */
 /**
  * A JSON-RPC answer re-addressed to the id the client sent today (a client shared across tests
@@ -39,13 +40,13 @@ function untilAbort(signal: AbortSignal): Promise<Response> {
   })
 }
 
-export function tapeStage(log: RunLog, fixture: Fixture, iv: Intervention | undefined): TapeStage {
+export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: Intervention | undefined): TapeStage {
   // @note a fork stores the faults it injected as cells (so its trace shows them); they are the change, not the
   // world, so a counterfactual never serves them from the tape (it injects them again).
   const world = <T extends object>(cells: readonly T[]) => (iv ? cells.filter((c) => !('injected' in c)) : cells)
   const model = new ModelTape(world(fixture.model))
   const tools = new ToolTape(world(fixture.tools))
-  const timing = log.config.timing
+  const timing = config.timing
   const closest = (step: string | undefined, diff: JsonDiffRow[] | undefined) => (diff?.length ? `; closest recorded ${step}: ${renderDiff(diff).join('; ')}` : '')
 
   const stage = async (call: Call, next: Next): Promise<Answer> => {
