@@ -1,0 +1,109 @@
+/**
+ * What the interception is made of: the router it hands requests to, the parts of `@mswjs/interceptors` it uses
+ * (any copy, ESM or CJS, sharing the global symbols), its process-wide state, and the interceptor kinds.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import type { setImmediate } from 'node:timers'
+import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
+import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
+import type { UndiciRouter } from './undici.js'
+import type { SocketRouter } from './websocket.js'
+
+/**
+ * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
+ * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`);
+ * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`); `preempts` says which
+ * requests fluxlab answers before the process's other mocking libraries (the app's own msw `setupServer`,
+ * nock ≥ 14) see them: the model calls. Every other request is offered to them first, and reaches the
+ * router only if none of them answered it (it would have gone to the network).
+ */
+export type Router = UndiciRouter & { socket?: SocketRouter; preempts?(request: Request): boolean }
+
+/** The parts of an `@mswjs/interceptors` interceptor this file uses (any copy, ESM or CJS, any version sharing the global symbols). */
+export interface Shared {
+  readonly symbol: symbol
+  readyState: string
+  apply(): void
+  dispose(): void
+  emitter: SharedEmitter
+}
+export interface SharedEmitter {
+  prependListener(event: string, listener: Listener): unknown
+  removeListener(event: string, listener: Listener): unknown
+  removeAllListeners(event?: string): unknown
+  listeners(event: string): Listener[]
+  listenerCount(event: string): number
+}
+export type Listener = (...args: never[]) => unknown
+interface Controller {
+  readyState: number
+  passthrough(): Promise<void>
+  respondWith(response: Response): void
+  errorWith(reason?: unknown): void
+}
+export interface RequestEvent {
+  requestId: string
+  request: Request
+  controller: Controller
+}
+interface ResponseEvent {
+  requestId: string
+  response: Response
+}
+
+export interface InterceptionState {
+  refs: number
+  /**
+   * Set while interception lingers with no holder (see `acquireInterception`): the pending detach, which a new
+   * acquire cancels.
+   */
+  idle?: ReturnType<typeof setImmediate>
+  router?: Router
+  detachUndici?: () => void
+  detachWebSocket?: () => void
+  /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
+  unguardHttp2?: () => boolean
+  /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
+  owned: Shared[]
+  /** Owned interceptors another library's listeners have sat on: they stay applied (see `detach`). */
+  shared: Set<Shared>
+  /** The running interceptor of each kind our listeners sit on (first in line), ours or another library's. */
+  attached: Shared[]
+  /** Requests fluxlab answered, until their `response` event. */
+  answered: Set<string>
+  /** Set while fluxlab itself performs a request for real (`liveFetch`): every listener of ours lets it through. */
+  live: AsyncLocalStorage<true>
+  /** `globalThis.fetch` as it was before any `@mswjs/interceptors` fetch interceptor patched it, when it was seen so. */
+  pristineFetch?: typeof fetch
+  /**
+   * The `globalThis.fetch` fluxlab's own fetch interceptor wrapped when it applied it, while it is applied, if that
+   * was not `pristineFetch`: a layer installed after fluxlab loaded (a wrapper, another mocking library's patch).
+   */
+  beneathFetch?: typeof fetch
+  /** Set while the router answers a request the fetch interceptor handed over and `beneathFetch` is set: `liveFetch` sends through it. */
+  beneath?: AsyncLocalStorage<Beneath>
+  onRequest: (event: RequestEvent) => Promise<void>
+  /** `onRequest` for the `fetch` interceptor: a live copy of its requests goes through `beneathFetch`. */
+  onFetchRequest?: (event: RequestEvent) => Promise<void>
+  /** `onRequest` for the `node:http` interceptor: its answers wait for the client's turn (`afterClientTurn`). */
+  onHttpRequest: (event: RequestEvent) => Promise<void>
+  onResponse: (event: ResponseEvent) => void
+  /** Requests made with `node:http` (which never follows a redirect itself), as the interceptor handed them over. */
+  nodeHttp?: WeakSet<Request>
+}
+
+export interface Beneath {
+  fetch: typeof fetch
+  /** A request fluxlab answers before the app's own mocks (`Router.preempts`): they do not see its live copy either. */
+  preempted: boolean
+}
+
+export const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
+export const KEY = Symbol.for('fluxlab.interception.v3')
+export const FETCH_SYMBOL = (FetchInterceptor as unknown as { symbol: symbol }).symbol
+export const HTTP_SYMBOL = (ClientRequestInterceptor as unknown as { symbol: symbol }).symbol
+export const g = globalThis as Record<symbol, unknown>
+
+/** Which interceptor handed a request over. */
+export type Via = 'fetch' | 'http' | 'xhr'

@@ -1,0 +1,133 @@
+/**
+ * fluxlab's `request` listener on the running interceptor of each kind: what it answers first (a model call,
+ * `Router.preempts`), what it leaves to the app's own mocks and takes back when none of them answered, and the
+ * process-wide state it keeps.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { setImmediate } from 'node:timers'
+import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent, type Router, type Via } from './interception.js'
+import { refuseUnseen } from './undici.js'
+
+export function createState(): InterceptionState {
+  const beneath = new AsyncLocalStorage<Beneath>()
+  /**
+   * `router(request)`, with where its live copy goes: through the layer beneath our fetch patch, for a `fetch` request.
+   * @note issue 24: not for a `node:http` or XMLHttpRequest request: the layers beneath our `http.request` patch have
+   * seen it already (the agent the innermost one sets makes the connection), and no fetch layer was on its way.
+   */
+  const route = (router: Router, request: Request, via: Via, preempted: boolean): Promise<Response | undefined> => {
+    const fetch = via === 'fetch' ? s.beneathFetch : undefined
+    return fetch ? beneath.run({ fetch, preempted }, () => router(request)) : router(request)
+  }
+  const handle = async ({ requestId, request, controller }: RequestEvent, via: Via): Promise<void> => {
+    const http = via === 'http'
+    const answer = http ? afterClientTurn : (response: Response) => response
+    if (http) s.nodeHttp?.add(request)
+    if (s.live.getStore()) {
+      // Our own live request goes out for real, and no listener after ours sees it (nock's
+      // disableNetConnect or "no match", the app's msw handlers and onUnhandledRequest).
+      await controller.passthrough()
+      // @note the interceptor calls listeners one after another, awaiting each, and settles the request
+      // as soon as it is handled: a listener that never returns ends the chain. Nothing holds the
+      // pending promise once the request is settled, so it is collected with it.
+      return new Promise<never>(() => {})
+    }
+    if (s.refs === 0 || !s.router) return
+    // @note a `data:` or `blob:` URL is no traffic: the runtime answers it itself, the same way every time. It is left
+    // alone, so a fixture never depends on such a probe (the OpenAI SDK fetches `data:,` once per fetch function to
+    // test its FormData support, so whether a run makes it depends on the runs before it in the process).
+    if (!request.url.startsWith('http:') && !request.url.startsWith('https:')) return
+    // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
+    // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+      const url = new URL(request.url)
+      const router = s.router
+      if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
+        const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
+        if (refused) return controller.errorWith(refused)
+      }
+    }
+    if (s.router.preempts?.(request)) {
+      const response = await route(s.router, request, via, true)
+      if (!response) return
+      if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
+      // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
+      // so the app's msw or nock never see a model call fluxlab answered: no handler of theirs runs and
+      // no "unhandled request" warning or error fires for it.
+      throw answer(response)
+    }
+    // Not ours first: the listeners after us (the app's msw handlers, nock scopes) get it. What none of
+    // them answered would go to the network; it comes back here instead (recorded, or replayed).
+    const passthrough = controller.passthrough
+    controller.passthrough = async () => {
+      const router = s.refs > 0 ? s.router : undefined
+      if (!router) return passthrough.call(controller)
+      // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
+      const signal = request.signal as AbortSignal | undefined
+      const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))
+      const response = signal?.aborted ? 'aborted' : await Promise.race([route(router, request, via, false), abort])
+      if (response === 'aborted') controller.errorWith(signal?.reason)
+      else if (response) {
+        if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
+        controller.respondWith(answer(response))
+      }
+      else await passthrough.call(controller)
+    }
+  }
+  const s: InterceptionState = {
+    refs: 0,
+    owned: [],
+    shared: new Set(),
+    attached: [],
+    answered: new Set(),
+    live: new AsyncLocalStorage<true>(),
+    pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
+    beneath,
+    onRequest: (event) => handle(event, 'xhr'),
+    onFetchRequest: (event) => handle(event, 'fetch'),
+    onHttpRequest: (event) => handle(event, 'http'),
+    nodeHttp: new WeakSet(),
+    onResponse({ requestId, response }) {
+      // @note mswjs/interceptors#799 (0.41): fetch clones every response for the `response` event, and while
+      // that clone is unread, `response.body.cancel()` on the client's copy never settles (the OpenAI and
+      // Anthropic SDKs cancel an error body before retrying a 429/5xx). Nobody reads the clone of a response
+      // we answered: drain it in the background (never awaited, so the client is not held up).
+      if (s.answered.delete(requestId)) void response.arrayBuffer().catch(() => {})
+    },
+  }
+  return s
+}
+
+/**
+ * A response to a `node:http` request, with its head held back one turn after the client's write callbacks.
+ * @note @mswjs/interceptors 0.41 holds a mocked request's write callbacks until the response is decided, then
+ * runs them in the tick it writes the response head. A client that ends its request one turn after a write
+ * callback (got 16: `setImmediate`, then it destroys a request that already has a response as stale) aborted
+ * the answer while it still streamed ("The server aborted pending request", ECONNRESET). On a socket the
+ * callbacks run as the bytes leave, well before any answer. The head goes out with the first body chunk, so
+ * that read waits one `setImmediate`, scheduled after the client's (the stream pulls only when read).
+ */
+function afterClientTurn(response: Response): Response {
+  if (!response.body || response.type === 'error') return response
+  const source = response.body.getReader()
+  let waited = false
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!waited) await new Promise<void>((resolve) => setImmediate(() => resolve((waited = true, undefined))))
+        const { done, value } = await source.read()
+        if (done) controller.close()
+        else controller.enqueue(value)
+      },
+      cancel: (reason) => source.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+  // @note the same Headers object: the interceptor reads the raw (as-written) header names from it.
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+/** Whether our `response` listener is on any interceptor: only then is a clone of what we answer made, and drained. */
+function drains(s: InterceptionState): boolean {
+  return s.attached.some((i) => i.emitter.listeners('response').includes(s.onResponse))
+}
