@@ -54,6 +54,15 @@ describe('replayKeyVars', () => {
   })
 })
 
+describe('replayKeyVars of an older fixture recorded against a host the table does not know', () => {
+  test("counts as its recorded families' vendor hosts, and only then", () => {
+    expect(replayKeyVars({ providerHosts: ['127.0.0.1:41591'] }, ['api.openai.com'])).toEqual(['OPENAI_API_KEY'])
+    expect(replayKeyVars({ providerHosts: ['127.0.0.1:41591'] })).toEqual([])
+    expect(replayKeyVars({ providerHosts: ['api.anthropic.com'] }, ['api.openai.com'])).toEqual(['ANTHROPIC_API_KEY'])
+    expect(replayKeyVars({ keyVars: [], providerHosts: ['127.0.0.1:41591'] }, ['api.openai.com'])).toEqual([])
+  })
+})
+
 describe('placeholders', () => {
   test('each names its variable, and a request carrying one says which', () => {
     expect(replayKeyFor('GROQ_API_KEY')).toBe('fluxlab-replay-no-key-GROQ_API_KEY')

@@ -66,20 +66,32 @@ const HOST_KEY_VARS: ReadonlyArray<readonly [host: string | RegExp, vars: readon
 
 /**
  * The key variables a fixture's replay fills: the names its manifest noted, else (a fixture recorded before
- * fluxlab noted them) the vendor table's for its provider hosts.
+ * fluxlab noted them) the vendor table's for its provider hosts. A provider host the table does not know (a local
+ * server, a gateway) counts as the vendor hosts in `vendorHosts`: those of its recorded calls' families, when the
+ * caller has read them.
  * @example
  * replayKeyVars({ keyVars: ['GROQ_API_KEY'], providerHosts: ['api.groq.com'] }) // ['GROQ_API_KEY']
  * replayKeyVars({ providerHosts: ['api.anthropic.com'] }) // ['ANTHROPIC_API_KEY']
+ * replayKeyVars({ providerHosts: ['127.0.0.1:4010'] }, ['api.openai.com']) // ['OPENAI_API_KEY']
  */
-export function replayKeyVars(manifest: { keyVars?: unknown; providerHosts?: unknown }): string[] {
+export function replayKeyVars(manifest: { keyVars?: unknown; providerHosts?: unknown }, vendorHosts: readonly string[] = []): string[] {
   if (Array.isArray(manifest.keyVars)) return manifest.keyVars.filter((k): k is string => typeof k === 'string' && VAR_NAME.test(k))
   const hosts = Array.isArray(manifest.providerHosts) ? manifest.providerHosts.filter((h): h is string => typeof h === 'string') : []
   const out = new Set<string>()
+  let unknown = false
   for (const host of hosts) {
-    const name = host.toLowerCase().replace(/:443$/, '')
-    for (const [match, vars] of HOST_KEY_VARS) if (typeof match === 'string' ? match === name : match.test(name)) for (const v of vars) out.add(v)
+    const vars = hostKeyVars(host)
+    if (vars.length === 0) unknown = true
+    for (const v of vars) out.add(v)
   }
+  if (unknown) for (const host of vendorHosts) for (const v of hostKeyVars(host)) out.add(v)
   return [...out]
+}
+
+/** The vendor table's key variables for one host (none for a host it does not know). */
+function hostKeyVars(host: string): readonly string[] {
+  const name = host.toLowerCase().replace(/:443$/, '')
+  return HOST_KEY_VARS.find(([match]) => (typeof match === 'string' ? match === name : match.test(name)))?.[1] ?? []
 }
 
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/

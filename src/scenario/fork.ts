@@ -7,7 +7,7 @@ import { FluxError } from '../errors.js'
 import type { TraceStep } from '../golden/trace.js'
 import { describeFault } from './faults.js'
 import type { WhatIfSpec } from './intervention.js'
-import { replayKeyVars } from '../context/replay-keys.js'
+import { fixtureKeyVars } from './key-vars.js'
 import { manifestFor } from './persist.js'
 import { stepLabels } from './steps.js'
 
@@ -120,7 +120,7 @@ export function writeFork(input: {
   })
   const source = input.source ?? input.base.source
   const manifest: Manifest & { fork: ForkOrigin } = {
-    ...manifestFor({ name: input.name, model, source, input: input.base.input, keyVars: replayKeyVars(input.base), maxBytes: input.maxBytes, redaction: input.redaction }),
+    ...manifestFor({ name: input.name, model, source, input: input.base.input, keyVars: fixtureKeyVars({ manifest: input.base, model }), maxBytes: input.maxBytes, redaction: input.redaction }),
     fork: input.origin,
   }
   const fx: Fixture = { dir: input.dir, manifest, model, tools, trace: input.trace }

@@ -1,7 +1,7 @@
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
 import { createRedactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
-import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
+import { fillReplayKeys } from '../context/replay-keys.js'
 import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
 import { state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
@@ -12,6 +12,7 @@ import { acquireInterception, liveFetch } from '../interceptor/index.js'
 import { isProviderRequest } from '../providers/registry.js'
 import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
+import { fixtureKeyVars } from './key-vars.js'
 import type { Agent, Lab } from './lab.js'
 import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type Pipeline, type RunConfig, type RunInit, type RunSettings } from './pipeline/index.js'
 import { arrive, modelCodecOf } from './pipeline/call.js'
@@ -187,7 +188,7 @@ export class Run implements TrackedRun, RequestRoute {
     const release = acquireInterception(router)
     // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
     const fixture = this.config.fixture
-    const releaseKeys = this.config.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...replayKeyVars(fixture.manifest), ...this.config.keys]) : () => {}
+    const releaseKeys = this.config.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...fixtureKeyVars(fixture), ...this.config.keys]) : () => {}
     let result: Awaited<R> | undefined
     let failure: { error: unknown } | undefined
     try {

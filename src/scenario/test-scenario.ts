@@ -4,7 +4,7 @@
  * do neither.
  */
 import type { FluxOptions } from '../context/options.js'
-import { fillReplayKeys, replayKeyVars } from '../context/replay-keys.js'
+import { fillReplayKeys } from '../context/replay-keys.js'
 import { state } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
 import type { FluxError } from '../errors.js'
@@ -13,6 +13,7 @@ import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
 import { isProviderRequest } from '../providers/registry.js'
 import { openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
+import { fixtureKeyVars } from './key-vars.js'
 import { defaultName } from './names.js'
 import { Outcome } from './outcome.js'
 import { settleTrace, traceRule } from './persist.js'
@@ -73,7 +74,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       const { failure } = await run.drive(body)
       if (failure) throw failure.error
     },
-    ...attachable(run, core.fixture ? [...replayKeyVars(core.fixture.manifest), ...core.settings.keys] : []),
+    ...attachable(run, core.fixture ? [...fixtureKeyVars(core.fixture), ...core.settings.keys] : []),
     async finish(passed) {
       await run.close()
       if (run.log.fatal) {

@@ -6,7 +6,8 @@ import type { Divergence } from '../../cassette/divergence.js'
 import { fixtureExists, readFixture } from '../../cassette/fixture.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mode.js'
 import { keysFrom } from '../../context/options.js'
-import { missingKeyVars, replayKeyFor, replayKeyVars } from '../../context/replay-keys.js'
+import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
+import { fixtureKeyVars } from '../../scenario/key-vars.js'
 import { redactMessage } from '../../secrets.js'
 import { VERSION } from '../../version.js'
 import { parse, splitCommand } from '../args.js'
@@ -115,7 +116,7 @@ async function runCommand(mode: Mode, argv: string[], out: Output): Promise<numb
   const control = await startControl((req) => run.handle(req))
   let program: { exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: Error }
   try {
-    program = await spawnProgram(command, childEnv(mode, name, dir, control, fixture ? [...replayKeyVars(fixture.manifest), ...keysFrom(options)] : []))
+    program = await spawnProgram(command, childEnv(mode, name, dir, control, fixture ? [...fixtureKeyVars(fixture), ...keysFrom(options)] : []))
   } finally {
     await control.close()
   }
