@@ -21,8 +21,11 @@ function withFluxlab(config = {}, options) {
   out.setupFilesAfterEnv = [...(config.setupFilesAfterEnv ?? []).filter((f) => f !== SETUP), SETUP]
   const reporters = config.reporters ?? ['default']
   out.reporters = reporters.some((r) => (Array.isArray(r) ? r[0] : r) === REPORTER) ? reporters : [...reporters, REPORTER]
-  // jest applies its own babel-jest only while `transform` is unset: keep that default when adding ours.
-  if (esmOnly) out.transform = { [esmOnly[0]]: esmOnly[1], ...(config.transform ?? { '\\.[cm]?[jt]sx?$': 'babel-jest' }) }
+  // jest applies its own babel-jest only while `transform` is unset: keep that default when adding ours, unless a
+  // preset brings transforms (ts-jest's): jest puts the config's patterns before the preset's and takes the first
+  // that matches, so a babel-jest added here would take its `.ts` files from ts-jest (issue 24).
+  const own = config.transform ?? (presetTransforms(config) ? {} : { '\\.[cm]?[jt]sx?$': 'babel-jest' })
+  if (esmOnly) out.transform = { [esmOnly[0]]: esmOnly[1], ...own }
   // @note a file is left untransformed when ANY pattern matches it, so msw's ESM-only dependencies must be carved
   // out of the project's own node_modules patterns too; other patterns are kept as they are.
   const ignore = config.transformIgnorePatterns
@@ -30,6 +33,26 @@ function withFluxlab(config = {}, options) {
   out.modulePathIgnorePatterns = [...(config.modulePathIgnorePatterns ?? []), ...preset.modulePathIgnorePatterns]
   if (options) out.globals = { ...(config.globals ?? {}), fluxlab: { ...(config.globals?.fluxlab ?? {}), ...options } }
   return out
+}
+
+/**
+ * Whether the config's `preset` brings its own `transform` (ts-jest's does). A preset that cannot be resolved from
+ * the project's root is taken to bring one: adding babel-jest in front of it could shadow it, leaving it out cannot.
+ * @param {Record<string, any>} config
+ */
+function presetTransforms(config) {
+  if (typeof config.preset !== 'string') return false
+  const root = config.rootDir ?? process.cwd()
+  const name = config.preset.startsWith('.') ? require('node:path').resolve(root, config.preset) : config.preset
+  for (const candidate of [`${name}/jest-preset`, name]) {
+    try {
+      const loaded = require(require.resolve(candidate, { paths: [root] }))
+      return loaded !== null && typeof loaded === 'object' && loaded.transform !== undefined && Object.keys(loaded.transform).length > 0
+    } catch {
+      // not this one: try the next form, else treat it as bringing transforms
+    }
+  }
+  return true
 }
 
 module.exports = { withFluxlab }

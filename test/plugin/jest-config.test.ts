@@ -1,0 +1,43 @@
+// `withFluxlab` over a config with a `preset`: the preset's transforms (ts-jest's) keep their files. jest puts the
+// config's own transform patterns before the preset's and takes the first match, so a babel-jest fluxlab added in
+// front of them took every `.ts` file from ts-jest and no test file of a ts-jest suite loaded (issue 24).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+
+const require = createRequire(import.meta.url)
+const { withFluxlab } = require('../../jest-config.cjs') as { withFluxlab(config: Record<string, unknown>): { transform?: Record<string, unknown> } }
+
+const root = mkdtempSync(join(tmpdir(), 'fluxlab-jest-config-'))
+const preset = (name: string, body: string) => {
+  mkdirSync(join(root, 'node_modules', name), { recursive: true })
+  writeFileSync(join(root, 'node_modules', name, 'package.json'), JSON.stringify({ name, version: '1.0.0' }))
+  writeFileSync(join(root, 'node_modules', name, 'jest-preset.js'), body)
+}
+preset('ts-like', "module.exports = { transform: { '^.+\\\\.tsx?$': 'ts-jest' } }")
+preset('env-only', "module.exports = { testEnvironment: 'node' }")
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+/** The transformers of the project's own files: every pattern but fluxlab's for msw's ESM-only dependencies in node_modules. */
+const transformers = (config: Record<string, unknown>) =>
+  Object.entries(withFluxlab({ rootDir: root, ...config }).transform ?? {})
+    .filter(([pattern]) => !pattern.includes('node_modules'))
+    .map(([, t]) => (Array.isArray(t) ? t[0] : t))
+
+describe('withFluxlab and a preset', () => {
+  test("a preset with transforms keeps them: fluxlab adds only its node_modules pattern, no babel-jest in front", () => {
+    expect(transformers({ preset: 'ts-like' })).not.toContain('babel-jest')
+  })
+  test('a preset without transforms, or no preset, keeps jest\'s own babel-jest default', () => {
+    expect(transformers({ preset: 'env-only' })).toContain('babel-jest')
+    expect(transformers({})).toContain('babel-jest')
+  })
+  test("a preset that cannot be resolved gets no babel-jest in front of it either", () => {
+    expect(transformers({ preset: 'not-installed-anywhere' })).not.toContain('babel-jest')
+  })
+  test("the config's own transform stays as it is", () => {
+    expect(withFluxlab({ rootDir: root, preset: 'ts-like', transform: { '^.+\\.ts$': 'my-transformer' } }).transform).toMatchObject({ '^.+\\.ts$': 'my-transformer' })
+  })
+})
