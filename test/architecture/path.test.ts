@@ -25,10 +25,8 @@ describe('the path of a replayed call (docs/architecture.md)', () => {
   const paths: Partial<Record<(typeof KINDS)[number], CallPath>> = {}
 
   beforeAll(async () => {
-    // @note the example's fixture was recorded against a local server and names no key variable (no `keyVars`, and its
-    // provider host is in no vendor row), so with the keys unset the OpenAI client refuses to start: FLUX_KEYS fills the
-    // placeholder, as a user of such a fixture would.
-    trace = await traceExample({ testFile: EXAMPLE, targets: targetsFromFixture(FIXTURE), keys: ['OPENAI_API_KEY'] })
+    // No key is set: the replay fills the placeholder its fixture's family needs, as `npm run example` does.
+    trace = await traceExample({ testFile: EXAMPLE, targets: targetsFromFixture(FIXTURE) })
     for (const w of trace.windows) paths[w.name as (typeof KINDS)[number]] = callPath(w)
     const report = KINDS.flatMap((k) => {
       const p = paths[k]
@@ -62,7 +60,7 @@ describe('the path of a replayed call (docs/architecture.md)', () => {
 })
 
 describe('the path check', () => {
-  const traced = ['src/interceptor/index.ts', 'src/context/route.ts', 'src/scenario/run.ts', 'src/context/route.ts', 'src/interceptor/index.ts']
+  const traced = ['src/interceptor/listener.ts', 'src/scenario/router.ts', 'src/scenario/run.ts', 'src/scenario/router.ts', 'src/interceptor/listener.ts']
   const page = (files: string[]) => `# x\n\n\`\`\`path model\n${files.map((f, i) => `${i + 1}. ${f}`).join('\n')}\n\`\`\`\n`
   const mismatch = (files: string[]) => pageMismatch({ name: 'model', request: 'POST /v1/x', page: parsePathBlocks(page(files)).model, traced, repo: REPO })
 
@@ -76,12 +74,12 @@ describe('the path check', () => {
       "docs/architecture.md, "## The path of a replayed call": the \`\`\`path model\`\`\` block is not the path a replayed model call takes (POST /v1/x).
         - only on the page, + only in the trace (line numbers are the trace's for + and kept lines, the page's for -):
 
-        1 src/interceptor/index.ts
-        2 src/context/route.ts
+        1 src/interceptor/listener.ts
+        2 src/scenario/router.ts
       - 3 src/scenario/runner.ts
       + 3 src/scenario/run.ts
-        4 src/context/route.ts
-        5 src/interceptor/index.ts
+        4 src/scenario/router.ts
+        5 src/interceptor/listener.ts
 
         • src/scenario/runner.ts is not a file in the repository: renamed or removed?
 
@@ -90,7 +88,7 @@ describe('the path check', () => {
   })
 
   test('fails when a return is missing from the page, and when the block is missing', () => {
-    expect(mismatch(traced.slice(0, 4))).toContain('+ 5 src/interceptor/index.ts')
+    expect(mismatch(traced.slice(0, 4))).toContain('+ 5 src/interceptor/listener.ts')
     expect(pageMismatch({ name: 'tool', request: 'GET /x', page: undefined, traced, repo: REPO })).toContain('has no ```path tool``` block')
   })
 
