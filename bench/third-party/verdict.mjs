@@ -1,0 +1,200 @@
+/**
+ * Does adopting fluxlab keep a suite's verdict? Runs a suite nobody wrote for fluxlab three ways and
+ * compares every test's status (issue 24).
+ *
+ *   node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config <file>]
+ *        [--keys OPENAI_API_KEY,ANTHROPIC_API_KEY] [--hosts api.openai.com,api.anthropic.com] [--json out.json] [-- <runner args>…]
+ *
+ * fluxlab must be installed in the project. The project's own config file is left alone; the harness
+ * writes next to it a config that is the project's plus fluxlab's adoption lines and nothing else:
+ *   vitest: mergeConfig(<project config>, { plugins: [fluxlab({ scenarios: 'per-test' })] })
+ *   jest:   withFluxlab(require(<project config>), { scenarios: 'per-test' })
+ *
+ * Runs (every one with net-guard.cjs preloaded: no connection leaves 127.0.0.0/8, each refusal counted):
+ *   A   the project's own config (no fluxlab), the 2 keys set, the vendor hosts rewritten onto the emulator
+ *       beneath the SDKs (net-guard's VERDICT_REDIRECT: fluxlab's FLUX_UPSTREAM needs fluxlab).
+ *   B   the adopted config, recording: the same keys, FLUX_UPSTREAM sending the hosts to the emulator,
+ *       the fixture dir emptied first.
+ *   C   the adopted config, replay: every key variable unset, CI=1, the emulator stopped.
+ *   Co  as C with FLUX_OFFLINE=1.
+ *   C'  as Co with the emulator up again and the vendor hosts rewritten onto it beneath fluxlab: its hit
+ *       counter is the number of requests fluxlab let out to a vendor.
+ * Prints per run the runner's counts, fluxlab's summary line and what it says, fixtures written, and
+ * for A-vs-B and A-vs-each-C the tests whose status changed, with the first line of their error.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startEmulator } from './emulator.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const argv = process.argv.slice(2)
+const dashes = argv.indexOf('--')
+const own = dashes === -1 ? argv : argv.slice(0, dashes)
+const extra = dashes === -1 ? [] : argv.slice(dashes + 1)
+const flag = (name, fallback) => { const i = own.indexOf(`--${name}`); return i === -1 ? fallback : own[i + 1] }
+const dir = own[0] && !own[0].startsWith('--') ? resolve(own[0]) : undefined
+if (!dir) {
+  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config file] [--keys A,B] [--hosts h1,h2] [--json out] [-- runner args]')
+  process.exit(2)
+}
+const runner = flag('runner', existsSync(join(dir, 'node_modules/.bin/vitest')) ? 'vitest' : 'jest')
+const configFile = flag('config', readdirSync(dir).find((f) => new RegExp(`^${runner}\\.config\\.(c|m)?(t|j)s$`).test(f)))
+if (!configFile) { console.error(`no ${runner} config in ${dir}: pass --config`); process.exit(2) }
+const keyNames = flag('keys', 'OPENAI_API_KEY,ANTHROPIC_API_KEY').split(',')
+const hosts = flag('hosts', 'api.openai.com,api.anthropic.com,generativelanguage.googleapis.com').split(',')
+const scenarioDir = join(dir, flag('dir', 'tests/scenarios'))
+const tmp = flag('tmp', '/tmp/flux-verdict')
+// jest + `preset: 'ts-jest'`: withFluxlab puts a babel-jest transform ahead of the preset's ts-jest one (see README); this
+// flag adds one more config line naming the ts-jest transform, the workaround measured beside the documented adoption.
+const tsJestLine = own.includes('--ts-jest-transform')
+
+// Shaped like real keys, valid for nothing; built here so no key-shaped literal sits in the repo.
+const body = (n) => 'Q7fK2mX9vLp4Rt8WzN3bYc6HjD1sA5eG0uTi'.repeat(4).slice(0, n)
+const hex = (n) => '3f9a1c7e5b2d8046'.repeat(5).slice(0, n)
+const SHAPES = {
+  OPENAI_API_KEY: `sk-${'proj'}-${body(36)}`,
+  ANTHROPIC_API_KEY: `sk-${'ant'}-api03-${body(80)}AA`,
+  GEMINI_API_KEY: `AI${'za'}Sy${body(33)}`,
+  GOOGLE_API_KEY: `AI${'za'}Sy${body(33)}`,
+  OPENROUTER_API_KEY: `sk-${'or'}-v1-${hex(64)}`,
+}
+const KEYS = Object.fromEntries(keyNames.map((k) => [k, SHAPES[k] ?? `sk-${body(40)}`]))
+// Every variable that looks like a credential is unset in every run; A and B set back exactly the 2 keys.
+const credential = (k) => /(_API_KEY|_TOKEN|_SECRET|_ACCESS_KEY|_KEY_ID|_CREDENTIALS|^HF_TOKEN|APPLICATION_CREDENTIALS)$/.test(k) || /^(AWS|AZURE|GOOGLE|VERTEX|ANTHROPIC|OPENAI|GEMINI)_/.test(k)
+const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !credential(k) && k !== 'CI' && !k.startsWith('FLUX_') && k !== 'NODE_OPTIONS' && !k.startsWith('VERDICT_')))
+base.NO_COLOR = '1'
+base.NODE_OPTIONS = `--require ${join(here, 'net-guard.cjs')}`
+
+// ─── the adopted config ─────────────────────────────────────────────────────
+const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : `jest.fluxlab.config.cjs`
+writeFileSync(join(dir, adopted), runner === 'vitest'
+  ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport { mergeConfig } from 'vitest/config'\nimport project from './${configFile.replace(/\.(c|m)?ts$/, '')}'\nimport { fluxlab } from 'fluxlab/vitest'\nexport default mergeConfig(project, { plugins: [fluxlab({ scenarios: 'per-test' })] })\n`
+  : `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nconst { withFluxlab } = require('fluxlab/jest-config')\n${tsJestLine
+    ? `const project = require('./${configFile}')\n// --ts-jest-transform: the preset's ts-jest transform named in the config, so withFluxlab keeps it\nmodule.exports = withFluxlab({ ...project, transform: { '^.+\\\\.tsx?$': 'ts-jest', ...project.transform } }, { scenarios: 'per-test' })\n`
+    : `module.exports = withFluxlab(require('./${configFile}'), { scenarios: 'per-test' })\n`}`)
+
+// ─── one run ────────────────────────────────────────────────────────────────
+async function run(label, config, env) {
+  const out = join(`${tmp}-${basename(dir)}-${label}.json`)
+  const netLog = join(`${tmp}-${basename(dir)}-${label}.net`)
+  rmSync(out, { force: true })
+  rmSync(netLog, { force: true })
+  const args = runner === 'vitest'
+    ? ['vitest', 'run', '--config', config, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...extra]
+    : ['jest', '--config', config, '--json', `--outputFile=${out}`, ...extra]
+  const started = Date.now()
+  const child = spawn('npx', args, { cwd: dir, env: { ...base, ...env, VERDICT_NET_LOG: netLog } })
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
+  const code = await new Promise((r) => child.on('close', r))
+  output = output.replace(/\x1b\[[0-9;]*m/g, '')
+  writeFileSync(`${tmp}-${basename(dir)}-${label}.log`, output)
+  const summary = output.split('\n').find((l) => /^\s*fluxlab\s+(\d+ scenarios?:|no scenarios ran)/.test(l))?.trim()
+  const leaks = existsSync(netLog) ? readFileSync(netLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
+  if (!existsSync(out)) throw new Error(`${label}: the runner wrote no JSON report (exit ${code}); see ${tmp}-${basename(dir)}-${label}.log`)
+  return { label, code, results: results(out), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000 }
+}
+
+const normal = (s) => (s === 'pending' || s === 'todo' || s === 'disabled' ? 'skipped' : s)
+function results(file) {
+  const m = new Map()
+  for (const f of JSON.parse(readFileSync(file, 'utf8')).testResults) {
+    const rel = relative(dir, f.name)
+    if (f.assertionResults.length === 0 && f.status === 'failed') m.set(`${rel} > (file failed to load)`, { status: 'failed', message: f.message ?? '' })
+    for (const a of f.assertionResults) {
+      let name = `${rel} > ${a.fullName}`
+      for (let i = 2; m.has(name); i++) name = `${rel} > ${a.fullName} #${i}`
+      m.set(name, { status: normal(a.status), message: (a.failureMessages ?? []).join('\n') })
+    }
+  }
+  return m
+}
+function parseSummary(line) {
+  if (!line) return undefined
+  const n = (re) => Number(line.match(re)?.[1] ?? NaN)
+  return {
+    scenarios: n(/(\d+) scenarios?:/), replayed: n(/(\d+) replayed/), recorded: n(/(\d+) recorded/),
+    passed: n(/tests (\d+) passed/), failed: n(/(\d+) failed/), skipped: n(/(\d+) skipped/),
+    live: n(/live model calls (\d+)/), fluxOwn: line.match(/failed \(([^)]*)\)/)?.[1],
+  }
+}
+const counts = (m) => { const c = { passed: 0, failed: 0, skipped: 0 }; for (const v of m.values()) c[v.status] = (c[v.status] ?? 0) + 1; return c }
+function fixtures() {
+  if (!existsSync(scenarioDir)) return 0
+  let n = 0
+  const walk = (d) => { for (const e of readdirSync(d)) { const p = join(d, e); if (e === 'scenario.yaml') n++; else if (statSync(p).isDirectory()) walk(p) } }
+  walk(scenarioDir)
+  return n
+}
+function compare(a, b) {
+  let same = 0
+  const changed = []
+  for (const [name, r] of a.results) {
+    const p = b.results.get(name)
+    if (p?.status === r.status) same++
+    else changed.push({ name, from: r.status, to: p?.status ?? 'missing', why: firstLine(p?.message || r.message) })
+  }
+  for (const name of b.results.keys()) if (!a.results.has(name)) changed.push({ name, from: 'missing', to: b.results.get(name).status, why: firstLine(b.results.get(name).message) })
+  return { same, of: a.results.size, changed }
+}
+const firstLine = (s) => (s ?? '').split('\n').map((l) => l.trim()).find((l) => l.length > 0)?.slice(0, 300) ?? ''
+
+// ─── the measure ────────────────────────────────────────────────────────────
+const emulator = await startEmulator(Number(process.env.EMULATOR_PORT ?? 0))
+const map = hosts.map((h) => `${h}=${emulator.url}`).join(',')
+const report = { project: dir, runner, config: configFile, keys: keyNames, hosts, runs: {}, compare: {} }
+
+const A = await run('A', configFile, { ...KEYS, VERDICT_REDIRECT: map })
+const hitsA = emulator.requests()
+rmSync(scenarioDir, { recursive: true, force: true })
+const B = await run('B', adopted, { ...KEYS, FLUX_UPSTREAM: map })
+const hitsB = emulator.requests() - hitsA
+const written = fixtures()
+await emulator.close()
+const C = await run('C', adopted, { CI: '1' })
+const Co = await run('Co', adopted, { CI: '1', FLUX_OFFLINE: '1' })
+const up = await startEmulator(Number(process.env.EMULATOR_PORT ?? 0))
+const Cp = await run("C'", adopted, { CI: '1', FLUX_OFFLINE: '1', VERDICT_REDIRECT: hosts.map((h) => `${h}=${up.url}`).join(',') })
+const hitsCp = up.requests()
+await up.close()
+const writtenAfter = fixtures()
+
+const hits = { A: hitsA, B: hitsB, C: 0, Co: 0, "C'": hitsCp }
+for (const r of [A, B, C, Co, Cp]) {
+  const c = counts(r.results)
+  report.runs[r.label] = { counts: c, exit: r.code, seconds: r.seconds, summary: r.summary, parsed: r.parsed, emulatorHits: hits[r.label], refusedOffMachine: r.leaks.length, refusedHosts: [...new Set(r.leaks.map((l) => l.host))] }
+  console.log(`${r.label.padEnd(2)} ${JSON.stringify(c)} exit ${r.code} in ${r.seconds}s · emulator hits ${hits[r.label]} · connections refused off-machine ${r.leaks.length}${r.leaks.length ? ` (${[...new Set(r.leaks.map((l) => l.host))].join(', ')})` : ''}`)
+  if (r.summary) {
+    const p = r.parsed
+    const agree = p.passed === c.passed && p.failed === c.failed && p.skipped === c.skipped
+    const said = Number.isNaN(p.passed) ? 'has no test counts' : `counts ${agree ? 'match' : 'DIFFER from'} the runner's${agree ? '' : ` (summary ${p.passed}/${p.failed}/${p.skipped} vs runner ${c.passed}/${c.failed}/${c.skipped})`}`
+    console.log(`   ${r.summary}\n   summary ${said}`)
+    report.runs[r.label].summaryMatchesRunner = agree
+  }
+}
+console.log(`fixtures written by B: ${written} (B's summary says recorded ${B.parsed?.recorded}); after the C runs: ${writtenAfter}`)
+report.fixturesWritten = written
+report.fixturesAfterReplay = writtenAfter
+for (const [label, other] of [['A-vs-B', B], ['A-vs-C', C], ['A-vs-Co', Co], ["A-vs-C'", Cp]]) {
+  const cmp = compare(A, other)
+  report.compare[label] = cmp
+  console.log(`${label}: same status ${cmp.same}/${cmp.of}`)
+  const broken = new Set(cmp.changed.filter((c) => c.name.endsWith('> (file failed to load)')).map((c) => c.name.split(' > ')[0]))
+  for (const f of broken) {
+    const lost = cmp.changed.filter((c) => c.name.startsWith(`${f} > `) && c.to === 'missing').length
+    console.log(`  ${f}: the file failed to load (${lost} of its tests not run)\n    ${firstLine(other.results.get(`${f} > (file failed to load)`)?.message.split('\n').filter((l) => /Error|error/.test(l)).join('\n'))}`)
+  }
+  for (const c of cmp.changed) if (!broken.has(c.name.split(' > ')[0])) console.log(`  ${c.name}: ${c.from} -> ${c.to}\n    ${c.why}`)
+}
+// Tests that ran live in A (not skipped): how many kept their status in C.
+const ranLive = [...A.results].filter(([, r]) => r.status !== 'skipped')
+const fidelity = ranLive.filter(([n, r]) => C.results.get(n)?.status === r.status).length
+report.ranLive = ranLive.length
+report.ranLiveSameInC = fidelity
+console.log(`ran live in A: ${ranLive.length}; same status in C: ${fidelity}/${ranLive.length}`)
+const json = flag('json')
+if (json) writeFileSync(json, JSON.stringify(report, null, 2))
+process.exit(Object.values(report.compare).every((c) => c.changed.length === 0) ? 0 : 1)
