@@ -136,7 +136,10 @@ if (g.expect && g.beforeEach && g.afterEach) {
     // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll; jest runs this
     // afterAll before the file's own, so a model call in those is refused).
     try {
-      await engine?.finishFileScenario()
+      await engine?.finishFileScenario(async (test) => {
+        const { appendFacts, collectFacts } = await import('./reporter/facts.js')
+        appendFacts(collectFacts(test, { dir: state.options.dir, pricing: state.options.pricing }))
+      })
     } finally {
       keys.release()
     }

@@ -200,9 +200,12 @@ afterAll(async function ({}: object) {
   stopWatch?.()
   const meta = (suite as (SuiteLike & { meta?: Record<string, unknown> }) | undefined)?.meta
   if (meta && keys.fixtures > 0) meta.fluxlab = fileFacts
-  // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll).
+  // Whole-suite mode: the calls the file made outside its tests (module top level, beforeAll, afterAll), a scenario of the summary's too.
   try {
-    await perTest?.finishFileScenario()
+    await perTest?.finishFileScenario(async (test) => {
+      const { collectFacts } = await import('../reporter/facts.js')
+      if (meta) meta.fluxlab = { ...fileFacts, outside: collectFacts(test, { dir: state.options.dir, pricing: state.options.pricing }) }
+    })
   } finally {
     keys.release()
   }

@@ -47,6 +47,8 @@ export interface FileFacts {
   unsetKeys: string[]
   /** The fixture root its fixtures are under (the summary looks there even when no test of the file opened a scenario). */
   base: string
+  /** Its file scenario, where it had one (vitest carries it on the file's meta; jest as a facts line with `fileLevel`). */
+  outside?: TestFacts
 }
 
 export interface TestFacts {
@@ -60,6 +62,8 @@ export interface TestFacts {
   /** Scenario directories the test opened. */
   opened: string[]
   sessions: SessionFacts[]
+  /** Not a test: the file scenario (the calls its file made outside every test, whole-suite mode). */
+  fileLevel?: true
 }
 
 /**
@@ -77,6 +81,7 @@ export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: P
     base: resolve(ctx.rootDir, opts.dir ?? DEFAULT_DIR),
     opened: [...ctx.opened],
     sessions: ctx.runs.map((s) => sessionFacts(s, opts.pricing)),
+    ...(ctx.fileLevel ? { fileLevel: true as const } : {}),
   }
 }
 

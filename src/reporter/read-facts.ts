@@ -31,12 +31,14 @@ export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[
   // A test file's facts come in several lines (one more for each unset variable its code read): one entry a file.
   const files = new Map<string, FileFacts>()
   for (const l of lines) {
-    if (!('kind' in l && l.kind === 'file')) {
-      tests.push(l as TestFacts)
-      continue
-    }
-    const seen = files.get(l.file)
-    files.set(l.file, { file: l.file, base: l.base, unsetKeys: [...new Set([...(seen?.unsetKeys ?? []), ...l.unsetKeys])].sort() })
+    if ('kind' in l && l.kind === 'file') {
+      const seen = files.get(l.file)
+      files.set(l.file, { ...seen, file: l.file, base: l.base, unsetKeys: [...new Set([...(seen?.unsetKeys ?? []), ...l.unsetKeys])].sort() })
+    } else if ((l as TestFacts).fileLevel) {
+      // The file scenario: a scenario of the file, not a test.
+      const f = l as TestFacts
+      files.set(f.file, { file: f.file, base: f.base, unsetKeys: [], ...files.get(f.file), outside: f })
+    } else tests.push(l as TestFacts)
   }
   return { tests, files: [...files.values()] }
 }

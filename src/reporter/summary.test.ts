@@ -62,6 +62,16 @@ describe('summarize', () => {
     expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' fluxlab  1 scenario: 0 replayed, 1 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed, 0 skipped · ')
   })
 
+  it("counts a file's own scenario (its calls outside every test) as a scenario, and as no test", () => {
+    // Measured on a real suite: "recorded 55" while 56 fixtures were written, the 56th a file's `beforeAll` calls.
+    const root = project({ 'a-outside-tests': '(outside tests)' })
+    const file = join(root, 'a.test.ts')
+    const outside = { ...facts(root, ['a-outside-tests'], [run({ mode: 'record', written: true, hermetic: false, modelLive: 6 })]), test: '(outside tests)', fileLevel: true as const }
+    const tests: RanTest[] = [{ file, name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record', written: true, hermetic: false, modelLive: 1 })]) }]
+    const s = summarize({ tests, fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: [], outside }], files: [file], rootDir: root, bases: [], checkObsolete: true })
+    expect(s).toMatchObject({ scenarios: 2, recorded: 2, liveModelCalls: 7, tests: { passed: 1, failed: 0, skipped: 0 }, obsolete: [] })
+  })
+
   it("counts the runner's failed tests, with fluxlab's own failures apart by code", () => {
     // Measured on a real suite: under vitest's "115 failed", the summary said "56 replayed, 0 failed"; 114 were FLUX_NO_RECORDING.
     const root = project({})

@@ -76,20 +76,13 @@ export function summarize(input: SummaryInput): SuiteSummary {
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
-  for (const t of input.tests) {
-    if (notRun(t)) s.tests.skipped++
-    else if (t.state === 'failed') {
-      s.tests.failed++
-      const code = t.errors?.map((e) => FLUX_CODE.exec(e)?.[1]).find((c) => c !== undefined)
-      if (code) s.fluxFailures[code] = (s.fluxFailures[code] ?? 0) + 1
-    } else s.tests.passed++
-    if (!t.facts) continue
-    bases.add(t.facts.base)
-    for (const d of t.facts.opened) opened.add(resolve(d))
-    for (const run of t.facts.sessions) {
+  const fold = (facts: TestFacts, failed: boolean) => {
+    bases.add(facts.base)
+    for (const d of facts.opened) opened.add(resolve(d))
+    for (const run of facts.sessions) {
       if (run.mode === 'replay') s.replayed++
       else if (run.written) s.recorded++
-      else if (run.modelCalls === 0 && t.state !== 'failed') s.empty++
+      else if (run.modelCalls === 0 && !failed) s.empty++
       if (run.hermetic) s.hermetic++
       s.liveModelCalls += run.modelLive
       s.cost += run.cost
@@ -97,6 +90,17 @@ export function summarize(input: SummaryInput): SuiteSummary {
       for (const w of run.warnings) if (w.code === 'model_request_drift') s.drift.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
     }
   }
+  for (const t of input.tests) {
+    if (notRun(t)) s.tests.skipped++
+    else if (t.state === 'failed') {
+      s.tests.failed++
+      const code = t.errors?.map((e) => FLUX_CODE.exec(e)?.[1]).find((c) => c !== undefined)
+      if (code) s.fluxFailures[code] = (s.fluxFailures[code] ?? 0) + 1
+    } else s.tests.passed++
+    if (t.facts) fold(t.facts, t.state === 'failed')
+  }
+  // Whole-suite mode's file scenarios (calls outside every test) are scenarios too, and count as no test.
+  for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false)
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   const unopened = unopenedFixtures([...bases], opened, input)

@@ -58,7 +58,7 @@ export class FluxlabVitestReporter {
     for (const mod of testModules) {
       if (!mod.errors?.().length) files.push(mod.moduleId)
       const own = mod.meta?.().fluxlab
-      if (own?.base) fileFacts.push({ file: mod.moduleId, base: own.base, unsetKeys: own.unsetKeys ?? [] })
+      if (own?.base) fileFacts.push({ file: mod.moduleId, base: own.base, unsetKeys: own.unsetKeys ?? [], ...(own.outside ? { outside: own.outside } : {}) })
       for (const t of mod.children.allTests()) {
         const facts = t.meta().fluxlab
         const result = t.result()

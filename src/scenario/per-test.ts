@@ -84,16 +84,21 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
 
 /**
  * The test file ended (the setups' `afterAll`): write or check its file scenario, if it has one,
- * and throw what the file must fail with (a recorded call never made, a refused call).
+ * hand its (file-level) test to `report` for the run summary, written or not, and throw what the
+ * file must fail with (a recorded call never made, a refused call).
  * @example
- * afterAll(() => finishFileScenario())
+ * afterAll(() => finishFileScenario((test) => facts.push(collectFacts(test))))
  */
-export async function finishFileScenario(): Promise<void> {
+export async function finishFileScenario(report: (test: TestContext) => void | Promise<void> = () => {}): Promise<void> {
   const running = runningTestRef()
   for (const [file, open] of fileScenarios) {
     if (open === 'finished' || (running?.file && !file.endsWith(running.file))) continue
     fileScenarios.set(file, 'finished')
-    await open.scenario.finish(true)
+    try {
+      await open.scenario.finish(true)
+    } finally {
+      await report(open.test)
+    }
     await finishTest(open.test)
   }
 }
