@@ -80,6 +80,17 @@ export function isProviderRequest(method: string, url: URL, hosts: Record<string
   return detectModelCall(method, url, hosts) !== undefined || providerOfHost(url.host, hosts) !== undefined
 }
 
+/**
+ * Whether a request reads a provider's model list or one model (`GET /v1/models`, `GET /v1/models/{id}`, Gemini's
+ * `GET /v1beta/models`): no model call, but the provider's answer, so a recording keeps it. Found by path on any host,
+ * as model calls are (a gateway or an emulator behind a base-URL variable).
+ * @example
+ * isModelListRequest('GET', new URL('http://127.0.0.1:8080/openai/v1/models')) // true
+ */
+export function isModelListRequest(method: string, url: URL): boolean {
+  return (method === 'GET' || method === 'HEAD') && /\/v\d\w*\/models(?:\/[^/:]+)?$/.test(url.pathname)
+}
+
 /** The families that can be a judge, in registry order. */
 const judges: readonly JudgeWire[] = codecs.flatMap((c) => (c.judge ? [c.judge] : []))
 

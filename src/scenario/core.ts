@@ -7,7 +7,7 @@ import { state } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
-import { providerOfHost } from '../providers/registry.js'
+import { isModelListRequest, providerOfHost } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { decideMode, readFlag, readGolden, updateStateFromEnv, type ModeDecision, type UpdateState } from '../golden/update-mode.js'
 import type { Intervention } from './intervention.js'
@@ -144,7 +144,8 @@ export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fix
  */
 export function refuseProviderWithoutModelCall(name: string, cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] }, hosts: Record<string, ProviderFamily> = {}): void {
   if (cells.model.length > 0) return
-  const hit = cells.tools.find((c) => c.kind === 'http' && c.url && providerOfHost(new URL(c.url).host, hosts))
+  // @note issue 24: a read (a model list, a health check) is recorded as it is, an HTTP cell replayed byte for byte.
+  const hit = providerCells(cells.tools, hosts).find((c) => !READS.has(methodOf(c)))
   if (!hit?.url) return
   const url = new URL(hit.url)
   throw new FluxError('FLUX_RECORD_FAILED', {
@@ -152,6 +153,22 @@ export function refuseProviderWithoutModelCall(name: string, cells: { model: rea
     reason: `the run reached ${url.host} (${providerOfHost(url.host, hosts)}) at ${hit.name.split(' ')[0]} ${url.pathname}, which fluxlab does not know as a model call, and made no model call it knows: the fixture would replay that provider as a plain tool`,
     fix: 'If it is a model endpoint fluxlab should know, report it; until then map its host to the family with the `hosts` option when its path is one the family serves. Nothing was written.',
   })
+}
+
+/** Methods that only read: `GET /v1/models` on a provider's host is no model call fluxlab missed. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+const methodOf = (c: ToolCell) => c.name.split(' ')[0]
+const providerCells = (tools: readonly ToolCell[], hosts: Record<string, ProviderFamily>) =>
+  tools.filter((c) => c.kind === 'http' && c.url && (providerOfHost(new URL(c.url).host, hosts) || isModelListRequest(methodOf(c), new URL(c.url))))
+
+/**
+ * Whether a recording has something of a provider's to keep: a model call, or a read of a provider's API (a test
+ * that only lists models writes a fixture, so its replay serves that list and its verdict holds).
+ * @example
+ * if (!hasProviderTraffic(run.recordedCells(), options.hosts)) return
+ */
+export function hasProviderTraffic(cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] }, hosts: Record<string, ProviderFamily> = {}): boolean {
+  return cells.model.length > 0 || providerCells(cells.tools, hosts).length > 0
 }
 
 function checkName(name: string): void {

@@ -12,7 +12,7 @@ import { readFlag } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
 import { isProviderRequest } from '../providers/registry.js'
-import { openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
+import { hasProviderTraffic, openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { fixtureKeyVars } from './key-vars.js'
 import { defaultName } from './names.js'
 import { Outcome } from './outcome.js'
@@ -83,10 +83,11 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       }
       const failures = run.log.divergences.filter((d) => d.severity === 'failure')
       if (core.decision.mode === 'record') {
-        // @note SPEC §2: a test that failed while recording writes nothing; one that made no model call has no scenario.
+        // @note SPEC §2: a test that failed while recording writes nothing; one that reached no provider has no scenario.
         if (!passed) return
-        refuseProviderWithoutModelCall(name, run.recordedCells(), options.hosts)
-        if (!run.log.entries.some((s) => s.channel === 'model')) return
+        const cells = run.recordedCells()
+        refuseProviderWithoutModelCall(name, cells, options.hosts)
+        if (!hasProviderTraffic(cells, options.hosts)) return
         const steps = asStored(run.orderedSteps())
         saveCore(core, run, renderTrace(name, steps))
         return

@@ -105,6 +105,9 @@ test('reads the status page of a host that does not resolve', async () => {
 })
 `
 
+/** A file's own scenario (its calls outside every test: a `beforeAll` warm-up): its `source.name`, and its row in `calls`. */
+const OUTSIDE = '(outside tests)'
+
 const KITS: Kit[] = [
   {
     name: 'vitest',
@@ -117,6 +120,7 @@ const KITS: Kit[] = [
     suite: {
       'test/openai.test.ts > openai agent > answers France': 'passed',
       'test/openai.test.ts > openai agent > answers Japan with a client built for the call': 'passed',
+      'test/openai.test.ts > openai agent > lists the models it can use, and nothing else': 'passed',
       'test/openai.test.ts > counts words without any model call': 'passed',
       'test/openai.test.ts > answers in the language of the question': 'todo',
       'test/fireworks.test.ts > fireworks > answers Italy': 'passed',
@@ -133,8 +137,10 @@ const KITS: Kit[] = [
       'test/format.test.ts > parses a price with a thousands separator': 'failed',
     },
     calls: {
+      [`test/openai.test.ts > ${OUTSIDE}`]: 'OPENAI_API_KEY',
       'test/openai.test.ts > openai agent > answers France': 'OPENAI_API_KEY',
       'test/openai.test.ts > openai agent > answers Japan with a client built for the call': 'OPENAI_API_KEY',
+      'test/openai.test.ts > openai agent > lists the models it can use, and nothing else': 'OPENAI_API_KEY',
       'test/fireworks.test.ts > fireworks > answers Italy': 'FIREWORKS_API_KEY',
       'test/fireworks.test.ts > fireworks > streams Spain': 'FIREWORKS_API_KEY',
     },
@@ -168,6 +174,7 @@ const KITS: Kit[] = [
     suite: {
       'test/gateway.test.cjs > gateway agent > answers France': 'passed',
       'test/gateway.test.cjs > gateway agent > answers Japan with a client built for the call': 'passed',
+      'test/gateway.test.cjs > gateway agent > lists the models of the gateway, and nothing else': 'passed',
       'test/gateway.test.cjs > counts words without any model call': 'passed',
       'test/gateway.test.cjs > answers in the language of the question': 'todo',
       'test/gemini.test.cjs > gemini over REST > answers Canada': 'passed',
@@ -183,8 +190,10 @@ const KITS: Kit[] = [
       'test/format.test.cjs > parses a price with a thousands separator': 'failed',
     },
     calls: {
+      [`test/gateway.test.cjs > ${OUTSIDE}`]: 'MY_GATEWAY_TOKEN',
       'test/gateway.test.cjs > gateway agent > answers France': 'MY_GATEWAY_TOKEN',
       'test/gateway.test.cjs > gateway agent > answers Japan with a client built for the call': 'MY_GATEWAY_TOKEN',
+      'test/gateway.test.cjs > gateway agent > lists the models of the gateway, and nothing else': 'MY_GATEWAY_TOKEN',
       'test/gemini.test.cjs > gemini over REST > answers Canada': 'GEMINI_API_KEY',
       'test/gemini.test.cjs > gemini over REST > streams Chile': 'GEMINI_API_KEY',
     },
@@ -271,7 +280,7 @@ const keysEnv = (names: readonly string[]) => Object.fromEntries(names.map((n) =
 
 interface Fixture {
   dir: string
-  source?: { file: string; name: string }
+  source?: { file: string; name?: string }
   keyVars?: string[]
 }
 
@@ -280,7 +289,7 @@ function fixtures(p: Project): Fixture[] {
   return readdirSync(p.path('tests/scenarios'))
     .filter((d) => p.exists(`tests/scenarios/${d}/scenario.yaml`))
     .map((dir) => {
-      const m = parseYaml(p.read(`tests/scenarios/${dir}/scenario.yaml`)) as { source?: { file: string; name: string }; keyVars?: string[] }
+      const m = parseYaml(p.read(`tests/scenarios/${dir}/scenario.yaml`)) as { source?: { file: string; name?: string }; keyVars?: string[] }
       return { dir, source: m.source, keyVars: m.keyVars }
     })
 }
@@ -358,7 +367,9 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     for (const [name, value] of Object.entries(KEYS)) expect(B.result.output.includes(value), `${name}'s value in the runner's output`).toBe(false)
     const written = fixtures(adopted)
     const perTest = Object.fromEntries(
-      written.filter((f) => !(f.dir in kit.explicitFixtures)).map((f) => [f.source ? (B.byFixtureName.get(`${f.source.file}\0${f.source.name}`) ?? `${f.dir} (no such test)`) : `${f.dir} (no source)`, f.keyVars]),
+      written
+        .filter((f) => !(f.dir in kit.explicitFixtures))
+        .map((f) => [!f.source ? `${f.dir} (no source)` : f.source.name === OUTSIDE ? `${f.source.file} > ${OUTSIDE}` : (B.byFixtureName.get(`${f.source.file}\0${f.source.name}`) ?? `${f.dir} (no such test)`), f.keyVars]),
     )
     const named = Object.fromEntries(written.filter((f) => f.dir in kit.explicitFixtures).map((f) => [f.dir, f.keyVars]))
     expect(Object.keys(perTest).sort()).toEqual(Object.keys(kit.calls).sort())

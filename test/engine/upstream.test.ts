@@ -60,3 +60,24 @@ test('a recording that reached a provider host but made no model call it knows i
   )
   expect(existsSync(join(dir, 'upload'))).toBe(false)
 })
+
+test('a recording that only read the provider model list (GET /v1/models) writes it, and its replay serves that list offline', async () => {
+  const dir = tempDir()
+  const list = JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1, owned_by: 'openai' }] })
+  const server = await serve([{ method: 'GET', path: '/v1/models', status: 200, headers: { 'content-type': 'application/json' }, body: list }])
+  const options = { upstream: { 'api.vendor.invalid': server.url }, hosts: { 'api.vendor.invalid': 'openai-chat' as const } }
+  const models = async () => {
+    const client = new OpenAI({ baseURL: VENDOR, apiKey: 'sk-test', maxRetries: 0 })
+    const ids: string[] = []
+    for await (const m of client.models.list()) ids.push(m.id)
+    return ids
+  }
+  const rec = await (await scenario('models', { dir, ...options })).run(models)
+  expect(rec.result).toEqual(['gpt-4o-mini'])
+  expect(readFileSync(join(dir, 'models/tools.jsonl'), 'utf8')).toContain('"name":"GET api.vendor.invalid/v1/models"')
+  await server.close()
+  const out = await (await scenario('models', { dir, ...options })).run(models)
+  expect(out.result).toEqual(['gpt-4o-mini'])
+  expect(out.hermetic).toBe(true)
+  expect(server.hits).toBe(1)
+})

@@ -43,6 +43,8 @@ export const CAPITALS: Record<string, string> = {
   Peru: 'Lima', Egypt: 'Cairo', Canada: 'Ottawa', Chile: 'Santiago', Norway: 'Oslo', Greece: 'Athens', Poland: 'Warsaw',
 }
 
+const MODELS = ['gpt-4o-mini', 'gpt-4o']
+
 const alnum = (n: number) => {
   const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
   return [...randomBytes(n)].map((b) => abc[b % abc.length]).join('')
@@ -154,12 +156,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, keys: Record<st
   const entry: EmulatorRequest = { provider: provider ? id : undefined, method: req.method ?? 'GET', path: req.url ?? '/', stream: false, carriage: 'none', keyOk: false, status: 0 }
   log.push(entry)
   const answer = (status: number, body: unknown) => ((entry.status = status), json(res, status, body))
-  if (!provider || req.method !== 'POST') return answer(404, { error: { message: `provider-emulator: nothing at ${req.method} ${url.pathname}` } })
+  if (!provider || (req.method !== 'POST' && req.method !== 'GET')) return answer(404, { error: { message: `provider-emulator: nothing at ${req.method} ${url.pathname}` } })
 
   const sent = sentKey(req, url, provider.wire)
   entry.carriage = sent.carriage
   entry.keyOk = sent.key === keys[provider.keyVar]
   if (!entry.keyOk) return answer(401, { error: { message: `provider-emulator: ${id} got no valid key (${sent.carriage})` } })
+  // An OpenAI-compatible model list (`GET …/v1/models`): what a health check or a model picker reads.
+  if (req.method === 'GET')
+    return provider.wire === 'openai-chat' && /\/v1\/models$/.test(url.pathname)
+      ? answer(200, { object: 'list', data: MODELS.map((m) => ({ id: m, object: 'model', created: 1_700_000_000, owned_by: id })) })
+      : answer(404, { error: { message: `provider-emulator: nothing at GET ${url.pathname}` } })
 
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>
   const rest = url.pathname.slice(id.length + 1)

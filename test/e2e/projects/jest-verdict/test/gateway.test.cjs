@@ -7,6 +7,16 @@ const describeIfKey = hasKey ? describe : describe.skip
 describeIfKey('gateway agent', () => {
   jest.retryTimes(3)
 
+  // A warm-up call outside every test: whole-suite mode records it into the file's own scenario.
+  beforeAll(async () => {
+    expect(await ask('What is the capital of Spain?')).toContain('Madrid')
+  })
+
+  it('lists the models of the gateway, and nothing else', async () => {
+    const res = await fetch(`${process.env.MY_GATEWAY_URL}/v1/models`, { headers: { authorization: `Bearer ${process.env.MY_GATEWAY_TOKEN}` } })
+    expect((await res.json()).data.map((m) => m.id)).toContain('gpt-4o-mini')
+  })
+
   it('answers France', async () => {
     expect(await ask('What is the capital of France?')).toBe('The capital of France is Paris.')
   })

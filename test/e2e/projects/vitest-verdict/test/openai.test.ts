@@ -1,10 +1,22 @@
 import OpenAI from 'openai'
-import { describe, expect, it, test } from 'vitest'
+import { beforeAll, describe, expect, it, test } from 'vitest'
 import { ask } from '../src/agent'
 
 const hasKey = !!process.env.OPENAI_API_KEY
 
 describe.skipIf(!hasKey)('openai agent', () => {
+  // A warm-up call outside every test: whole-suite mode records it into the file's own scenario.
+  beforeAll(async () => {
+    expect(await ask('What is the capital of Spain?')).toContain('Madrid')
+  })
+
+  it('lists the models it can use, and nothing else', async () => {
+    const c = new OpenAI({ apiKey: process.env.OPENAI_API_KEY, maxRetries: 0 })
+    const ids: string[] = []
+    for await (const m of c.models.list()) ids.push(m.id)
+    expect(ids).toContain('gpt-4o-mini')
+  })
+
   it('answers France', { retry: 3 }, async () => {
     expect(await ask('What is the capital of France?')).toBe('The capital of France is Paris.')
   })
