@@ -76,11 +76,11 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
     error(request) {
       if (!model(request.method, new URL(request.url))) return offlineError(request, 'in a concurrent test')
       const names = [...tests.keys()].map((t) => t.testName)
-      const error = concurrentTestError(describe(names.join('", "')), `send ${request.method} ${hostPath(request)} from one of the concurrent tests "${names.join('", "')}"`)
-      console.warn(error.message)
-      return error
+      return concurrentTestError(describe(names.join('", "')), `send ${request.method} ${hostPath(request)} from one of the concurrent tests "${names.join('", "')}"`)
     },
     refused: (error) => {
+      // Said where it happened too: the tests fail with it only when they end.
+      if (error.code === 'FLUX_CONCURRENT_TEST') console.warn(error.message)
       for (const t of tests.keys()) tests.set(t, tests.get(t) ?? error)
     },
   })
