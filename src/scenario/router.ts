@@ -2,7 +2,7 @@
  * The one front door: every source of requests hands its request here (the fetch, `node:http` and
  * XMLHttpRequest interceptors, the npm `undici` dispatchers, the global `WebSocket`, the MCP transport
  * wrapper, `mcp()` below). The router finds the `Run` the request belongs to and hands it over; whatever receives a
- * request is a `Run` (a scenario's, a test's, a file's, or a refusal's: `refusal.ts`). The CLI's control
+ * request is a `Run` (a scenario's, a test's, a file's, or a refusal's: `refusals.ts`). The CLI's control
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
