@@ -3,7 +3,8 @@
  * compares every test's status (issue 24).
  *
  *   node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config <file>]
- *        [--keys OPENAI_API_KEY,ANTHROPIC_API_KEY] [--hosts api.openai.com,api.anthropic.com] [--json out.json] [-- <runner args>…]
+ *        [--keys OPENAI_API_KEY,ANTHROPIC_API_KEY] [--hosts api.openai.com,api.anthropic.com] [--timeout <seconds>]
+ *        [--json out.json] [-- <runner args>…]
  *
  * fluxlab must be installed in the project. The project's own config file is left alone; the harness
  * writes next to it a config that is the project's plus fluxlab's adoption lines and nothing else:
@@ -36,7 +37,7 @@ const extra = dashes === -1 ? [] : argv.slice(dashes + 1)
 const flag = (name, fallback) => { const i = own.indexOf(`--${name}`); return i === -1 ? fallback : own[i + 1] }
 const dir = own[0] && !own[0].startsWith('--') ? resolve(own[0]) : undefined
 if (!dir) {
-  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config file] [--keys A,B] [--hosts h1,h2] [--json out] [-- runner args]')
+  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config file] [--keys A,B] [--hosts h1,h2] [--timeout s] [--json out] [-- runner args]')
   process.exit(2)
 }
 const runner = flag('runner', existsSync(join(dir, 'node_modules/.bin/vitest')) ? 'vitest' : 'jest')
@@ -49,6 +50,8 @@ const tmp = flag('tmp', '/tmp/flux-verdict')
 // jest + `preset: 'ts-jest'`: withFluxlab puts a babel-jest transform ahead of the preset's ts-jest one (see README); this
 // flag adds one more config line naming the ts-jest transform, the workaround measured beside the documented adoption.
 const tsJestLine = own.includes('--ts-jest-transform')
+// --timeout <seconds>: a run still going after that long is killed (its whole process group) and reported as hung.
+const timeoutSeconds = Number(flag('timeout', 0))
 
 // Shaped like real keys, valid for nothing; built here so no key-shaped literal sits in the repo.
 const body = (n) => 'Q7fK2mX9vLp4Rt8WzN3bYc6HjD1sA5eG0uTi'.repeat(4).slice(0, n)
@@ -85,15 +88,19 @@ async function run(label, config, env) {
     ? ['vitest', 'run', '--config', config, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...extra]
     : ['jest', '--config', config, '--json', `--outputFile=${out}`, ...extra]
   const started = Date.now()
-  const child = spawn('npx', args, { cwd: dir, env: { ...base, ...env, VERDICT_NET_LOG: netLog } })
+  const child = spawn('npx', args, { cwd: dir, env: { ...base, ...env, VERDICT_NET_LOG: netLog }, detached: true })
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
+  let hung = false
+  const timer = timeoutSeconds > 0 ? setTimeout(() => { hung = true; try { process.kill(-child.pid, 'SIGKILL') } catch {} }, timeoutSeconds * 1000) : undefined
   const code = await new Promise((r) => child.on('close', r))
+  clearTimeout(timer)
   output = output.replace(/\x1b\[[0-9;]*m/g, '')
   writeFileSync(`${tmp}-${basename(dir)}-${label}.log`, output)
   const summary = output.split('\n').find((l) => /^\s*fluxlab\s+(\d+ scenarios?:|no scenarios ran)/.test(l))?.trim()
   const leaks = existsSync(netLog) ? readFileSync(netLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
+  if (hung) throw new Error(`${label}: HUNG, killed after ${timeoutSeconds}s; see ${tmp}-${basename(dir)}-${label}.log`)
   if (!existsSync(out)) throw new Error(`${label}: the runner wrote no JSON report (exit ${code}); see ${tmp}-${basename(dir)}-${label}.log`)
   return { label, code, results: results(out), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000 }
 }
