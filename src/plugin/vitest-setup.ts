@@ -13,6 +13,7 @@ import { finishTest, type TestContext } from '../context/test-context.js'
 import { perTestMode } from '../context/options.js'
 import { holdFileKeys } from '../context/file-keys.js'
 import { watchKeyReads } from '../context/env-reads.js'
+import type { TestFacts } from '../reporter/facts.js'
 import type { TestScenario } from '../scenario/per-test.js'
 import type { FluxProvided } from '../vitest.js'
 
@@ -95,8 +96,10 @@ function contextOf(task: TaskLike): TestContext {
  */
 async function report(task: TaskLike, ctx: TestContext): Promise<void> {
   if (!ctx.runs.length && !ctx.opened.size) return
-  const { collectFacts } = await import('../reporter/facts.js')
-  ;(task.meta as Record<string, unknown>).fluxlab = collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing })
+  const { afterRetry, collectFacts } = await import('../reporter/facts.js')
+  const meta = task.meta as { fluxlab?: TestFacts }
+  // A `retry` runs the test again on the same task: the last attempt's facts, with every attempt's live calls.
+  meta.fluxlab = afterRetry(meta.fluxlab, collectFacts(ctx, { dir: state.options.dir, pricing: state.options.pricing }))
 }
 
 if (typeof aroundEach === 'function') {

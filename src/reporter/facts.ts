@@ -64,6 +64,20 @@ export interface TestFacts {
   sessions: SessionFacts[]
   /** Not a test: the file scenario (the calls its file made outside every test, whole-suite mode). */
   fileLevel?: true
+  /** Live model calls of the test's earlier attempts (`retry`): their runs are not counted, their calls went out. */
+  retriedLive?: number
+}
+
+/**
+ * The facts of a test's last attempt, carrying the live model calls of the attempts before it (a `retry` runs the
+ * test again; the summary counts the last attempt's runs, and every attempt's live calls).
+ * @example
+ * task.meta.fluxlab = afterRetry(task.meta.fluxlab, collectFacts(ctx))
+ */
+export function afterRetry(earlier: TestFacts | undefined, last: TestFacts): TestFacts {
+  if (!earlier) return last
+  const live = (earlier.retriedLive ?? 0) + earlier.sessions.reduce((n, s) => n + s.modelLive, 0)
+  return live ? { ...last, retriedLive: live } : last
 }
 
 /**

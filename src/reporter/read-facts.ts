@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini'
 import { readJsonl } from '../cassette/jsonl.js'
-import type { FileFacts, TestFacts } from './facts.js'
+import { afterRetry, type FileFacts, type TestFacts } from './facts.js'
 
 /** What a facts line must be for the summary to use it: one test's facts, or one test file's. */
 const factsSchema = z.union([
@@ -27,7 +27,7 @@ const factsSchema = z.union([
  */
 export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[] } {
   const lines = readJsonl<TestFacts | ({ kind: 'file' } & FileFacts)>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
-  const tests: TestFacts[] = []
+  const tests = new Map<string, TestFacts>()
   // A test file's facts come in several lines (one more for each unset variable its code read): one entry a file.
   const files = new Map<string, FileFacts>()
   for (const l of lines) {
@@ -38,7 +38,12 @@ export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[
       // The file scenario: a scenario of the file, not a test.
       const f = l as TestFacts
       files.set(f.file, { file: f.file, base: f.base, unsetKeys: [], ...files.get(f.file), outside: f })
-    } else tests.push(l as TestFacts)
+    } else {
+      // A retried test (`jest.retryTimes`) reports each attempt: its last one, carrying the earlier ones' live calls.
+      const f = l as TestFacts
+      const key = `${f.file}\0${f.test}`
+      tests.set(key, afterRetry(tests.get(key), f))
+    }
   }
-  return { tests, files: [...files.values()] }
+  return { tests: [...tests.values()], files: [...files.values()] }
 }

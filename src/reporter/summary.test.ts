@@ -59,6 +59,8 @@ describe('summarize', () => {
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
     expect(s).toMatchObject({ scenarios: 1, recorded: 1, empty: 1, tests: { passed: 2, failed: 1, skipped: 0 }, fluxFailures: {} })
+    // The recorded cost is that of what is on the tape: the failed test's recording wrote nothing.
+    expect(s.cost).toBeCloseTo(0.001)
     expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' fluxlab  1 scenario: 0 replayed, 1 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed, 0 skipped · ')
   })
 

@@ -79,13 +79,15 @@ export function summarize(input: SummaryInput): SuiteSummary {
   const fold = (facts: TestFacts, failed: boolean) => {
     bases.add(facts.base)
     for (const d of facts.opened) opened.add(resolve(d))
+    s.liveModelCalls += facts.retriedLive ?? 0
     for (const run of facts.sessions) {
       if (run.mode === 'replay') s.replayed++
       else if (run.written) s.recorded++
       else if (run.modelCalls === 0 && !failed) s.empty++
       if (run.hermetic) s.hermetic++
       s.liveModelCalls += run.modelLive
-      s.cost += run.cost
+      // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
+      if (run.mode === 'replay' || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
       for (const w of run.warnings) if (w.code === 'model_request_drift') s.drift.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
     }
