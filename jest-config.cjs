@@ -9,6 +9,7 @@ const REPORTER = preset.reporters[1]
 const SETUP = preset.setupFilesAfterEnv[0]
 // The transform that turns msw's ESM-only dependencies into CommonJS (absent under native ESM jest, see the preset).
 const esmOnly = Object.entries(preset.transform).find(([pattern]) => pattern.includes('node_modules'))
+const NODE_ENVIRONMENTS = new Set(['node', 'jest-environment-node'])
 const DEFAULT_IGNORE = new Set(['/node_modules/', '[/\\\\]node_modules[/\\\\]', '/node_modules/.+\\.(js|jsx)$'])
 
 /**
@@ -17,7 +18,9 @@ const DEFAULT_IGNORE = new Set(['/node_modules/', '[/\\\\]node_modules[/\\\\]', 
  */
 function withFluxlab(config = {}, options) {
   const out = { ...config }
-  out.testEnvironment ??= preset.testEnvironment
+  // jest's `node` environment named outright is fluxlab's, which is that environment letting go of fluxlab's
+  // interception as each test file ends (issue 24: a config naming `'node'`, as many do, never let go of it).
+  if (config.testEnvironment === undefined || NODE_ENVIRONMENTS.has(config.testEnvironment)) out.testEnvironment = preset.testEnvironment
   out.setupFilesAfterEnv = [...(config.setupFilesAfterEnv ?? []).filter((f) => f !== SETUP), SETUP]
   const reporters = config.reporters ?? ['default']
   out.reporters = reporters.some((r) => (Array.isArray(r) ? r[0] : r) === REPORTER) ? reporters : [...reporters, REPORTER]

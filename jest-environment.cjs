@@ -2,8 +2,8 @@
 // test file's environment is torn down. The preset (`preset: 'fluxlab'`) and `withFluxlab` use it when the
 // config names no environment of its own.
 // @note a test file's environment is its own, but `node:http` and the diagnostics channels that fluxlab
-// patches are the worker process's: without this, the next test file's requests would also go through the
-// interception of every file before it, and jest 30 warns that they touch its torn-down globals.
+// patches are the worker process's: without this, a file's interception stays until the next file of the worker
+// starts intercepting and undoes it (src/interceptor/process-hold.ts), the last file's until the worker exits.
 const path = require('node:path')
 
 // jest-environment-node comes with jest; resolve it from the project first (pnpm keeps it out of our reach).

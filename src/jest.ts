@@ -62,7 +62,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
     engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
     // @note each test file has its own environment, but the HTTP modules and diagnostics channels it patches are
     // the process's: fluxlab's jest environment lets go of them when the file's environment is torn down (after
-    // the file's own afterAll), or the next file's requests would go through this file's interception too.
+    // the file's own afterAll). Under an environment of the project's own, the next file undoes them (issue 24).
     ;(globalThis as Record<symbol, unknown>)[TEARDOWN] = engine.releaseFromSetup
   }
   expect.extend(lazyMatchers(loadMatchers))

@@ -6,14 +6,14 @@
  */
 import { createRequire } from 'node:module'
 import { FluxError, notice } from '../errors.js'
+import { realmState } from './process-hold.js'
 
 const offline = () => ['1', 'true', 'yes'].includes((process.env.FLUX_OFFLINE ?? '').trim().toLowerCase())
 
 type Connect = (authority: string | URL, ...rest: unknown[]) => unknown
 
 const KEY = Symbol.for('fluxlab.http2-guard.v1')
-const g = globalThis as Record<symbol, unknown>
-const st = (g[KEY] ??= { original: undefined as Connect | undefined, warned: new Set<string>() }) as { original?: Connect; warned: Set<string> }
+const st = realmState<{ original?: Connect; warned: Set<string> }>(KEY, () => ({ original: undefined, warned: new Set() }))
 
 /** The CommonJS `node:http2` object: the one CommonJS clients call through (`http2.connect(…)`). */
 const http2 = createRequire(import.meta.url)('node:http2') as { connect: Connect }

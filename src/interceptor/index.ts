@@ -4,6 +4,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FluxError, notice } from '../errors.js'
 import { guardHttp2 } from './http2.js'
 import type { Router } from './interception.js'
+import { holdProcess, letGoProcess, processHold } from './process-hold.js'
 import { attach, detach } from './share.js'
 import { st } from './state.js'
 import { attachUndici, refreshUndici, unrouted } from './undici.js'
@@ -36,6 +37,9 @@ export function redirectModeOf(request: Request): RequestRedirect {
  * try { await agent() } finally { release() }
  */
 export function acquireInterception(router: Router): (options?: { now?: boolean }) => void {
+  // Issue 24: an earlier jest test file's interception that is still in place is undone before this one patches.
+  const stale = holdProcess(detachAll)
+  if (stale) console.warn(notice(`could not undo the request interception an earlier test file left in this process: ${stale.message}`))
   if (st.idle) {
     clearImmediate(st.idle)
     st.idle = undefined
@@ -43,7 +47,7 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   if (st.refs === 0 && !st.detachUndici) assertInterceptorsLine()
   st.router = router
   if (st.refs++ === 0 && !st.detachUndici) {
-    st.detachUndici = attachUndici(() => (st.refs > 0 ? st.router : undefined), liveFetch)
+    st.detachUndici = attachUndici(() => (st.refs > 0 && processHold.holder?.realm === globalThis ? st.router : undefined), liveFetch)
     const http2 = guardHttp2()
     st.unguardHttp2 = http2.undo
     if (http2.patched) syncBuiltinESMExports()
@@ -85,6 +89,7 @@ function detachAll(): void {
   st.detachWebSocket = undefined
   if (st.unguardHttp2?.()) syncBuiltinESMExports()
   st.unguardHttp2 = undefined
+  letGoProcess()
 }
 
 /**

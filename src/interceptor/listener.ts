@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setImmediate } from 'node:timers'
+import { processHold } from './process-hold.js'
 import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent, type Router, type Via } from './interception.js'
 import { refuseUnseen } from './undici.js'
 
@@ -20,6 +21,8 @@ export function createState(): InterceptionState {
     return fetch ? beneath.run({ fetch, preempted }, () => router(request)) : router(request)
   }
   const handle = async ({ requestId, request, controller }: RequestEvent, via: Via): Promise<void> => {
+    // @note issue 24: a listener of a test file that is over, left on an interceptor its undo could not take it off.
+    if (processHold.holder?.realm !== globalThis) return
     const http = via === 'http'
     const answer = http ? afterClientTurn : (response: Response) => response
     if (http) s.nodeHttp?.add(request)

@@ -5,6 +5,7 @@
 import { syncBuiltinESMExports } from 'node:module'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
 import { FETCH_SYMBOL, g, HTTP_SYMBOL, KINDS, type InterceptionState, type Listener, type Shared, type SharedEmitter } from './interception.js'
+import { keepForTakeover } from './process-hold.js'
 import { st } from './state.js'
 
 /**
@@ -62,6 +63,8 @@ function runningOrOwn(Kind: { new (): Shared; symbol: symbol }, onPatch: () => v
  */
 function anchor(own: Shared): void {
   Object.defineProperty(Object.getPrototypeOf(globalThis), own.symbol, { value: own, configurable: true, writable: true })
+  // Issue 24: the next jest test file may have to dispose it.
+  keepForTakeover(own)
   const add = (own.emitter as SharedEmitter & { addListener(event: string, listener: Listener): unknown }).addListener.bind(own.emitter)
   ;(own.emitter as SharedEmitter & { addListener(event: string, listener: Listener): unknown }).addListener = (event, listener) => {
     st.shared.add(own)

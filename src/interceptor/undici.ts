@@ -9,6 +9,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { FluxError } from '../errors.js'
+import { realmState } from './process-hold.js'
 import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
 
 /** What the undici routing asks of the interception router (see `Router` in `./index.ts`). */
@@ -62,9 +63,7 @@ const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for(
 const CREATE = 'undici:request:create'
 const KEY = Symbol.for('fluxlab.undici.v1')
 const g = globalThis as Record<symbol, unknown>
-const u: UndiciState =
-  (g[KEY] as UndiciState | undefined) ??
-  (g[KEY] = { unrouted: new AsyncLocalStorage<true>(), depth: 0, delegated: new WeakSet(), slots: new Map(), patches: new Map(), warned: new Set() } satisfies UndiciState) as UndiciState
+const u: UndiciState = realmState<UndiciState>(KEY, () => ({ unrouted: new AsyncLocalStorage<true>(), depth: 0, delegated: new WeakSet(), slots: new Map(), patches: new Map(), warned: new Set() }))
 
 /**
  * Start routing undici traffic to `router()` (the interception's current router); `live` performs a

@@ -7,6 +7,7 @@
  * host is refused by `./undici.ts`).
  */
 import { WebSocketInterceptor } from '@mswjs/interceptors/WebSocket'
+import { keepForTakeover } from './process-hold.js'
 import { unrouted } from './undici.js'
 
 /** One intercepted client socket, as the router's `socket` hook drives it. */
@@ -81,6 +82,8 @@ export function attachWebSocket(router: () => SocketRouter | undefined): (() => 
   const own = new WebSocketInterceptor() as unknown as Shared
   own.apply()
   if (own.readyState !== 'APPLIED') return undefined
+  // Issue 24: the next jest test file may have to dispose it.
+  keepForTakeover(own)
   const listener = ({ client, server, info }: ConnectionEvent): void => {
     const take = router()
     const protocols = info.protocols === undefined ? [] : typeof info.protocols === 'string' ? [info.protocols] : [...info.protocols]

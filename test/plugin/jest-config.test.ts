@@ -1,6 +1,8 @@
 // `withFluxlab` over a config with a `preset`: the preset's transforms (ts-jest's) keep their files. jest puts the
 // config's own transform patterns before the preset's and takes the first match, so a babel-jest fluxlab added in
-// front of them took every `.ts` file from ts-jest and no test file of a ts-jest suite loaded (issue 24).
+// front of them took every `.ts` file from ts-jest and no test file of a ts-jest suite loaded (issue 24). And a
+// config naming jest's `node` environment gets fluxlab's, which is that environment letting go of the interception
+// as each test file ends (issue 24: `testEnvironment: 'node'` kept it, and the next files' requests went through it).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -39,5 +41,19 @@ describe('withFluxlab and a preset', () => {
   })
   test("the config's own transform stays as it is", () => {
     expect(withFluxlab({ rootDir: root, preset: 'ts-like', transform: { '^.+\\.ts$': 'my-transformer' } }).transform).toMatchObject({ '^.+\\.ts$': 'my-transformer' })
+  })
+})
+
+describe('withFluxlab and the test environment', () => {
+  const environment = (config: Record<string, unknown>) => (withFluxlab({ rootDir: root, ...config }) as { testEnvironment?: string }).testEnvironment
+  const fluxlabs = expect.stringMatching(/[\\/]jest-environment\.cjs$/)
+  test("jest's node environment, unnamed or named outright, is fluxlab's: the node environment that lets go of the interception as each file ends", () => {
+    expect(environment({})).toEqual(fluxlabs)
+    expect(environment({ testEnvironment: 'node' })).toEqual(fluxlabs)
+    expect(environment({ testEnvironment: 'jest-environment-node' })).toEqual(fluxlabs)
+  })
+  test('an environment of the project\'s own stays as it is', () => {
+    expect(environment({ testEnvironment: 'jsdom' })).toBe('jsdom')
+    expect(environment({ testEnvironment: '<rootDir>/test/environment.cjs' })).toBe('<rootDir>/test/environment.cjs')
   })
 })

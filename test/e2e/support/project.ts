@@ -112,7 +112,7 @@ export class Project {
 }
 
 /** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
-export function createProject(template: 'vitest-agent' | 'jest-agent' | 'vitest-suite' | 'jest-suite' | 'vitest-full-suite' | 'jest-full-suite' | 'jest-esm-suite' | 'vitest-app-mocks' | 'vitest-verdict' | 'jest-verdict'): Project {
+export function createProject(template: 'vitest-agent' | 'jest-agent' | 'vitest-suite' | 'jest-suite' | 'vitest-full-suite' | 'jest-full-suite' | 'jest-esm-suite' | 'vitest-app-mocks' | 'vitest-verdict' | 'jest-verdict' | 'jest-in-band' | 'vitest-one-worker'): Project {
   mkdirSync(TMP, { recursive: true })
   const dir = mkdtempSync(join(TMP, `${template}-`))
   cpSync(join(PROJECTS, template), dir, { recursive: true })
