@@ -75,7 +75,7 @@ interface ReadJsonlOptions {
   /** What every non-blank line must be. */
   schema: LineSchema
   /**
-   * A fast check that accepts exactly what `schema` accepts (cell.ts `isModelCell`); `schema` then runs only on a
+   * A fast check that accepts exactly what `schema` accepts (cell-check.ts `isModelCell`); `schema` then runs only on a
    * line it refuses, for the message (issue 14: zod on every line was an eighth of a fixture's first read).
    */
   accepts?: (value: unknown) => boolean

@@ -25,7 +25,7 @@ vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
 })
 const { readFixture } = await import('../../src/cassette/fixture.js')
 const { readJsonl } = await import('../../src/cassette/jsonl.js')
-const { modelCellSchema } = await import('../../src/cassette/cell.js')
+const { modelCellSchema } = await import('../../src/cassette/cell-schema.js')
 const { memoDirIn } = await import('../../src/cassette/verified.js')
 
 const root = mkdtempSync(join(tmpdir(), 'fluxlab-memo-'))
