@@ -3,7 +3,9 @@
  * where a secret is (file, line, JSON path) and which rule matched, never
  * what the secret is.
  */
-import { SECRET_RULES, findSecrets, placeholderFor, redactMessage, redactText } from '../secrets.js'
+import { findSecrets } from '../secrets/find.js'
+import { placeholderFor, redactMessage, redactText } from '../secrets/redact.js'
+import { SECRET_RULES } from '../secrets/rules.js'
 import { appendPath } from './json-path.js'
 import { decodedSpans, lastAtOrBefore } from './stream-view.js'
 

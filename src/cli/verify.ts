@@ -12,7 +12,8 @@ import { testCommand } from '../commands.js'
 import { isFluxError } from '../errors.js'
 import { fixtureSteps, renderTrace } from '../golden/trace.js'
 import { readJudgeTape } from '../judge/tape.js'
-import { redactMessage, SECRET_RULES } from '../secrets.js'
+import { redactMessage } from '../secrets/redact.js'
+import { SECRET_RULES } from '../secrets/rules.js'
 import { display, forkParent } from './fixtures.js'
 
 /** Stable problem codes of `fluxlab test` (part of the `--json` schema). */

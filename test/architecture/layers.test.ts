@@ -56,6 +56,7 @@ describe('the layers of src/', () => {
     put('src/vitest.ts', "import { version } from './plugin/version.js'\nexport type Provided = { v: typeof version }\n")
     put('src/plugin/version.ts', 'export const version = 1\n')
     put('src/errors.ts', "import { step } from './judge/step.js'\nexport const errors = step\n")
+    put('src/secrets/redact.ts', "import { errors } from '../errors.js'\nexport const redact = errors\n")
     const found = await violations(tied)
     expect(found.filter((v) => v.startsWith('no-two-way-tie:')).sort()).toEqual([
       'no-two-way-tie: src/judge → src/scenario (src/scenario → src/judge)',
@@ -63,6 +64,7 @@ describe('the layers of src/', () => {
     ])
     expect(found).toContain('no-two-way-tie-with-a-top-file: src/plugin/setup.ts → src/vitest.ts')
     expect(found).toContain('no-two-way-tie-from-a-top-leaf: src/errors.ts → src/judge/step.ts')
+    expect(found).toContain('secrets-import-nothing: src/secrets/redact.ts → src/errors.ts')
     expect(found.some((v) => v.startsWith('no-circular:'))).toBe(false)
   }, 60_000)
 

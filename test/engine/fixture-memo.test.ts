@@ -126,15 +126,15 @@ describe('a content read clean once', () => {
     contentMemo(paths)!.passed()
     expect(contentMemo(paths)!.trust.every((t) => t !== undefined)).toBe(true)
     vi.resetModules()
-    vi.doMock('../../src/secrets.js', async (importOriginal) => {
-      const orig = await importOriginal<typeof import('../../src/secrets.js')>()
+    vi.doMock('../../src/secrets/rules.js', async (importOriginal) => {
+      const orig = await importOriginal<typeof import('../../src/secrets/rules.js')>()
       return { ...orig, SECRET_RULES: orig.SECRET_RULES.map((r) => (r.id === 'jwt' ? { ...r, anchors: [...r.anchors, 'eyK'] } : r)) }
     })
     try {
       const other = await import('../../src/cassette/verified.js')
       expect(other.contentMemo(paths)!.trust).toEqual([undefined, undefined])
     } finally {
-      vi.doUnmock('../../src/secrets.js')
+      vi.doUnmock('../../src/secrets/rules.js')
       vi.resetModules()
     }
   })
