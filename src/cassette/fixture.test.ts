@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { codecFor } from '../providers/registry.js'
 import type { Manifest, ModelCell, ToolCell } from './cell.js'
 import { readFixture, readFixtureLines, readSource, rerecordCommand, writeFixture } from './fixture.js'
-import { problemOf } from './jsonl.js'
+import { problemOf } from './fixture-error.js'
 
 const dirs: string[] = []
 afterEach(() => {
