@@ -7,7 +7,8 @@ import { relative } from 'node:path'
 import { FluxError } from '../errors.js'
 import { redactMessage } from '../secrets/redact.js'
 import { appendPath } from './json-path.js'
-import { describeFinding, type Finding } from './scan.js'
+import { describeFinding } from './scan.js'
+import { type Finding } from './scan-value.js'
 
 /** Where and why a file is not what its reader expects: the fields of a FLUX_FIXTURE_INVALID or FLUX_FORMAT_VERSION error. */
 export interface FixtureProblem {

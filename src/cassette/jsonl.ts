@@ -11,7 +11,8 @@ import { basename, relative } from 'node:path'
 import { redactMessage } from '../secrets/redact.js'
 import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem, type Issue } from './fixture-error.js'
 import { invalidUtf8Lines, lineBlocks } from './line-blocks.js'
-import { scanJsonl, type Finding, type ScanOptions } from './scan.js'
+import { scanJsonl } from './scan.js'
+import { type Finding, type ScanOptions } from './scan-value.js'
 import { trustHash, type Trust } from './verified.js'
 
 /** Deepest nesting a line may have: far above any recorded request or response, far below what overflows the stack. */

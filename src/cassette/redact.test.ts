@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { findSecrets } from '../secrets/find.js'
 import { placeholderFor } from '../secrets/redact.js'
-import { scanValue } from './scan.js'
+import { scanValue } from './scan-value.js'
 import { createRedactor, defaultRedactor } from './redact.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))

@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { describeFinding, scanValue } from '../cassette/scan.js'
+import { describeFinding } from '../cassette/scan.js'
+import { scanValue } from '../cassette/scan-value.js'
 import { findSecrets } from './find.js'
 import { PLACEHOLDER_PATTERN, placeholderFor, redactMessage, redactText } from './redact.js'
 import { SECRET_RULES } from './rules.js'
