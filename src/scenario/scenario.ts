@@ -3,7 +3,7 @@
 // run.ts, persist.ts, what-if.ts and check.ts.
 import { join, relative } from 'node:path'
 import type { Fixture } from '../cassette/cell.js'
-import { FILES } from '../cassette/fixture.js'
+import { FILES } from '../cassette/fixture-files.js'
 import { state } from '../context/state.js'
 import { currentTest, rejectConcurrentTest } from '../context/test-context.js'
 import { FluxError, isFluxError } from '../errors.js'
