@@ -1,12 +1,15 @@
-// The layers of src/ (SPEC §10, docs/architecture.md): imports only point down, and form no circles.
+// The layers of src/ (SPEC §10, docs/architecture.md): imports only point down, form no circles, and tie no two folders.
 // Checked by test/architecture/layers.test.ts in `npm test`.
+const entry = '^src/(cli|reporter|plugin)/|^src/(vitest|jest)\\.ts$'
+/** The files at the top of src/ that code in a folder may import: they import no folder but src/secrets. */
+const topLeaves = '^src/(errors|version|commands)\\.ts$'
 const layers = [
-  { name: 'entry', path: '^src/(cli|reporter|plugin)/|^src/(vitest|vitest-setup|jest|jest-reporter|cli)\\.ts$' },
+  { name: 'entry', path: entry },
   { name: 'assertions', path: '^src/matchers/|^src/index\\.ts$' },
   { name: 'scenario', path: '^src/(scenario|judge|durable)/' },
   { name: 'support', path: '^src/(golden|tools|context)/' },
   { name: 'tape', path: '^src/cassette/' },
-  { name: 'leaves', path: '^src/(interceptor|providers|pricing)/|^src/(errors|secrets|version|commands)\\.ts$' },
+  { name: 'leaves', path: `^src/(interceptor|providers|pricing|secrets)/|${topLeaves}` },
 ]
 
 /** One rule per layer: nothing in it imports a layer above it. */
@@ -29,6 +32,37 @@ module.exports = {
     },
     ...upward,
     {
+      name: 'no-two-way-tie',
+      comment: 'Two folders of src/ never import each other, nor close a longer circle of folders: a tie says one of them holds a module that belongs to the other (issue 25).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { path: '^src/', circular: true },
+    },
+    // @note the folder scope sees a file at the top of src/ as part of the folder src, never tied to a folder in it;
+    // these two keep such files out of ties: only the leaves among them are imported from a folder, and those import none.
+    {
+      name: 'no-two-way-tie-with-a-top-file',
+      comment: 'Code in a folder of src/ imports no file at the top of src/ but the leaves (errors, version, commands): the entry files and the barrel import folders, so an import back would tie them (issue 25).',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/[^/]+\\.ts$', pathNot: topLeaves },
+    },
+    {
+      name: 'no-two-way-tie-from-a-top-leaf',
+      comment: 'The leaf files at the top of src/ import no folder of src/ but src/secrets, which imports nothing: every folder may import them (issue 25).',
+      severity: 'error',
+      from: { path: topLeaves },
+      to: { path: '^src/[^/]+/', pathNot: '^src/secrets/' },
+    },
+    {
+      name: 'secrets-import-nothing',
+      comment: 'src/secrets imports nothing else of src/: the error messages redact through it without pulling in the cassette code, and nothing it imports can tie it to a file that imports it.',
+      severity: 'error',
+      from: { path: '^src/secrets/' },
+      to: { path: '^src/', pathNot: '^src/secrets/' },
+    },
+    {
       name: 'reporter-not-cli',
       comment: 'The run summary reporters do not import the CLI: both read fixtures through src/cassette.',
       severity: 'error',
@@ -46,7 +80,7 @@ module.exports = {
       name: 'core-never-imports-a-runner',
       comment: 'Below the entry layer nothing imports vitest, jest or expect (STYLE "Layout shows the architecture").',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli|reporter|plugin)/|^src/(vitest|vitest-setup|jest|jest-reporter)\\.ts$|\\.test\\.ts$|/utils/test-' },
+      from: { path: '^src/', pathNot: `${entry}|\\.test\\.ts$|/utils/test-` },
       to: { path: 'node_modules/(vitest|@vitest|jest|@jest|expect)/', dependencyTypesNot: ['type-only'] },
     },
   ],

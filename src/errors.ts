@@ -1,4 +1,4 @@
-import { redactMessage } from './secrets.js'
+import { redactMessage } from './secrets/redact.js'
 
 /**
  * Every error code fluxlab throws. Divergence codes (SPEC §3) live on

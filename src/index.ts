@@ -20,8 +20,8 @@ export type { Divergence, DivergenceCode, Severity } from './cassette/divergence
 export { readFixture } from './cassette/fixture.js'
 export type { RedactorConfig } from './cassette/redact.js'
 export { durable, type DurableOptions, type DurableResult, type ResurrectReport } from './durable/durable.js'
-export { listJournals } from './durable/journal.js'
-export type { AgentModule, CrashReport, CrashRow, CrashWhen } from './durable/crash.js'
+export { listJournals } from './cassette/journal.js'
+export type { AgentModule, CrashReport, CrashRow, CrashWhen } from './scenario/crash.js'
 export { FluxError, isFluxError, type FluxErrorCode } from './errors.js'
 export type { GoldenSwitch, Mode, UpdateState } from './golden/update-mode.js'
 export {

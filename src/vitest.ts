@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
+import { PROVIDED_KEY, type FluxProvided } from './plugin/vitest-provided.js'
 import { checkVitestVersion } from './plugin/vitest-version.js'
 import { FluxlabVitestReporter } from './reporter/vitest-reporter.js'
 import type { FluxOptions } from './context/options.js'
@@ -9,13 +10,6 @@ import type { FluxOptions } from './context/options.js'
 export interface FluxPluginOptions extends FluxOptions {
   /** Print fluxlab's run summary after vitest's own (default `true`). */
   summary?: boolean
-}
-
-/** Shape of what the plugin passes to test workers with `project.provide`. */
-export interface FluxProvided {
-  options: FluxOptions
-  updateState: string
-  multiProject: boolean
 }
 
 const SETUP = fileURLToPath(
@@ -50,7 +44,7 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
         updateState: String(vitest.config?.snapshotOptions?.updateSnapshot ?? 'new'),
         multiProject: (vitest.projects?.length ?? 1) > 1,
       }
-      project.provide('fluxlab', provided)
+      project.provide(PROVIDED_KEY, provided)
       // @note added to the reporters vitest already resolved (the config's, `--reporter`'s, or its default), not in the
       // `config` hook: `--reporter` on the command line replaces the config's list, which would drop ours.
       const reporters = vitest.config?.reporters
@@ -91,5 +85,6 @@ interface ProjectLike {
 }
 
 export type { FluxOptions } from './context/options.js'
+export type { FluxProvided } from './plugin/vitest-provided.js'
 export { FluxlabVitestReporter, type VitestReporterOptions } from './reporter/vitest-reporter.js'
 export default fluxlab

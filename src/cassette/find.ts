@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { FILES } from './fixture.js'
+import { FILES } from './fixture-files.js'
 
 const SKIP_DIRS = new Set(['node_modules', '.git'])
 

@@ -4,8 +4,10 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { codecFor } from '../providers/registry.js'
 import type { Manifest, ModelCell, ToolCell } from './cell.js'
-import { readFixture, readFixtureLines, readSource, rerecordCommand, writeFixture } from './fixture.js'
-import { problemOf } from './jsonl.js'
+import { readFixture, readFixtureLines } from './fixture.js'
+import { readSource, rerecordCommand } from './fixture-source.js'
+import { writeFixture } from './fixture-write.js'
+import { problemOf } from './fixture-error.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -1,30 +1,25 @@
+/**
+ * Reading a fixture: every file parsed, every field replay reads checked, every file secret-scanned, all from one
+ * version of the directory. Writing is ./fixture-write.ts.
+ */
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { join, relative, resolve, sep } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
-import { createRequire } from 'node:module'
-import { rerunCommand, testCommand, type TestRef } from '../commands.js'
-import { writeDirAtomic, writeFileAtomic } from './atomic.js'
+import { join, relative, resolve } from 'node:path'
+import { rerunCommand, type TestRef } from '../commands.js'
 import { cachedFixture } from './fixture-cache.js'
+import { FILES, yaml } from './fixture-files.js'
+import { rerecordCommand } from './fixture-source.js'
 import { cellState, cellView, deepFreeze, type CellState } from './handout.js'
-import { FORMAT_VERSION, isManifest, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema, type Fixture, type Manifest, type ModelCell, type SourceTest, type ToolCell } from './cell.js'
+import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type ToolCell } from './cell.js'
+import { isManifest, isModelCell, isToolCell } from './cell-check.js'
+import { manifestSchema, modelCellSchema, toolCellSchema } from './cell-schema.js'
 import { derivedMismatch } from './derived.js'
-import { describeIssue, fixtureError, invalidUtf8Lines, readJsonl, refuseSecrets, tooDeep, type FixtureProblem } from './jsonl.js'
-import { scanText, type ScanOptions } from './scan.js'
+import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem } from './fixture-error.js'
+import { readJsonl, tooDeep } from './jsonl.js'
+import { invalidUtf8Lines } from './line-blocks.js'
+import { scanText } from './scan.js'
+import { type ScanOptions } from './scan-value.js'
 import { isTempEntry, readConsistent, settleSwap } from './staging.js'
 import { contentMemo, type Trust } from './verified.js'
-
-type Yaml = typeof import('yaml')
-let yamlModule: Yaml | undefined
-/** `yaml`, loaded on the first fixture read or write (issue 14: not by every test file's setup in whole-suite mode). */
-const yaml = (): Yaml => (yamlModule ??= createRequire(import.meta.url)('yaml') as Yaml)
-
-export const FILES = {
-  manifest: 'scenario.yaml',
-  model: 'model.jsonl',
-  tools: 'tools.jsonl',
-  judge: 'judge.jsonl',
-  trace: 'trace.snap',
-} as const
 
 const rel = (file: string) => relative(process.cwd(), file) || file
 
@@ -228,123 +223,3 @@ function lineOfKey(text: string, field: string): number | undefined {
 }
 
 const READ_SECRET_FIX = 'Remove the secret from the file (and rotate it: it was committed), or re-record with FLUX_GOLDEN=update.'
-
-/**
- * The test a fixture says it was recorded by (scenario.yaml `source`), or `undefined` when it names none or cannot be read.
- * @example
- * readSource('tests/scenarios/weather') // { file: 'test/weather.test.ts', name: 'answers', runner: 'vitest' }
- */
-export function readSource(dir: string): SourceTest | undefined {
-  try {
-    return sourceOf(yaml().parse(readFileSync(join(dir, FILES.manifest), 'utf8')))
-  } catch {
-    return undefined
-  }
-}
-
-function sourceOf(manifest: unknown): SourceTest | undefined {
-  const src = (manifest as { source?: Record<string, unknown> } | null)?.source
-  if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
-  const runner = src.runner === 'vitest' || src.runner === 'jest' ? src.runner : undefined
-  return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
-}
-
-/**
- * The exact command that re-records a fixture (`FLUX_GOLDEN=update` and what recorded it): its source test, or the
- * `npx fluxlab record` line of a CLI recording (whose scenario.yaml keeps the program as `input.command`); `undefined`
- * when the manifest names neither.
- * @example
- * rerecordCommand(fx.manifest, fx.dir) // "FLUX_GOLDEN=update npx vitest run test/weather.test.ts -t '^answers$'"
- */
-export function rerecordCommand(manifest: unknown, dir: string): string | undefined {
-  const source = sourceOf(manifest)
-  if (source) return testCommand(source, 'FLUX_GOLDEN=update')
-  const m = manifest as { name?: unknown; input?: { command?: unknown } } | null
-  const command = m?.input?.command
-  const path = dir.split(sep).join('/')
-  if (typeof m?.name !== 'string' || !Array.isArray(command) || !command.length || !command.every((a) => typeof a === 'string') || !path.endsWith(`/${m.name}`)) return undefined
-  const abs = path.slice(0, -m.name.length - 1)
-  const root = relative(process.cwd(), abs).split(sep).join('/')
-  return `FLUX_GOLDEN=update npx fluxlab record ${m.name} --dir ${root === '' ? '.' : root.startsWith('..') ? abs : root} -- ${command.join(' ')}`
-}
-
-/** The file contents of a fixture, serialized; `undefined` trace leaves `trace.snap` alone. */
-export interface SerializedFixture {
-  manifest: string
-  model: string
-  tools: string
-  trace?: string
-}
-
-/**
- * Serialize a fixture with stable key order (cells sorted by key name, one per line).
- * @example
- * serializeFixture(fx).model
- */
-export function serializeFixture(fx: Omit<Fixture, 'dir'>): SerializedFixture {
-  const jsonl = (cells: readonly object[]) => cells.map(cellJson).join('\n') + (cells.length ? '\n' : '')
-  return {
-    manifest: yaml().stringify(fx.manifest, { lineWidth: 0 }),
-    model: jsonl(fx.model),
-    tools: jsonl(fx.tools),
-    trace: fx.trace,
-  }
-}
-
-/**
- * Fields whose key order is part of the recorded value: a tool's output (and a thrown error's data)
- * goes back to the agent, which may `JSON.stringify` it into the next model request.
- */
-const ORDERED_FIELDS = new Set(['output', 'error'])
-
-/**
- * One cell as a JSONL line: keys sorted (small, stable diffs), except inside values whose order the agent can observe.
- * @note Sorting a tool output's keys made the next request differ from the recording (`{"name":…,"age":…}` came back as
- * `{"age":…,"name":…}`), so every replay drifted.
- */
-function cellJson(cell: object): string {
-  const entries = Object.entries(cell)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${ORDERED_FIELDS.has(k) ? JSON.stringify(v) : stableStringify(v)}`).join(',')}}`
-}
-
-/**
- * Write a fixture: every file scanned for secrets first (a finding writes nothing), then the whole
- * directory swapped in at once (`writeDirAtomic`): a reader sees the old fixture or the new one, a crash
- * leaves one of them, and what else the directory holds (judge.jsonl, forks/) is kept.
- * @example
- * writeFixture({ dir, manifest, model, tools, trace })
- */
-export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
-  const s = serializeFixture(fx)
-  const findings = [
-    ...scanText(s.manifest, FILES.manifest, opts),
-    ...scanText(s.model, FILES.model, opts),
-    ...scanText(s.tools, FILES.tools, opts),
-    ...(s.trace ? scanText(s.trace, FILES.trace, opts) : []),
-  ]
-  refuseSecrets(findings, { failed: `write fixture ${rel(fx.dir)}`, fix: WRITE_SECRET_FIX })
-  writeDirAtomic(
-    fx.dir,
-    {
-      [FILES.manifest]: s.manifest,
-      [FILES.model]: s.model,
-      ...(fx.tools.length ? { [FILES.tools]: s.tools } : {}),
-      ...(s.trace !== undefined ? { [FILES.trace]: s.trace } : {}),
-    },
-    { drop: fx.tools.length ? [] : [FILES.tools] },
-  )
-}
-
-/**
- * Rewrite only `trace.snap` (for `-u` / `FLUX_GOLDEN=snapshots`).
- * @example
- * writeTrace(dir, renderTrace(outcome))
- */
-export function writeTrace(dir: string, trace: string, opts: ScanOptions = {}): void {
-  refuseSecrets(scanText(trace, FILES.trace, opts), { failed: `write fixture ${rel(dir)}`, fix: WRITE_SECRET_FIX })
-  writeFileAtomic(join(dir, FILES.trace), trace)
-}
-
-const WRITE_SECRET_FIX = "Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) or remove the secret from the agent's input."

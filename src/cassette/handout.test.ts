@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { codecFor } from '../providers/registry.js'
 import type { ModelCell, ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
-import { readFixture, readFixtureLines, writeFixture } from './fixture.js'
+import { readFixture, readFixtureLines } from './fixture.js'
+import { writeFixture } from './fixture-write.js'
 import { rawCells } from './handout.js'
 
 vi.mock('./derived.js', async (original) => {

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { isFluxError } from '../errors.js'
-import { problemOf, readJsonl, refuseSecrets } from './jsonl.js'
+import { problemOf, refuseSecrets } from './fixture-error.js'
+import { readJsonl } from './jsonl.js'
 import { scanText } from './scan.js'
 
 const dirs: string[] = []

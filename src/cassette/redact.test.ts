@@ -5,8 +5,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { findSecrets, placeholderFor } from '../secrets.js'
-import { scanValue } from './scan.js'
+import { findSecrets } from '../secrets/find.js'
+import { placeholderFor } from '../secrets/redact.js'
+import { scanValue } from './scan-value.js'
 import { createRedactor, defaultRedactor } from './redact.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))

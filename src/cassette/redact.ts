@@ -4,8 +4,10 @@
  */
 import { createHash } from 'node:crypto'
 import stableStringify from 'fast-json-stable-stringify'
-import { SECRET_RULES, escapeRegExp, findSecrets, matchSpans, mergeReplaceSpans, placeholderFor, replaceSpans } from '../secrets.js'
-import type { ReplaceSpan } from '../secrets.js'
+import { escapeRegExp, findSecrets, matchSpans } from '../secrets/find.js'
+import { mergeReplaceSpans, placeholderFor, replaceSpans } from '../secrets/redact.js'
+import { SECRET_RULES } from '../secrets/rules.js'
+import type { ReplaceSpan } from '../secrets/redact.js'
 import { parsePath, replaceAtPath } from './json-path.js'
 import type { PathSegment } from './json-path.js'
 import { decodedSpans } from './stream-view.js'

@@ -4,9 +4,12 @@ import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { findSecrets, placeholderFor } from '../secrets.js'
+import { findSecrets } from '../secrets/find.js'
+import { placeholderFor } from '../secrets/redact.js'
 import { defaultRedactor } from './redact.js'
-import { describeFinding, scanChunks, scanJsonl, scanText, scanValue } from './scan.js'
+import { describeFinding, scanJsonl, scanText } from './scan.js'
+import { scanChunks } from './scan-stream.js'
+import { scanValue } from './scan-value.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const x = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n)

@@ -4,7 +4,7 @@
  * JSON path joined across a stream's events. A key a provider streams in two text deltas, or
  * JSON-escapes (`\n` in a PEM key, `\/` in a URL), is one piece of text here.
  */
-import type { ReplaceSpan } from '../secrets.js'
+import type { ReplaceSpan } from '../secrets/redact.js'
 
 /** One JSON string literal of a text: its decoded value and where each decoded character came from. */
 interface JsonString {

@@ -24,7 +24,7 @@ import { createHash, type Hash } from 'node:crypto'
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { SECRET_RULES } from '../secrets.js'
+import { SECRET_RULES } from '../secrets/rules.js'
 import { VERSION } from '../version.js'
 
 /** Bump when a read check changes in a way the secret rules and the version do not show (a dev build). 2: the fields-against-chunks check left the read. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
 import { findFixtures } from '../cassette/find.js'
-import { FILES } from '../cassette/fixture.js'
+import { FILES } from '../cassette/fixture-files.js'
 import { CliError, EXIT } from './errors.js'
 
 export { findFixtures, forkParent } from '../cassette/find.js'

@@ -1,6 +1,6 @@
 import pc from 'picocolors'
 import { formatMessage, notice, type MessageParts } from '../errors.js'
-import { redactMessage } from '../secrets.js'
+import { redactMessage } from '../secrets/redact.js'
 
 export type Colors = ReturnType<typeof pc.createColors>
 

@@ -1,7 +1,8 @@
 /**
  * Requests that are not HTTP on the wire (an MCP message over a child's stdio) walk the same
- * pipeline as HTTP ones; the code that made such a request says how it goes out live. Kept on
- * `globalThis` so the ESM and CJS copies of one version agree.
+ * pipeline as HTTP ones; the code that made such a request says how it goes out live, and reads
+ * the reason out of an off-tape answer itself. Kept on `globalThis` so the ESM and CJS copies of
+ * one version agree.
  */
 /** Sends the request for real; `upstream` is the run's upstream map (`FLUX_UPSTREAM` / `upstream`), by host. */
 type Sender = (upstream: Record<string, URL>) => Promise<Response>
@@ -27,4 +28,19 @@ export function sentBy(request: Request, send: Sender): Request {
  */
 export function ownSender(request: Request): Sender | undefined {
   return senders.get(request)
+}
+
+/**
+ * The reason an off-tape answer (`x-fluxlab: off-tape`) gives, for a channel that cannot hand the client an HTTP
+ * error: the message of its JSON error body, else the body as it is.
+ * @example
+ * if (response.headers.get('x-fluxlab') === 'off-tape') throw new Error(await offTapeMessage(response))
+ */
+export async function offTapeMessage(response: Response): Promise<string> {
+  const text = await response.text()
+  try {
+    return (JSON.parse(text) as { error: { message: string } }).error.message
+  } catch {
+    return text
+  }
 }

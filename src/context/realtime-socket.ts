@@ -8,8 +8,9 @@
  * after the frame that caused them, with no connection opened. See docs/realtime.md.
  */
 import type { RealSocket, SocketConnection } from '../interceptor/websocket.js'
+import { NDJSON, readLines } from '../providers/ndjson.js'
 import { OPEN_FRAME } from '../providers/socket.js'
-import { sentBy } from './own-sender.js'
+import { offTapeMessage, sentBy } from './own-sender.js'
 import { placeholderIn, REPLAY_KEY, replayKeyFor } from './replay-keys.js'
 
 type Route = (request: Request) => Promise<Response | undefined>
@@ -36,7 +37,6 @@ interface Answers {
   closed: boolean
 }
 
-const NDJSON = 'application/x-ndjson'
 const encoder = new TextEncoder()
 
 /**
@@ -121,20 +121,10 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
     if (closed) return
     if (!response || response.type === 'error' || !response.body) return fail(new Error(`the realtime server at ${url.host} could not be reached`))
     if (response.headers.get('x-fluxlab') === 'off-tape') return fail(new Error(await offTapeMessage(response)))
-    const reader = response.body.getReader()
-    const decoder = new TextDecoder()
-    let buffered = ''
     try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffered += decoder.decode(value, { stream: true })
-        for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-          const line = buffered.slice(0, i)
-          buffered = buffered.slice(i + 1)
-          if (line.trim() && !closed) connection.send(line)
-        }
-      }
+      await readLines(response.body.getReader(), (line) => {
+        if (!closed) connection.send(line)
+      })
     } catch (e) {
       fail(e)
     }
@@ -189,13 +179,4 @@ function safeParse(text: string): unknown {
 function truncateReason(reason: string): string {
   const bytes = encoder.encode(reason)
   return bytes.length <= 123 ? reason : `${new TextDecoder().decode(bytes.slice(0, 120))}...`
-}
-
-async function offTapeMessage(response: Response): Promise<string> {
-  const text = await response.text()
-  try {
-    return (JSON.parse(text) as { error: { message: string } }).error.message
-  } catch {
-    return text
-  }
 }

@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import type { Lab } from '../scenario/scenario.js'
-import { decodeRedact } from './crash.js'
+import { decodeRedact } from '../scenario/crash.js'
 import { durable } from './durable.js'
 
 async function main(): Promise<void> {

@@ -8,9 +8,9 @@ import { readFlag } from '../golden/update-mode.js'
 import type { Agent } from '../scenario/lab.js'
 import { Outcome } from '../scenario/outcome.js'
 import { Run, runSettings, type RunSettings } from '../scenario/run.js'
-import { Journal, type CellEntry, type IntentEntry, type ResurrectReport } from './journal.js'
+import { Journal, type CellEntry, type IntentEntry, type ResurrectReport } from '../cassette/journal.js'
 
-export type { ResurrectReport } from './journal.js'
+export type { ResurrectReport } from '../cassette/journal.js'
 
 export interface DurableResult<R> {
   result: R

@@ -1,4 +1,4 @@
-import { redactMessage } from '../secrets.js'
+import { redactMessage } from '../secrets/redact.js'
 
 /**
  * A redacted one-line excerpt of a reply for error messages: newlines shown as `\n`,

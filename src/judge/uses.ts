@@ -3,7 +3,7 @@
  * @note issue 14: apart from tape.ts so that the setup file can tell whether any judge tape was used without loading
  * the judge (and zod, YAML and the fixture reader behind it) in every test file.
  */
-import type { ScanOptions } from '../cassette/scan.js'
+import type { ScanOptions } from '../cassette/scan-value.js'
 
 export interface TapeUse {
   dir: string

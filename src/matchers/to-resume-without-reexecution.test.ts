@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CrashReport, CrashRow } from '../durable/crash.js'
+import type { CrashReport, CrashRow } from '../scenario/crash.js'
 import { toResumeWithoutReexecution } from './to-resume-without-reexecution.js'
 import { capitalsOutcome, messageOf } from './utils/test-outcome.js'
 

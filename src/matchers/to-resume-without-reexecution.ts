@@ -1,4 +1,4 @@
-import type { CrashReport, CrashRow } from '../durable/crash.js'
+import type { CrashReport, CrashRow } from '../scenario/crash.js'
 import { hint, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
 import { labels, plural } from './utils/format.js'
 

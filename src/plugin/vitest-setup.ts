@@ -15,7 +15,7 @@ import { holdFileKeys } from '../context/file-keys.js'
 import { watchKeyReads } from '../context/env-reads.js'
 import type { TestFacts } from '../reporter/facts.js'
 import type { TestScenario } from '../scenario/per-test.js'
-import type { FluxProvided } from '../vitest.js'
+import { readProvided } from './vitest-provided.js'
 
 /** The runner's task, as much of it as fluxlab reads (3.2 has no `fullTestName`; 4.0 and later do). */
 interface TaskLike {
@@ -40,7 +40,7 @@ type AroundEach = (fn: (runTest: () => Promise<void>, context: { task: TaskLike 
 // fluxlab module handed it over, the built `dist/matchers.js` next to this file is loaded (`require` of ESM, Node ≥ 20.19).
 expect.extend(lazyMatchers(() => (createRequire(import.meta.url)('./matchers.js') as typeof import('../matchers/index.js')).matchers))
 
-const provided = (inject as (key: string) => unknown)('fluxlab') as FluxProvided | undefined
+const provided = readProvided(inject as (key: string) => unknown)
 if (provided?.options) configure(provided.options)
 const worker = (globalThis as { __vitest_worker__?: { filepath?: string; config?: { root?: string } } }).__vitest_worker__
 const rootDir = worker?.config?.root ?? process.cwd()

@@ -5,7 +5,7 @@
  */
 import { relative, resolve, sep } from 'node:path'
 import type pc from 'picocolors'
-import { readSource } from '../cassette/fixture.js'
+import { readSource } from '../cassette/fixture-source.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
 import type { FileFacts, TestFacts } from './facts.js'
 

@@ -1,8 +1,8 @@
-import type { CanonicalRequest, ModelCell, RecordedResponse, ToolCell } from '../cassette/cell.js'
-import { decodeChunk } from '../cassette/chunks.js'
+/**
+ * The faults `injectAt` takes, checked: what each kind is, where it applies, and how messages name it. What a fault
+ * answers the agent is ./fault-answers.ts; the trace cell it leaves, ./injected-cells.ts.
+ */
 import { FluxError } from '../errors.js'
-import { codecFor } from '../providers/registry.js'
-import { emptyUsage, type ModelCallCodec, type ParsedModelResponse, type ProviderFamily } from '../providers/types.js'
 
 /** How many times a fault fires (default 1): a retry after the last one is served from the tape. */
 interface Repeat {
@@ -89,189 +89,6 @@ export function checkFaultTarget(kind: FaultKind, target: { channel: 'model' | '
   })
 }
 
-/** An HTTP answer, before it becomes a Response: built once, so the fixture keeps exactly what the client got. */
-export interface HttpAnswer {
-  status: number
-  headers: Record<string, string>
-  body: string
-}
-
-/**
- * The answer an HTTP fault (or substitute) gives: its body, or else on the model
- * channel the family's own error body (its codec's `errorBody`, which its SDKs parse),
- * on the tool channel `{ error: message }`.
- * @example
- * httpAnswer({ status: 429, headers: { 'retry-after': '0' } }, codecFor('anthropic'), 'injectAt model#2')
- */
-export function httpAnswer(f: HttpFault, channel: ModelCallCodec | 'tool', why: string): HttpAnswer {
-  const headers: Record<string, string> = {}
-  for (const [k, v] of Object.entries(f.headers ?? {})) headers[k.toLowerCase()] = String(v)
-  let body: string
-  if (f.body === undefined) {
-    const message = `${f.status === 429 ? 'Rate limit exceeded' : `HTTP ${f.status}`} (injected by fluxlab: ${why})`
-    body = JSON.stringify(channel === 'tool' ? { error: message } : channel.errorBody(f.status, message))
-    headers['content-type'] = 'application/json'
-  } else if (typeof f.body === 'string') {
-    body = f.body
-    headers['content-type'] ??= 'text/plain; charset=utf-8'
-  } else {
-    body = JSON.stringify(f.body)
-    headers['content-type'] ??= 'application/json'
-  }
-  return { status: f.status, headers, body }
-}
-
-/**
- * The Response of an answer.
- * @note never `clone()` a fault response to store it: a tee'd body whose other branch
- * nobody reads keeps the SDK's `body.cancel()` (before a retry) pending forever.
- */
-export const answerResponse = (a: HttpAnswer): Response => new Response(a.body, { status: a.status, headers: a.headers })
-
-/** The answer as a fixture stores it (one chunk). */
-const answerRecord = (a: HttpAnswer): RecordedResponse => ({ status: a.status, headers: a.headers, chunks: a.body ? [{ t: 0, text: a.body }] : [] })
-
-/** A Response that never arrives until the request's signal aborts (then the client sees its own abort). */
-export function hangingResponse(signal: AbortSignal | undefined, register: (release: () => void) => void): Promise<Response> {
-  return new Promise<Response>((resolve) => {
-    const release = () => resolve(Response.error())
-    if (signal?.aborted) return release()
-    signal?.addEventListener('abort', release, { once: true })
-    register(release)
-  })
-}
-
-/** The recorded response's first `n` chunks, then a network error (`TypeError: terminated`, like undici's). */
-export function cutResponse(rec: RecordedResponse, n: number): Response {
-  let i = 0
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i < Math.min(n, rec.chunks.length)) controller.enqueue(decodeChunk(rec.chunks[i++]))
-      else controller.error(Object.assign(new TypeError('terminated'), { cause: { code: 'ECONNRESET', message: 'stream cut by fluxlab' } }))
-    },
-  })
-  return new Response(body, { status: rec.status, headers: new Headers(rec.headers) })
-}
-
-export interface InjectedCellBase {
-  seq: number
-  step: string
-  key: string
-  /** What injected it, e.g. `injectAt("model#2", {"status":429})`: stored on the cell so a fork's replay never serves it as the world's answer. */
-  injected: string
-}
-
-/** A model cell that records an injected fault (what the agent saw), for the trace and the fork. */
-export type InjectedModelCell = ModelCell & { injected: string }
-export type InjectedToolCell = ToolCell & { injected: string }
-
-/**
- * The trace cell of a model-channel fault.
- * @example
- * injectedModelCell({ seq, step: 'model#2', key, injected }, 'status', { family, url, request, model }, answer)
- */
-export function injectedModelCell(
-  base: InjectedCellBase,
-  kind: FaultKind,
-  call: { family: ProviderFamily; url: string; request: CanonicalRequest; model?: string },
-  answer: HttpAnswer | undefined,
-  cut?: { rec: RecordedResponse; n: number },
-  /** The answer as the family's codec reads it (a substituted 200 carries text and tool calls). */
-  parsed?: ParsedModelResponse,
-): InjectedModelCell {
-  const cell: InjectedModelCell = {
-    ...base,
-    ...call,
-    response: { status: 0, headers: {}, chunks: [] },
-    usage: emptyUsage(),
-    text: '',
-    toolCalls: [],
-    durationMs: 0,
-    truncated: false,
-  }
-  if (kind === 'status' && answer) {
-    cell.response = answerRecord(answer)
-    if (parsed) {
-      Object.assign(cell, { text: parsed.text, toolCalls: parsed.toolCalls, usage: parsed.usage })
-      if (parsed.model) cell.model = parsed.model
-      if (parsed.finishReason) cell.finishReason = parsed.finishReason
-    }
-    if (answer.status >= 400) cell.providerError = { type: codecFor(call.family).errorType(answer.status), message: errorMessage(answer.body) }
-  } else if (kind === 'reset') cell.transportError = { name: 'ConnectionReset', message: 'the connection dropped before a response (injected by fluxlab)', code: 'ECONNRESET' }
-  else if (kind === 'timeout') cell.transportError = { name: 'Timeout', message: 'no response until the client aborted (injected by fluxlab)', code: 'ETIMEDOUT' }
-  else if (kind === 'cut' && cut) {
-    cell.response = { status: cut.rec.status, headers: cut.rec.headers, chunks: cut.rec.chunks.slice(0, cut.n) }
-    cell.transportError = { name: 'TypeError', message: `terminated: stream cut after ${cut.n} chunk${cut.n === 1 ? '' : 's'} (injected by fluxlab)`, code: 'ECONNRESET' }
-  }
-  return cell
-}
-
-/**
- * The trace cell of a tool-channel fault or substitute.
- * @example
- * injectedToolCell({ seq, step, key, injected }, 'error', { kind: 'fn', name, args }, { error: 'disk full' })
- */
-export function injectedToolCell(
-  base: InjectedCellBase,
-  kind: FaultKind,
-  call: { kind: 'http' | 'fn'; name: string; callId?: string; args: unknown; url?: string },
-  fault: Fault,
-  answer?: HttpAnswer,
-): InjectedToolCell {
-  const cell: InjectedToolCell = { ...base, ...stripUndef(call), durationMs: 0, truncated: false }
-  if (call.kind === 'fn') {
-    if (kind === 'error') cell.error = thrownShape((fault as { error: string | { name?: string; message: string } }).error)
-    else cell.output = (fault as { output: unknown }).output
-    return cell
-  }
-  if (answer && (kind === 'status' || kind === 'output')) cell.response = answerRecord(answer)
-  else {
-    // @note no `response`: none arrived (the trace shows the transport error's name, a replay answers a network error)
-    cell.transportError =
-      kind === 'timeout'
-        ? { name: 'Timeout', message: 'no response until the client aborted (injected by fluxlab)', code: 'ETIMEDOUT' }
-        : { name: 'ConnectionReset', message: `the connection dropped (injected by fluxlab)${kind === 'error' ? `: ${errorText(fault)}` : ''}`, code: 'ECONNRESET' }
-  }
-  return cell
-}
-
-/** The stored form of an `{ error }` fault: name, message and extra own properties. */
-function thrownShape(e: string | { name?: string; message: string; [k: string]: unknown }): { name: string; message: string; data?: unknown } {
-  if (typeof e === 'string') return { name: 'Error', message: e }
-  const { name, message, ...data } = e
-  return { name: name ?? 'Error', message, ...(Object.keys(data).length ? { data } : {}) }
-}
-
-/** The error an `{ error }` fault throws into the agent. */
-export function thrownError(e: string | { name?: string; message: string; [k: string]: unknown }): Error {
-  const shape = thrownShape(e)
-  const err = new Error(shape.message)
-  err.name = shape.name
-  if (shape.data) Object.assign(err, shape.data)
-  return err
-}
-
-/** An `{ output }` fault on an HTTP tool: 200 with the output as JSON (a string as text). */
-export const outputAnswer = (output: unknown): HttpAnswer => httpAnswer({ status: 200, body: output }, 'tool', '')
-
-const errorText = (f: Fault): string => {
-  const e = (f as { error?: string | { message: string } }).error
-  return typeof e === 'string' ? e : (e?.message ?? '')
-}
-
-function errorMessage(text: string): string {
-  try {
-    const j = JSON.parse(text) as { error?: { message?: string } | string; message?: string }
-    return (typeof j.error === 'string' ? j.error : j.error?.message) ?? j.message ?? text
-  } catch {
-    return text
-  }
-}
-
-function stripUndef<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T
-}
-
 /**
  * A short description of a fault for messages and cells.
  * @example
@@ -297,6 +114,12 @@ export function describeFault(f: Fault): string {
     case 'output':
       return `output ${clip(JSON.stringify((f as { output: unknown }).output) ?? 'undefined')}${times}`
   }
+}
+
+/** The message of an `{ error }` fault. */
+export const errorText = (f: Fault): string => {
+  const e = (f as { error?: string | { message: string } }).error
+  return typeof e === 'string' ? e : (e?.message ?? '')
 }
 
 const clip = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)

@@ -5,7 +5,8 @@
  */
 import { join, relative } from 'node:path'
 import { FORMAT_VERSION, type Manifest, type ModelCell, type SourceTest, type ToolCell } from '../cassette/cell.js'
-import { FILES, writeFixture, writeTrace } from '../cassette/fixture.js'
+import { FILES } from '../cassette/fixture-files.js'
+import { writeFixture, writeTrace } from '../cassette/fixture-write.js'
 import type { TestContext } from '../context/types.js'
 import { readGolden, type UpdateState } from '../golden/update-mode.js'
 import { VERSION } from '../version.js'

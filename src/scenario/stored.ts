@@ -1,5 +1,5 @@
 import type { Manifest, ModelCell, ToolCell } from '../cassette/cell.js'
-import { serializeFixture } from '../cassette/fixture.js'
+import { serializeFixture } from '../cassette/fixture-write.js'
 import type { TraceStep } from '../golden/trace.js'
 
 /**

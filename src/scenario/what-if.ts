@@ -1,5 +1,6 @@
 import { join, relative } from 'node:path'
-import { FILES, fixtureExists, readFixture } from '../cassette/fixture.js'
+import { fixtureExists, readFixture } from '../cassette/fixture.js'
+import { FILES } from '../cassette/fixture-files.js'
 import { FluxError } from '../errors.js'
 import { readGolden } from '../golden/update-mode.js'
 import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'

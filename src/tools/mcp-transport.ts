@@ -8,7 +8,8 @@
  * a message really goes live. See docs/decisions/0008-mcp-stdio.md.
  */
 import { basename } from 'node:path'
-import { sentBy } from '../context/own-sender.js'
+import { offTapeMessage, sentBy } from '../context/own-sender.js'
+import { NDJSON, readLines } from '../providers/ndjson.js'
 
 /**
  * What fluxlab needs of an MCP transport (the official SDK's `StdioClientTransport`, or any
@@ -59,7 +60,6 @@ interface Answers {
   closed: boolean
 }
 
-const NDJSON = 'application/x-ndjson'
 const encoder = new TextEncoder()
 const isRequest = (m: Message) => typeof m.method === 'string' && m.id !== undefined
 const isResponse = (m: Message) => m.method === undefined && m.id !== undefined
@@ -156,19 +156,8 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
   const pump = async (body: ReadableStream<Uint8Array>) => {
     const reader = body.getReader()
     readers.add(reader)
-    const decoder = new TextDecoder()
-    let buffered = ''
     try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffered += decoder.decode(value, { stream: true })
-        for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-          const line = buffered.slice(0, i)
-          buffered = buffered.slice(i + 1)
-          if (line.trim()) wrapper.onmessage?.(JSON.parse(line) as Message)
-        }
-      }
+      await readLines(reader, (line) => wrapper.onmessage?.(JSON.parse(line) as Message))
     } catch (e) {
       if (closed) return
       // The answer failed mid-stream (live, or as recorded): the server is gone, as it was when it was recorded.
@@ -213,15 +202,6 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
     notifyClose()
   }
   return wrapper as unknown as T
-}
-
-async function offTapeMessage(response: Response): Promise<string> {
-  const text = await response.text()
-  try {
-    return (JSON.parse(text) as { error: { message: string } }).error.message
-  } catch {
-    return text
-  }
 }
 
 /** Commands that run the server named by their first argument (`node server.mjs`, `npx -y @scope/server-x`). */

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { mutateFixture, prng } from '../../bench/mutate.mjs'
 import YAML from 'yaml'
-import { isManifest, isModelCell, isToolCell, manifestSchema, modelCellSchema, toolCellSchema } from '../../src/cassette/cell.js'
+import { isManifest, isModelCell, isToolCell } from '../../src/cassette/cell-check.js'
+import { manifestSchema, modelCellSchema, toolCellSchema } from '../../src/cassette/cell-schema.js'
 import { REPO } from '../e2e/support/project.js'
 
 /** Every directory under examples/scenarios that holds a model.jsonl (forks included). */

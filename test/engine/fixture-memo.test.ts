@@ -25,7 +25,7 @@ vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
 })
 const { readFixture } = await import('../../src/cassette/fixture.js')
 const { readJsonl } = await import('../../src/cassette/jsonl.js')
-const { modelCellSchema } = await import('../../src/cassette/cell.js')
+const { modelCellSchema } = await import('../../src/cassette/cell-schema.js')
 const { memoDirIn } = await import('../../src/cassette/verified.js')
 
 const root = mkdtempSync(join(tmpdir(), 'fluxlab-memo-'))
@@ -126,15 +126,15 @@ describe('a content read clean once', () => {
     contentMemo(paths)!.passed()
     expect(contentMemo(paths)!.trust.every((t) => t !== undefined)).toBe(true)
     vi.resetModules()
-    vi.doMock('../../src/secrets.js', async (importOriginal) => {
-      const orig = await importOriginal<typeof import('../../src/secrets.js')>()
+    vi.doMock('../../src/secrets/rules.js', async (importOriginal) => {
+      const orig = await importOriginal<typeof import('../../src/secrets/rules.js')>()
       return { ...orig, SECRET_RULES: orig.SECRET_RULES.map((r) => (r.id === 'jwt' ? { ...r, anchors: [...r.anchors, 'eyK'] } : r)) }
     })
     try {
       const other = await import('../../src/cassette/verified.js')
       expect(other.contentMemo(paths)!.trust).toEqual([undefined, undefined])
     } finally {
-      vi.doUnmock('../../src/secrets.js')
+      vi.doUnmock('../../src/secrets/rules.js')
       vi.resetModules()
     }
   })

@@ -9,7 +9,7 @@ import stableStringify from 'fast-json-stable-stringify'
 import OpenAI from 'openai'
 import { describe, expect, test } from 'vitest'
 import { isFluxError, scenario, type Lab, type Manifest, type ModelCell, type ToolCell } from 'fluxlab'
-import { writeFixture } from '../../src/cassette/fixture.js'
+import { writeFixture } from '../../src/cassette/fixture-write.js'
 import { openaiBaseURL, type Exchange, type ProviderServer } from '../support/index.js'
 import { fetchChunks, listFiles, readJsonl, recordThenReplay, serve, startWeatherServer, tempDir, useEngineSandbox, type TinyServer } from './helpers.js'
 

@@ -8,7 +8,7 @@ import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mo
 import { keysFrom } from '../../context/options.js'
 import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
 import { fixtureKeyVars } from '../../scenario/key-vars.js'
-import { redactMessage } from '../../secrets.js'
+import { redactMessage } from '../../secrets/redact.js'
 import { VERSION } from '../../version.js'
 import { parse, splitCommand } from '../args.js'
 import { attachScenario, maxBytesFromEnv, type AttachResult } from '../attach.js'

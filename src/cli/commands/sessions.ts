@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { listJournals } from '../../durable/journal.js'
+import { listJournals } from '../../cassette/journal.js'
 import { parse } from '../args.js'
 import { loadConfig } from '../config.js'
 import { CliError, EXIT } from '../errors.js'

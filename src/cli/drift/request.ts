@@ -7,7 +7,7 @@
 import type { ModelCell } from '../../cassette/cell.js'
 import { codecFor, judgeProvider, judgeWire } from '../../providers/registry.js'
 import type { JudgeWire } from '../../providers/types.js'
-import { PLACEHOLDER_PATTERN } from '../../secrets.js'
+import { PLACEHOLDER_PATTERN } from '../../secrets/redact.js'
 
 /** One recorded model call, planned for re-sending (or not, with the reason). */
 export interface PlannedRequest {

@@ -3,18 +3,9 @@ import type { DivergenceCode } from '../../cassette/divergence.js'
 import { FluxError } from '../../errors.js'
 import { codecFor } from '../../providers/registry.js'
 import type { ProviderFamily } from '../../providers/types.js'
-import {
-  answerResponse,
-  cutResponse,
-  hangingResponse,
-  httpAnswer,
-  injectedModelCell,
-  injectedToolCell,
-  outputAnswer,
-  thrownError,
-  type HttpAnswer,
-  type HttpFault,
-} from '../faults.js'
+import { answerResponse, cutResponse, hangingResponse, httpAnswer, outputAnswer, thrownError, type HttpAnswer } from '../fault-answers.js'
+import type { HttpFault } from '../faults.js'
+import { injectedModelCell, injectedToolCell } from '../injected-cells.js'
 import type { Intervention, Target } from '../intervention.js'
 import { storedCell } from '../stored.js'
 import { rewriteCall, type Answer, type ClassifyConfig, type Counters, type Stage } from './call.js'

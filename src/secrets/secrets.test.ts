@@ -1,7 +1,10 @@
 import { createHash, generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { describeFinding, scanValue } from './cassette/scan.js'
-import { PLACEHOLDER_PATTERN, SECRET_RULES, findSecrets, placeholderFor, redactMessage, redactText } from './secrets.js'
+import { describeFinding } from '../cassette/scan.js'
+import { scanValue } from '../cassette/scan-value.js'
+import { findSecrets } from './find.js'
+import { PLACEHOLDER_PATTERN, placeholderFor, redactMessage, redactText } from './redact.js'
+import { SECRET_RULES } from './rules.js'
 
 /** Deterministic pseudo-random strings, so generated keys look real but are never real. */
 function generator(seed: number) {

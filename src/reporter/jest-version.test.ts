@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import FluxlabJestReporter from '../reporter/jest-reporter.js'
+import FluxlabJestReporter from './jest-reporter.js'
 import { checkJestVersion, JEST_RANGE, jestVersion } from './jest-version.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: { jest: string }; devDependencies: { jest: string } }

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url'
 import type { Fixture } from '../cassette/cell.js'
 import type { RedactorConfig } from '../cassette/redact.js'
 import { FluxError } from '../errors.js'
-import { Journal } from './journal.js'
-import type { ResurrectReport } from './journal.js'
+import { Journal } from '../cassette/journal.js'
+import type { ResurrectReport } from '../cassette/journal.js'
 
 /** Where the agent of a crash-cut test lives: a function cannot cross into a child process, its module can. */
 export type AgentModule = string | URL | { module: string | URL; export?: string }

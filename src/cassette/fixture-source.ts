@@ -1,0 +1,45 @@
+/** The test that recorded a fixture (scenario.yaml `source`), and the exact command that records it again. */
+import { readFileSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { testCommand } from '../commands.js'
+import type { SourceTest } from './cell.js'
+import { FILES, yaml } from './fixture-files.js'
+
+/**
+ * The test a fixture says it was recorded by (scenario.yaml `source`), or `undefined` when it names none or cannot be read.
+ * @example
+ * readSource('tests/scenarios/weather') // { file: 'test/weather.test.ts', name: 'answers', runner: 'vitest' }
+ */
+export function readSource(dir: string): SourceTest | undefined {
+  try {
+    return sourceOf(yaml().parse(readFileSync(join(dir, FILES.manifest), 'utf8')))
+  } catch {
+    return undefined
+  }
+}
+
+function sourceOf(manifest: unknown): SourceTest | undefined {
+  const src = (manifest as { source?: Record<string, unknown> } | null)?.source
+  if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
+  const runner = src.runner === 'vitest' || src.runner === 'jest' ? src.runner : undefined
+  return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
+}
+
+/**
+ * The exact command that re-records a fixture (`FLUX_GOLDEN=update` and what recorded it): its source test, or the
+ * `npx fluxlab record` line of a CLI recording (whose scenario.yaml keeps the program as `input.command`); `undefined`
+ * when the manifest names neither.
+ * @example
+ * rerecordCommand(fx.manifest, fx.dir) // "FLUX_GOLDEN=update npx vitest run test/weather.test.ts -t '^answers$'"
+ */
+export function rerecordCommand(manifest: unknown, dir: string): string | undefined {
+  const source = sourceOf(manifest)
+  if (source) return testCommand(source, 'FLUX_GOLDEN=update')
+  const m = manifest as { name?: unknown; input?: { command?: unknown } } | null
+  const command = m?.input?.command
+  const path = dir.split(sep).join('/')
+  if (typeof m?.name !== 'string' || !Array.isArray(command) || !command.length || !command.every((a) => typeof a === 'string') || !path.endsWith(`/${m.name}`)) return undefined
+  const abs = path.slice(0, -m.name.length - 1)
+  const root = relative(process.cwd(), abs).split(sep).join('/')
+  return `FLUX_GOLDEN=update npx fluxlab record ${m.name} --dir ${root === '' ? '.' : root.startsWith('..') ? abs : root} -- ${command.join(' ')}`
+}
