@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import stableStringify from 'fast-json-stable-stringify'
 import type { CanonicalRequest } from './cell.js'
-import type { Redactor } from './redact.js'
+import type { Redactor, RequestBody } from './redact.js'
 
 /**
  * Body fields that change between two runs of the same agent and never count
@@ -30,26 +30,35 @@ export interface CanonicalOptions {
  * canonicalRequest('POST', new URL('https://api.openai.com/v1/chat/completions'), '{"model":"gpt-4.1"}', { redactor })
  */
 export function canonicalRequest(method: string, url: URL, bodyText: string, opts: CanonicalOptions): CanonicalRequest {
-  const redactedUrl = new URL(opts.redactor.url(url.href))
+  const redacted = opts.redactor.request(url.href, parsedBody(bodyText))
+  const redactedUrl = new URL(redacted.url)
   const path = redactedUrl.pathname + sortedQuery(keptQuery(redactedUrl))
-  return { method: method.toUpperCase(), path, body: canonicalBody(bodyText, opts) }
+  return { method: method.toUpperCase(), path, body: canonicalBody(redacted.body, opts) }
 }
 
 /**
- * The canonical body: parsed JSON with secrets redacted, ignored paths removed
- * and minted ids numbered; non-JSON text as `{ text }`.
+ * A request body as the redactor takes it: parsed JSON, or its text (a multipart body without its random boundary).
  * @example
- * canonicalBody('{"user":"u1","x":1}', { redactor }) // { x: 1 }
+ * parsedBody('{"x":1}') // { json: { x: 1 } }
  */
-function canonicalBody(bodyText: string, opts: CanonicalOptions): unknown {
+function parsedBody(bodyText: string): RequestBody {
   if (bodyText === '') return null
-  let parsed: unknown
   try {
-    parsed = JSON.parse(bodyText)
+    return { json: JSON.parse(bodyText) as unknown }
   } catch {
-    return { text: opts.redactor.text(withoutBoundary(bodyText)) }
+    return { text: withoutBoundary(bodyText) }
   }
-  const redacted = opts.redactor.json(parsed)
+}
+
+/**
+ * The canonical form of a redacted body: JSON with ignored paths removed and minted ids numbered; non-JSON text as `{ text }`.
+ * @example
+ * canonicalBody({ json: { user: 'u1', x: 1 } }, { redactor }) // { x: 1 }
+ */
+function canonicalBody(body: RequestBody, opts: CanonicalOptions): unknown {
+  if (body === null) return null
+  if ('text' in body) return { text: body.text }
+  const redacted = body.json
   for (const p of DEFAULT_IGNORE_PARTS) removePath(redacted, p)
   for (const p of opts.ignore ?? []) removePath(redacted, parsedPath(p))
   return numberIds(redacted, new Map())
@@ -101,10 +110,11 @@ export function httpToolCall(
   bodyText: string,
   opts: CanonicalOptions & { mcp?: boolean },
 ): { name: string; args: Record<string, unknown>; key: string; rpcId?: string | number } {
-  const query = keptQuery(new URL(opts.redactor.url(url.href))).sort(([a], [b]) => (a < b ? -1 : 1))
+  const redacted = opts.redactor.request(url.href, parsedBody(bodyText))
+  const query = keptQuery(new URL(redacted.url)).sort(([a], [b]) => (a < b ? -1 : 1))
   const args: Record<string, unknown> = {}
   if (query.length) args.query = Object.fromEntries(query)
-  const body = canonicalBody(bodyText, opts)
+  const body = canonicalBody(redacted.body, opts)
   // @note SPEC §3: a JSON-RPC message's id is positional, like a provider-minted id: a client shared
   // across tests carries its ids from test to test. The id the recording answered is kept apart (`rpcId`).
   const rpc = jsonRpc(body)

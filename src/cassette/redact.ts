@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto'
 import stableStringify from 'fast-json-stable-stringify'
 import { escapeRegExp, findSecrets, matchSpans } from '../secrets/find.js'
-import { mergeReplaceSpans, placeholderFor, replaceSpans } from '../secrets/redact.js'
+import { mergeReplaceSpans, placeholderFor, replaceAcrossChunks, replaceSpans } from '../secrets/redact.js'
 import { SECRET_RULES } from '../secrets/rules.js'
 import type { ReplaceSpan } from '../secrets/redact.js'
 import { parsePath, replaceAtPath } from './json-path.js'
 import type { PathSegment } from './json-path.js'
-import { decodedSpans } from './stream-view.js'
+import { decodedSpans, LOOKS_JSON } from './stream-view.js'
 
 export interface RedactorConfig {
   /** Extra header names whose whole value is redacted (case-insensitive). */
@@ -31,9 +31,14 @@ export interface Redactor {
   headers(h: Record<string, string>): Record<string, string>
   url(u: string): string
   json(value: unknown): unknown
+  /** A request's URL and body (parsed JSON, or text) redacted together, as `url` and `json` / `text` do. */
+  request(url: string, body: RequestBody): { url: string; body: RequestBody }
   chunks(chunks: readonly string[]): string[]
   text(s: string): string
 }
+
+/** A request body as redaction sees it: parsed JSON, text that is not JSON, or none. */
+export type RequestBody = { json: unknown } | { text: string } | null
 
 /**
  * Header names whose whole value is always redacted (`x-stainless-*` are not
@@ -115,6 +120,8 @@ function buildRedactor(config: RedactorConfig): Redactor {
     pattern: typeof r.pattern === 'string' ? new RegExp(escapeRegExp(r.pattern)) : r.pattern,
     with: r.with,
   }))
+  /** Each `replace` pattern as a test of one string: a string it does not match has none of its spans. */
+  const replaceTests = replace.map((r) => new RegExp(r.pattern.source, r.pattern.flags.replace(/[gy]/g, '')))
 
   const marker = `v1:${createHash('sha256')
     .update(
@@ -148,12 +155,30 @@ function buildRedactor(config: RedactorConfig): Redactor {
    */
   function allSpans(s: string): ReplaceSpan[] {
     const raw = spans(s)
-    const decoded = decodedSpans(s, spans, placeholderFor)
-    if (decoded.spans.length === 0) return raw
-    const covered = mergeReplaceSpans(decoded.spans)
-    return [...decoded.spans, ...raw.filter((r) => !overlapsAny(covered, r))]
+    const decoded = LOOKS_JSON.test(s) ? decodedSpans(s, spans, placeholderFor).spans : []
+    if (decoded.length === 0) return raw
+    const covered = mergeReplaceSpans(decoded)
+    return [...decoded, ...raw.filter((r) => !overlapsAny(covered, r))]
   }
-  const text = (s: string): string => replaceSpans(s, allSpans(s))
+  const text = (s: string): string => {
+    const found = allSpans(s)
+    return found.length ? replaceSpans(s, found) : s
+  }
+
+  /**
+   * `redactWith(text)`, with the strings it redacts searched in one go: a first pass keeps every string that does not
+   * look like JSON as it is and collects it; one search over them all (joined by NUL, which no rule reads as part of
+   * a secret, so a string with a finding makes the joined text have one) and a test of each `replace` pattern then
+   * tell whether the first pass is the answer. Only when something was found does it run again, string by string.
+   * @note issue 25: a request body was searched string by string, 3 calls into src/secrets for each of its strings
+   * (98 for one replayed chat request), though most requests hold no secret at all.
+   */
+  function batched<T>(redactWith: (text: (s: string) => string) => T): T {
+    const plain: string[] = []
+    const first = redactWith((s) => (LOOKS_JSON.test(s) ? text(s) : (plain.push(s), s)))
+    const clean = plain.length === 0 || (!replaceTests.some((re) => plain.some((s) => re.test(s))) && findSecrets(plain.join('\u0000'), { disable }).length === 0)
+    return clean ? first : redactWith(text)
+  }
 
   function headerValue(value: string): string {
     // Keep an auth scheme word (`Bearer `, `Basic `, `AWS4-HMAC-SHA256 `) readable.
@@ -162,7 +187,7 @@ function buildRedactor(config: RedactorConfig): Redactor {
     return placeholderFor(value)
   }
 
-  function url(u: string): string {
+  function urlWith(u: string, text: (s: string) => string): string {
     let out = u.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#@]*)@/, (_all, scheme: string, userinfo: string) => {
       const colon = userinfo.indexOf(':')
       if (colon < 0) return `${scheme}${placeholderFor(userinfo)}@`
@@ -179,19 +204,27 @@ function buildRedactor(config: RedactorConfig): Redactor {
     return text(out)
   }
 
-  function json(value: unknown): unknown {
+  /** `value` with the configured body paths blanked. */
+  function withPaths(value: unknown): unknown {
     let v = value
     for (const path of parsedPaths) {
       v = replaceAtPath(v, path, (node) => placeholderFor(typeof node === 'string' ? node : stableStringify(node) ?? 'undefined'))
     }
-    return deepRedact(v, text)
+    return v
   }
 
   return {
     marker,
     text,
-    url,
-    json,
+    url: (u) => batched((t) => urlWith(u, t)),
+    json(value) {
+      const v = withPaths(value)
+      return batched((t) => deepRedact(v, t))
+    },
+    request(u, body) {
+      const v = body && 'json' in body ? withPaths(body.json) : undefined
+      return batched((t) => ({ url: urlWith(u, t), body: body === null ? null : 'json' in body ? { json: deepRedact(v, t) } : { text: t(body.text) } }))
+    },
     headers(h) {
       const out: Record<string, string> = {}
       for (const [rawName, value] of Object.entries(h)) {
@@ -202,7 +235,7 @@ function buildRedactor(config: RedactorConfig): Redactor {
       return out
     },
     chunks(chunks) {
-      return redactChunks(chunks, allSpans(chunks.join('')))
+      return replaceAcrossChunks(chunks, allSpans(chunks.join('')))
     },
   }
 }
@@ -250,41 +283,6 @@ function labelledValue(key: string, value: string, text: (s: string) => string):
   const head = `${key}=`
   const redacted = text(head + value)
   return redacted.startsWith(head) ? redacted.slice(head.length) : text(value)
-}
-
-/**
- * Applies spans found in the concatenation of `chunks` back onto the chunks:
- * a span's replacement goes into the chunk where it starts, and the rest of
- * the span is cut from the chunks after it. Text outside spans is unchanged
- * and the number of chunks stays the same (a chunk that held only the rest of
- * a secret stays, shorter or empty). A key streamed in two SSE events is two
- * spans: the placeholder where it starts, and an empty replacement for its
- * part in the later event.
- */
-function redactChunks(chunks: readonly string[], found: readonly ReplaceSpan[]): string[] {
-  const all = chunks.join('')
-  const merged = mergeReplaceSpans(found)
-  const out: string[] = []
-  let offset = 0
-  let k = 0
-  for (const chunk of chunks) {
-    const cs = offset
-    const ce = offset + chunk.length
-    offset = ce
-    let pos = cs
-    let piece = ''
-    while (k < merged.length && merged[k].start < ce) {
-      const s = merged[k]
-      if (s.start >= cs) {
-        piece += all.slice(pos, s.start) + (s.with ?? placeholderFor(all.slice(s.start, s.end)))
-      }
-      pos = Math.min(Math.max(pos, s.end), ce)
-      if (s.end > ce) break
-      k++
-    }
-    out.push(piece + all.slice(pos, ce))
-  }
-  return out
 }
 
 /**

@@ -123,7 +123,8 @@ function jsonStrings(text: string): JsonString[] {
   return out
 }
 
-const looksJson = /(?:^|\n)(?:data:)?[ \t]*[{[]/
+/** A text with a JSON value at the start of a line (a JSON body, NDJSON, SSE `data:`): the only texts with a decoded view. */
+export const LOOKS_JSON = /(?:^|\n)(?:data:)?[ \t]*[{[]/
 
 /**
  * Finds secrets in the decoded view of `text` and maps them back onto the raw text. A secret inside
@@ -139,7 +140,7 @@ export function decodedSpans(
   find: (s: string) => DecodedSpan[],
   placeholder: (secret: string) => string,
 ): { spans: ReplaceSpan[]; rules: Array<{ rule?: string; at: number }> } {
-  if (!looksJson.test(text)) return { spans: [], rules: [] }
+  if (!LOOKS_JSON.test(text)) return { spans: [], rules: [] }
   const strings = jsonStrings(text)
   const groups = new Map<string, JsonString[]>()
   for (const s of strings) {

@@ -93,6 +93,43 @@ export function mergeReplaceSpans(spans: readonly ReplaceSpan[]): ReplaceSpan[] 
 }
 
 /**
+ * Applies spans found in the concatenation of `chunks` back onto the chunks:
+ * a span's replacement goes into the chunk where it starts, and the rest of
+ * the span is cut from the chunks after it. Text outside spans is unchanged
+ * and the number of chunks stays the same (a chunk that held only the rest of
+ * a secret stays, shorter or empty). A key streamed in two SSE events is two
+ * spans: the placeholder where it starts, and an empty replacement for its
+ * part in the later event.
+ * @example
+ * replaceAcrossChunks(['a sec', 'ret b'], [{ start: 2, end: 8, with: 'X' }]) // ['a X', ' b']
+ */
+export function replaceAcrossChunks(chunks: readonly string[], found: readonly ReplaceSpan[]): string[] {
+  const all = chunks.join('')
+  const merged = mergeReplaceSpans(found)
+  const out: string[] = []
+  let offset = 0
+  let k = 0
+  for (const chunk of chunks) {
+    const cs = offset
+    const ce = offset + chunk.length
+    offset = ce
+    let pos = cs
+    let piece = ''
+    while (k < merged.length && merged[k].start < ce) {
+      const s = merged[k]
+      if (s.start >= cs) {
+        piece += all.slice(pos, s.start) + (s.with ?? placeholderFor(all.slice(s.start, s.end)))
+      }
+      pos = Math.min(Math.max(pos, s.end), ce)
+      if (s.end > ce) break
+      k++
+    }
+    out.push(piece + all.slice(pos, ce))
+  }
+  return out
+}
+
+/**
  * Replaces each secret with its placeholder. For `Bearer <token>` only the
  * token is replaced.
  * @example
