@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { registerCopy, STATE_KEY } from './copies.js'
+import type { ModelCallCodec, ProviderFamily } from '../providers/types.js'
 import type { FluxOptions } from './options.js'
 import type { TestContext } from './types.js'
 
@@ -13,24 +14,30 @@ export interface ConcurrentTest {
   fix: string
 }
 
+/** Which requests a route takes, and which of them before the app's own mocks see them (a run that only refuses has one). */
+export interface Gate {
+  /** Which requests the route takes; every other one passes untouched, as it would without fluxlab. */
+  claims(method: string, url: URL): boolean
+  /** Which of them it takes before the app's own mocks see them (the requests to a provider). */
+  preempts(method: string, url: URL): boolean
+}
+
 /** What the router hands an intercepted request to: the run it was made inside (a `Run`, src/scenario/run.ts). */
 export interface RequestRoute {
-  /** Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws. */
-  handle(request: Request): Promise<Response | undefined>
   /**
-   * Whether `handle` takes a request to `url` (`undefined`: every request). Asked synchronously by
-   * the undici routing, which leaves a request no route claims untouched on its dispatcher.
+   * Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws.
+   * `known`: what the router already found out about it (its model-call codec, none for any other request); without
+   * it the route finds out itself.
    */
-  claims?(method: string, url: URL): boolean
-  /** Whether a request is a model call: a model path, or a provider's host (the route's `hosts` option counted). */
-  isModelCall?(method: string, url: URL): boolean
+  handle(request: Request, known?: { codec?: ModelCallCodec }): Promise<Response | undefined>
+  /**
+   * What the router reads to admit a request without asking the route (frozen): extra provider hosts (the `hosts`
+   * option), and, for a run that only refuses, the gate of what it takes. Without one the route takes every request,
+   * and a model call before the app's mocks.
+   */
+  readonly config?: { readonly hosts?: Record<string, ProviderFamily>; readonly refusal?: Gate }
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
   report?(error: Error): void
-  /**
-   * Whether this route answers `request` before the app's own mocking libraries (msw, nock) see it:
-   * the model calls. Without it the route gets only what none of them answered.
-   */
-  preempts?(request: Request): boolean
 }
 
 interface GlobalState {

@@ -10,7 +10,7 @@ import { st } from './state.js'
 import { attachUndici, refreshUndici, unrouted } from './undici.js'
 import { attachWebSocket } from './websocket.js'
 
-export type { Router } from './interception.js'
+export type { Admission, Router } from './interception.js'
 
 /**
  * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it

@@ -13,12 +13,23 @@ import type { SocketRouter } from './websocket.js'
 /**
  * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
  * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`);
- * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`); `preempts` says which
- * requests fluxlab answers before the process's other mocking libraries (the app's own msw `setupServer`,
- * nock ≥ 14) see them: the model calls. Every other request is offered to them first, and reaches the
- * router only if none of them answered it (it would have gone to the network).
+ * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`). `admit` is asked once for
+ * each request the interceptors hold (`./listener.ts`): who answers it, and whether before the process's other
+ * mocking libraries (the app's own msw `setupServer`, nock ≥ 14) see it. A router without `admit` answers every
+ * request itself, and `preempts` says which come first.
  */
-export type Router = UndiciRouter & { socket?: SocketRouter; preempts?(request: Request): boolean }
+export type Router = UndiciRouter & { socket?: SocketRouter; admit?(request: Request): Admission | undefined; preempts?(request: Request): boolean }
+
+/** What the router decided about one request, once: `undefined` instead lets it pass untouched. */
+export interface Admission {
+  /**
+   * Answered before the app's own mocks see it (the model calls). Every other request is offered to them first, and
+   * is answered only if none of them did (it would have gone to the network).
+   */
+  preempts: boolean
+  /** Answer it: a Response, or `undefined` to let it go on (to the app's mocks, or the network). */
+  answer(): Promise<Response | undefined>
+}
 
 /** The parts of an `@mswjs/interceptors` interceptor this file uses (any copy, ESM or CJS, any version sharing the global symbols). */
 export interface Shared {

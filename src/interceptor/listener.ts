@@ -1,12 +1,12 @@
 /**
  * fluxlab's `request` listener on the running interceptor of each kind: what it answers first (a model call,
- * `Router.preempts`), what it leaves to the app's own mocks and takes back when none of them answered, and the
+ * `Admission.preempts`), what it leaves to the app's own mocks and takes back when none of them answered, and the
  * process-wide state it keeps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setImmediate } from 'node:timers'
 import { processHold } from './process-hold.js'
-import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent, type Router, type Via } from './interception.js'
+import { FETCH_SYMBOL, g, type Admission, type Beneath, type InterceptionState, type RequestEvent, type Via } from './interception.js'
 import { refuseUnseen } from './undici.js'
 
 export function createState(): InterceptionState {
@@ -16,9 +16,9 @@ export function createState(): InterceptionState {
    * @note issue 24: not for a `node:http` or XMLHttpRequest request: the layers beneath our `http.request` patch have
    * seen it already (the agent the innermost one sets makes the connection), and no fetch layer was on its way.
    */
-  const route = (router: Router, request: Request, via: Via, preempted: boolean): Promise<Response | undefined> => {
+  const route = (answer: Admission['answer'], via: Via, preempted: boolean): Promise<Response | undefined> => {
     const fetch = via === 'fetch' ? s.beneathFetch : undefined
-    return fetch ? beneath.run({ fetch, preempted }, () => router(request)) : router(request)
+    return fetch ? beneath.run({ fetch, preempted }, answer) : answer()
   }
   const handle = async ({ requestId, request, controller }: RequestEvent, via: Via): Promise<void> => {
     // @note issue 24: a listener of a test file that is over, left on an interceptor its undo could not take it off.
@@ -35,7 +35,8 @@ export function createState(): InterceptionState {
       // pending promise once the request is settled, so it is collected with it.
       return new Promise<never>(() => {})
     }
-    if (s.refs === 0 || !s.router) return
+    const router = s.router
+    if (s.refs === 0 || !router) return
     // @note a `data:` or `blob:` URL is no traffic: the runtime answers it itself, the same way every time. It is left
     // alone, so a fixture never depends on such a probe (the OpenAI SDK fetches `data:,` once per fetch function to
     // test its FormData support, so whether a run makes it depends on the runs before it in the process).
@@ -44,14 +45,16 @@ export function createState(): InterceptionState {
     // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
       const url = new URL(request.url)
-      const router = s.router
       if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
         const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
         if (refused) return controller.errorWith(refused)
       }
     }
-    if (s.router.preempts?.(request)) {
-      const response = await route(s.router, request, via, true)
+    // Asked once: who answers it, and whether before the app's own mocks.
+    const admitted = router.admit ? router.admit(request) : { preempts: router.preempts?.(request) ?? false, answer: () => router(request) }
+    if (!admitted) return
+    if (admitted.preempts) {
+      const response = await route(admitted.answer, via, true)
       if (!response) return
       if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
       // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
@@ -63,12 +66,11 @@ export function createState(): InterceptionState {
     // them answered would go to the network; it comes back here instead (recorded, or replayed).
     const passthrough = controller.passthrough
     controller.passthrough = async () => {
-      const router = s.refs > 0 ? s.router : undefined
-      if (!router) return passthrough.call(controller)
+      if (s.refs === 0 || !s.router) return passthrough.call(controller)
       // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
       const signal = request.signal as AbortSignal | undefined
       const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))
-      const response = signal?.aborted ? 'aborted' : await Promise.race([route(router, request, via, false), abort])
+      const response = signal?.aborted ? 'aborted' : await Promise.race([route(admitted.answer, via, false), abort])
       if (response === 'aborted') controller.errorWith(signal?.reason)
       else if (response) {
         if (response.type !== 'error' && drains(s)) s.answered.add(requestId)

@@ -13,7 +13,6 @@ import { currentTest, finishTest, runningTestRef } from '../context/test-context
 import { FluxError } from '../errors.js'
 import { updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import { acquireInterception } from '../interceptor/index.js'
-import { detectModelCall } from '../providers/registry.js'
 import type { Outcome } from './outcome.js'
 import { concurrentGroup as group, outsideRefusal, type ConcurrentGroup } from './refusals.js'
 import { router } from './router.js'
@@ -70,14 +69,14 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
   if (open) return open.scenario.run
   const hosts = state.options.hosts ?? {}
   return {
-    preempts: (request) => detectModelCall(request.method, new URL(request.url), hosts) !== undefined,
-    handle(request) {
+    config: { hosts },
+    handle(request, known) {
       const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
       const scenario = openTestScenario(test, state.options)
       // The run belongs to its (file-level) test from the first request.
       scenario.run.register()
       fileScenarios.set(testFile, { scenario, test })
-      return scenario.run.handle(request)
+      return scenario.run.handle(request, known)
     },
   }
 }

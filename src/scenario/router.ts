@@ -6,7 +6,7 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import type { Router } from '../interceptor/index.js'
+import type { Admission, Router } from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
@@ -23,10 +23,30 @@ function currentRun(): RequestRoute | undefined {
   return state.runs.getStore() ?? state.attached ?? state.outside?.()
 }
 
+/** Whether `run` takes a request to `url`: every one, unless it only refuses (then what its gate claims). */
+const takes = (run: RequestRoute, method: string, url: URL): boolean => run.config?.refusal?.claims(method, url) ?? true
+
 /** The run that takes a request to `url` now, if one claims it. */
 function claimant(method: string, url: URL): RequestRoute | undefined {
   const run = currentRun()
-  return run && (run.claims?.(method, url) ?? true) ? run : undefined
+  return run && takes(run, method, url) ? run : undefined
+}
+
+/**
+ * Who answers a request the interceptors hold, decided once (the listener asks before the app's own mocks see it):
+ * the run it belongs to, if that run takes it; and whether the run answers it first. The request's family is found
+ * here, once, and handed to the run with it.
+ * @note issue 25: the run was asked three times (`preempts`, `claims`, `handle`), and found the family twice.
+ */
+function admit(request: Request): Admission | undefined {
+  const run = currentRun()
+  if (!run) return undefined
+  const url = new URL(request.url)
+  const refusal = run.config?.refusal
+  if (refusal && !refusal.claims(request.method, url)) return undefined
+  const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts) }
+  // `bind`, not a closure here: answering calls the run directly.
+  return { preempts: refusal ? refusal.preempts(request.method, url) : known.codec !== undefined, answer: run.handle.bind(run, request, known) }
 }
 
 /**
@@ -36,13 +56,12 @@ function claimant(method: string, url: URL): RequestRoute | undefined {
  * const release = acquireInterception(router)
  */
 export const router: Router = Object.assign(async (request: Request): Promise<Response | undefined> => claimant(request.method, new URL(request.url))?.handle(request), {
+  admit,
   claims: (method: string, url: URL): boolean => claimant(method, url) !== undefined,
-  isModelCall: (method: string, url: URL): boolean => currentRun()?.isModelCall?.(method, url) ?? isProviderRequest(method, url, state.options.hosts),
+  isModelCall: (method: string, url: URL): boolean => isProviderRequest(method, url, currentRun()?.config?.hosts ?? state.options.hosts),
   report(error: Error): void {
     currentRun()?.report?.(error)
   },
-  /** Model calls are a run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
-  preempts: (request: Request): boolean => currentRun()?.preempts?.(request) ?? false,
   /**
    * A realtime socket (a family with `socket`, OpenAI Realtime, known by its path) opened inside a run goes on that
    * run's tape, every frame of it, whatever async context later frames are sent from; any other socket is left.

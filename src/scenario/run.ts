@@ -9,13 +9,13 @@ import type { TrackedRun } from '../context/types.js'
 import { isFluxError } from '../errors.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { isProviderRequest } from '../providers/registry.js'
+import { detectModelCall } from '../providers/registry.js'
+import type { ModelCallCodec } from '../providers/types.js'
 import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { fixtureKeyVars } from './key-vars.js'
 import type { Agent, Lab } from './lab.js'
 import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type Pipeline, type RunConfig, type RunInit, type RunSettings } from './pipeline/index.js'
-import { arrive, modelCodecOf } from './pipeline/call.js'
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
@@ -109,27 +109,20 @@ export class Run implements TrackedRun, RequestRoute {
       )
   }
 
-  /** Which requests this run takes (the router asks before it hands one over): all, unless it is a refusal. */
-  claims(method: string, url: URL): boolean {
-    return this.config.refusal?.claims(method, url) ?? true
-  }
-
-  /** Model calls are the run's before the app's own mocks see them; other HTTP only when no app mock answered it. */
-  preempts(request: Request): boolean {
-    return this.config.refusal ? this.config.refusal.preempts(request.method, new URL(request.url)) : modelCodecOf(request, this.config.hosts) !== undefined
-  }
-
   /**
    * Answer one intercepted request. Never throws: msw would turn a throw into a 500 that SDKs
    * retry. A fluxlab error is kept in `fatal` and answered off-tape; so is a bug of ours, which
-   * says so (it must never look like a network error).
+   * says so (it must never look like a network error). `known`: its family, as the router found it.
    */
-  async handle(request: Request): Promise<Response> {
+  async handle(request: Request, known?: { codec?: ModelCallCodec }): Promise<Response> {
     let step = `${request.method} ${request.url}`
     try {
-      const arrival = arrive(request, this.counters, this.config.hosts)
-      step = arrival.step
-      const call = await classifyRequest(request, arrival, this.config)
+      const codec = known ? known.codec : detectModelCall(request.method, new URL(request.url), this.config.hosts)
+      // its place in the run: `seq` among every call, `n` on its channel
+      const seq = ++this.counters.seq
+      const n = codec ? ++this.counters.model : ++this.counters.tool
+      step = codec ? `model#${n}` : `tool#${n}`
+      const call = await classifyRequest(request, { codec, seq, n, step }, this.config)
       step = call.step
       const answer = await this.pipeline.dispatch(call)
       if ('response' in answer) return answer.response
@@ -137,10 +130,6 @@ export class Run implements TrackedRun, RequestRoute {
     } catch (e) {
       return offTapeResponse(this.log.fail(e, step).message)
     }
-  }
-
-  isModelCall(method: string, url: URL): boolean {
-    return isProviderRequest(method, url, this.config.hosts)
   }
 
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */

@@ -3,7 +3,6 @@ import { redirectModeOf } from '../../interceptor/index.js'
 import type { CanonicalRequest } from '../../cassette/cell.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
 import type { Redactor } from '../../cassette/redact.js'
-import { detectModelCall } from '../../providers/registry.js'
 import type { ModelCallCodec, ProviderFamily } from '../../providers/types.js'
 import { toJsonValue } from './cell-values.js'
 
@@ -93,20 +92,6 @@ export interface Counters {
 
 const EMPTY = Buffer.alloc(0)
 
-/** Each request's model-call codec, found once: `preempts` asks before the request is handed over, `classifyRequest` after. */
-const codecs = new WeakMap<Request, ModelCallCodec | null>()
-
-/**
- * The family codec of a model request, or `undefined` for any other request: found once per request.
- * @example
- * const preempts = modelCodecOf(request, hosts) !== undefined
- */
-export function modelCodecOf(request: Request, hosts: Record<string, ProviderFamily>): ModelCallCodec | undefined {
-  let codec = codecs.get(request)
-  if (codec === undefined) codecs.set(request, (codec = detectModelCall(request.method, new URL(request.url), hosts) ?? null))
-  return codec ?? undefined
-}
-
 /** Where a request arrived in its run, before its body is read: its codec (a model call) and its position. */
 export interface Arrival {
   codec?: ModelCallCodec
@@ -117,22 +102,10 @@ export interface Arrival {
 }
 
 /**
- * Give an intercepted request its place in the run: model call or not, its `seq` and its `n` on its channel.
- * @example
- * const arrival = arrive(request, counters, hosts)
- */
-export function arrive(request: Request, counters: Counters, hosts: Record<string, ProviderFamily>): Arrival {
-  const codec = modelCodecOf(request, hosts)
-  const seq = ++counters.seq
-  const n = codec ? ++counters.model : ++counters.tool
-  return { codec, seq, n, step: codec ? `model#${n}` : `tool#${n}` }
-}
-
-/**
  * Identify one intercepted request, once: a model call of a known family (its canonical redacted request and key), or
  * an HTTP tool call (its name, arguments and key). The call is frozen: every stage reads the same one.
  * @example
- * const call = await classifyRequest(request, arrive(request, counters, config.hosts), config)
+ * const call = await classifyRequest(request, { codec, seq, n, step: `model#${n}` }, config)
  */
 export async function classifyRequest(request: Request, { codec, seq, n, step }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
   const url = new URL(request.url)

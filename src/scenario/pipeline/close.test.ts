@@ -11,7 +11,7 @@ describe('closeReplay', () => {
     const asks = (n: number, id: string) => ({ seq: n, ...model({ toolCalls: [{ name: 'get_weather', id, args: {} }] }) })
     for (const [i, s] of [asks(1, 'call_a0000001'), asks(2, 'call_b0000002'), asks(3, 'call_c0000003')].entries()) {
       s.cell.step = `model#${i + 1}`
-      l.push(s as never)
+      l.entries.push(s as never)
     }
     closeReplay(l, undefined, undefined)
     expect(l.divergences.map((d) => [d.code, d.step])).toEqual([['unwrapped_tool', 'model#1']])

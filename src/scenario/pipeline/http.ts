@@ -145,32 +145,36 @@ export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded
   const scale = opts.timing === 'recorded' ? 1 : typeof opts.timing === 'number' ? opts.timing : 0
   let i = 0
   let last = 0
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (i >= rec.chunks.length) {
-        // @note a stream open at the end of the recording, or one the client aborted, stays open until the client
-        // closes (or aborts) it: the client sees its own abort, never a network error it did not get.
-        // (the abort is wired here: a mocked body does not see the request's signal by itself)
-        if (rec.open || rec.clientAbort)
-          return new Promise<void>((resolve) => {
-            const abort = () => {
-              controller.error(new DOMException('This operation was aborted', 'AbortError'))
-              resolve()
-            }
-            if (opts.signal?.aborted) abort()
-            else opts.signal?.addEventListener('abort', abort, { once: true })
-          })
-        if (opts.transportError) controller.error(Object.assign(new TypeError('terminated'), { cause: opts.transportError }))
-        else controller.close()
-        return
-      }
-      const chunk = rec.chunks[i++]
-      const gap = (chunk.t - last) * scale
-      last = chunk.t
-      if (gap > 0) await new Promise((r) => setTimeout(r, gap))
-      controller.enqueue(decodeChunk(chunk))
+  // @note issue 25: no chunk is read ahead (highWaterMark 0): each is decoded when the client reads, as a live body arrives.
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (i >= rec.chunks.length) {
+          // @note a stream open at the end of the recording, or one the client aborted, stays open until the client
+          // closes (or aborts) it: the client sees its own abort, never a network error it did not get.
+          // (the abort is wired here: a mocked body does not see the request's signal by itself)
+          if (rec.open || rec.clientAbort)
+            return new Promise<void>((resolve) => {
+              const abort = () => {
+                controller.error(new DOMException('This operation was aborted', 'AbortError'))
+                resolve()
+              }
+              if (opts.signal?.aborted) abort()
+              else opts.signal?.addEventListener('abort', abort, { once: true })
+            })
+          if (opts.transportError) controller.error(Object.assign(new TypeError('terminated'), { cause: opts.transportError }))
+          else controller.close()
+          return
+        }
+        const chunk = rec.chunks[i++]
+        const gap = (chunk.t - last) * scale
+        last = chunk.t
+        if (gap > 0) await new Promise((r) => setTimeout(r, gap))
+        controller.enqueue(decodeChunk(chunk))
+      },
     },
-  })
+    { highWaterMark: 0 },
+  )
   return new Response(body, { status: rec.status, headers })
 }
 

@@ -30,7 +30,7 @@ export function interventionStage(log: RunLog, iv: Intervention, counters: Count
       const fault = iv.modelFault(call.key)
       if (!fault) return next(call)
       const cell = { family: call.codec.family, url: config.redactor.url(call.url.href), request: call.canonical, model: call.codec.parseRequest(call.canonical.body, call.url).model }
-      const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) => log.push(s))
+      const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) => log.entries.push(s))
       return { response }
     }
     const call = arrived
@@ -41,7 +41,7 @@ export function interventionStage(log: RunLog, iv: Intervention, counters: Count
     const answer = interveneTool(iv, dispatch, {
       scenario: log.name,
       modelTurn: counters.model,
-      push: (s) => log.push(s),
+      push: (s) => log.entries.push(s),
       diverge: (code, step, message) => log.diverge(code, step, message),
     })
     if (!answer) return next()

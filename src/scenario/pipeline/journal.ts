@@ -23,7 +23,7 @@ export function journalStage(config: RunConfig, log: RunLog, hooks: JournalHooks
       const take = model.take(call.canonical, call.key, { exactOnly: true })
       if (take.kind !== 'hit') throw divergence(config, log, call.step, take.kind === 'miss' ? take.closest?.step : undefined, take.diff)
       log.journalServed++
-      log.push({ seq: call.seq, channel: 'model', cell: take.cell })
+      log.entries.push({ seq: call.seq, channel: 'model', cell: take.cell })
       return { response: replayResponse(take.cell.response, { transportError: take.cell.transportError }) }
     }
     if (tools.unused().length === 0) return next()
@@ -37,7 +37,7 @@ export function journalStage(config: RunConfig, log: RunLog, hooks: JournalHooks
     }
     log.journalServed++
     const cell = take.cell
-    log.push({ seq: call.seq, channel: 'tool', cell })
+    log.entries.push({ seq: call.seq, channel: 'tool', cell })
     if (call.kind === 'fn') return cell.error ? { error: restoreError(cell.error) } : { output: cell.output }
     return { response: cell.response ? replayResponse(cell.response, { transportError: cell.transportError }) : Response.error() }
   }

@@ -11,7 +11,7 @@ import { socketModel } from '../../context/realtime-socket.js'
 import { carriedKeyVars, placeholderIn } from '../../context/replay-keys.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunConfig } from './config.js'
-import type { RunLog } from './log.js'
+import type { RunLog, RunStep } from './log.js'
 
 /**
  * The bottom of the pipeline: send the call for real and keep what came back (record mode,
@@ -58,7 +58,7 @@ async function captureLive(config: RunConfig, log: RunLog,
     const none: Stored = { rec: { status: 0, headers: {}, chunks: [], ...(aborted ? { clientAbort: { afterChunks: 0, t: Math.round(performance.now() - start) } } : {}) }, truncated: false, originalBytes: 0 }
     const cell = stripUndefined(call.channel === 'model' ? failedModelCell(config, call, none, transportError, Date.now() - t0) : httpCell(config, call, none, transportError, Date.now() - t0))
     if (call.channel === 'tool' && !aborted) delete (cell as ToolCell).response
-    log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
+    log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
     journalCell(config, log, call.channel, cell)
     return { response: Response.error() }
   }
@@ -78,7 +78,7 @@ async function captureLive(config: RunConfig, log: RunLog,
     if (aborted) stored.rec.clientAbort = { afterChunks: chunks.length, t: Math.round(performance.now() - start) }
     const transportError = aborted ? undefined : failed
     const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
-    log.push({ seq: call.seq, channel: call.channel, cell, live: true } as Parameters<RunLog['push']>[0])
+    log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
     journalCell(config, log, call.channel, cell)
   })
   log.track(done, call.step, () => stop.abort())
@@ -169,7 +169,7 @@ async function runTool(config: RunConfig, log: RunLog, call: FnToolCall): Promis
     return { error: e }
   } finally {
     cell.durationMs = Math.round(performance.now() - t0)
-    log.push({ seq: call.seq, channel: 'tool', cell: stripUndefined(cell), live: true })
+    log.entries.push({ seq: call.seq, channel: 'tool', cell: stripUndefined(cell), live: true })
     journalCell(config, log, 'tool', cell)
   }
 }

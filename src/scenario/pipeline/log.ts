@@ -43,10 +43,6 @@ export class RunLog {
     private readonly command: (env: string) => string,
   ) {}
 
-  push(step: RunStep): void {
-    this.entries.push(step)
-  }
-
   diverge(code: DivergenceCode, step: string, message: string, extra: { diff?: JsonDiffRow[]; closest?: string } = {}): void {
     if (this.divergences.some((d) => d.code === code && d.step === step && d.message === message)) return
     this.divergences.push({ code, severity: severityOf(code), step, message, ...extra })

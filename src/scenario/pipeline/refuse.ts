@@ -1,3 +1,4 @@
+import type { Gate } from '../../context/state.js'
 import type { FluxError } from '../../errors.js'
 import type { Answer, Stage } from './call.js'
 import { offTapeResponse } from './http.js'
@@ -5,14 +6,10 @@ import type { RunLog } from './log.js'
 
 /**
  * What a run that can neither record nor replay does (a test with no fixture under CI, a model call outside
- * every test, a `test.concurrent` group fluxlab cannot tell apart): it takes only the requests it `claims`,
+ * every test, a `test.concurrent` group fluxlab cannot tell apart): it takes only the requests its gate `claims`,
  * and refuses each with its own reason, the first kept as the run's `fatal`.
  */
-export interface Refusal {
-  /** Which requests the run takes; every other one passes untouched, as it would without fluxlab. */
-  claims(method: string, url: URL): boolean
-  /** Which of them it takes before the app's own mocks see them (the requests to a provider). */
-  preempts(method: string, url: URL): boolean
+export interface Refusal extends Gate {
   /** The error a request it took is refused with. */
   error(request: Request): FluxError
   /** Told of each refusal: a warning, the concurrent tests it fails. */

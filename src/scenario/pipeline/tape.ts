@@ -67,7 +67,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
       if (take.kind === 'drift')
         log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}`, { diff: take.diff, closest: cell.step })
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
-      log.push({ seq: call.seq, channel: 'model', cell })
+      log.entries.push({ seq: call.seq, channel: 'model', cell })
       if (cell.response.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
       return { response: replayResponse(cell.response, { timing, transportError: cell.transportError, signal: call.request.signal }) }
     }
@@ -81,12 +81,12 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     const cell = take.cell
     if (call.kind === 'fn') {
       if (cell.truncated) return { error: log.truncatedError(cell) }
-      log.push({ seq: call.seq, channel: 'tool', cell })
+      log.entries.push({ seq: call.seq, channel: 'tool', cell })
       // @note the fixture is shared and frozen (issue 14): the agent gets its own copy of what it may change.
       return cell.error ? { error: restoreError(structuredClone(cell.error)) } : { output: structuredClone(cell.output) }
     }
     if (cell.truncated) return { response: log.refuseTruncated(cell) }
-    log.push({ seq: call.seq, channel: 'tool', cell })
+    log.entries.push({ seq: call.seq, channel: 'tool', cell })
     // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
     if (!cell.response && cell.transportError) return { response: Response.error() }
     if (cell.response?.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
