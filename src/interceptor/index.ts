@@ -29,8 +29,9 @@ export function redirectModeOf(request: Request): RequestRedirect {
  * turn of the event loop later (`{ now: true }`: at once), and until then every request passes untouched.
  *
  * It shares one interception with the app's own msw or nock (`@mswjs/interceptors` keeps one running
- * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what `router.preempts` selects is
- * fluxlab's alone, everything else is offered to the app's mocks before `router` sees it. Calls made with
+ * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what the router admits as preempting
+ * (`router.admit`, or `router.preempts` for a router without it) is fluxlab's alone, everything else is offered to
+ * the app's mocks before it is answered. Calls made with
  * the npm `undici` package directly are routed to `router` too (`./undici.ts`).
  * @example
  * const release = acquireInterception(Object.assign(async (req: Request) => run?.handle(req), { preempts: isModelCall }))
