@@ -38,6 +38,8 @@ export interface RequestRoute {
   readonly config?: { readonly hosts?: Record<string, ProviderFamily>; readonly refusal?: Gate }
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
   report?(error: Error): void
+  /** One call of an in-process tool wrapped with `tools()` from `fluxlab`: on the tape (`Run.callTool`); without it, the tool runs. */
+  callTool?(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown>
 }
 
 interface GlobalState {

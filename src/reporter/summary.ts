@@ -43,6 +43,8 @@ export interface SuiteSummary {
   cost: number
   unpriced: string[]
   drift: Array<{ scenario: string; step: string; code: string; message: string }>
+  /** `unwrapped_tool` warnings: an in-process tool the replayed model asked for ran for real, not from the tape. */
+  unwrapped: SuiteSummary['drift']
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
   obsolete: string[]
   /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
@@ -72,7 +74,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], obsolete: [], skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], obsolete: [], skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -89,7 +91,10 @@ export function summarize(input: SummaryInput): SuiteSummary {
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
       if (run.mode === 'replay' || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
-      for (const w of run.warnings) if (w.code === 'model_request_drift') s.drift.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
+      for (const w of run.warnings) {
+        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : undefined
+        list?.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
+      }
     }
   }
   for (const t of input.tests) {
@@ -165,9 +170,11 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + no price for ${s.unpriced.join(', ')}`) : ''}`,
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
+    ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
-  lines.push(...driftLines(s.drift, c, pad))
+  // an unwrapped tool's line ends with its fix: shown whole
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400))
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
@@ -204,7 +211,7 @@ const SERVED = 'request differs from the recording, served by position: '
  * holds today's date drifts in every test) fold into one line with their count, and each line
  * shows what changed, not the words every drift message shares.
  */
-function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.createColors>, pad: string): string[] {
+function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.createColors>, pad: string, width = 200): string[] {
   const groups = new Map<string, SuiteSummary['drift']>()
   for (const d of drift) {
     const what = d.message.startsWith(SERVED) ? d.message.slice(SERVED.length) : d.message
@@ -218,12 +225,12 @@ function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.create
   const shown = [...groups.values()].slice(0, 5)
   for (const g of shown) {
     if (g.length <= 2) {
-      for (const d of g) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, 200)}`)
+      for (const d of g) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, width)}`)
       continue
     }
     const scenarios = new Set(g.map((d) => d.scenario)).size
     const first = g[0]
-    lines.push(`${pad}${c.yellow('⚠')} ${g.length}× ${first.code} in ${scenarios} scenario${scenarios === 1 ? '' : 's'}, first ${first.scenario} ${first.step}: ${clip(first.message, 200)}`)
+    lines.push(`${pad}${c.yellow('⚠')} ${g.length}× ${first.code} in ${scenarios} scenario${scenarios === 1 ? '' : 's'}, first ${first.scenario} ${first.step}: ${clip(first.message, width)}`)
   }
   const rest = [...groups.values()].slice(5).reduce((n, g) => n + g.length, 0)
   if (rest > 0) lines.push(`${pad}  … ${rest} more`)

@@ -120,7 +120,7 @@ export function outcomeCommands(core: ScenarioCore): OutcomeCommands {
  * @example
  * const run = startRun(core, { mode: 'replay', fixture: core.fixture })
  */
-export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string; input?: unknown }): Run {
+export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string; input?: unknown; toolWrap?: 'lab' | 'import' }): Run {
   return new Run({
     name: o.name ?? core.name,
     scenario: core.name,
@@ -129,6 +129,7 @@ export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fix
     fixture: o.fixture,
     settings: core.settings,
     intervention: o.intervention,
+    toolWrap: o.toolWrap,
     test: core.test,
     // @note the fixture is shared and frozen (issue 14): the agent gets its own copy of the recorded input.
     input: o.input ?? (core.fixture?.manifest.input !== undefined ? structuredClone(core.fixture.manifest.input) : core.options.input),

@@ -68,16 +68,21 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
   if (open === 'finished') return undefined
   if (open) return open.scenario.run
   const hosts = state.options.hosts ?? {}
+  const scenario = (): TestScenario => {
+    // @note two calls can pass this door before the first is answered: the scenario is opened once.
+    const now = fileScenarios.get(testFile)
+    if (now && now !== 'finished') return now.scenario
+    const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
+    const opened = openTestScenario(test, state.options)
+    // The run belongs to its (file-level) test from the first request.
+    opened.run.register()
+    fileScenarios.set(testFile, { scenario: opened, test })
+    return opened
+  }
   return {
     config: { hosts },
-    handle(request, known) {
-      const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
-      const scenario = openTestScenario(test, state.options)
-      // The run belongs to its (file-level) test from the first request.
-      scenario.run.register()
-      fileScenarios.set(testFile, { scenario, test })
-      return scenario.run.handle(request, known)
-    },
+    handle: (request, known) => scenario().run.handle(request, known),
+    callTool: (call, run) => scenario().run.callTool(call, run),
   }
 }
 

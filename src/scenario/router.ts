@@ -11,6 +11,7 @@ import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
 import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
+import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 
 /**
  * The run a request made now belongs to: the one whose agent (or test) made it, in async context; under a
@@ -84,4 +85,36 @@ export const router: Router = Object.assign(async (request: Request): Promise<Re
  */
 export function mcp<T extends McpTransport>(transport: T, options?: McpTransportOptions): T {
   return wrapMcpTransport(transport, router, options)
+}
+
+/**
+ * One call of a tool wrapped with {@link tools}: on the tape of the run or test it is made in (recorded, or answered
+ * from the fixture without running the tool); outside both, and in a run that only refuses, the tool runs as it is.
+ */
+const onTape: ToolInvoker = (call, run) => {
+  const route = currentRun()
+  // @note untouched: a synchronous tool called outside every run still answers synchronously.
+  return route?.callTool && !route.config?.refusal ? route.callTool(call, run) : (run() as Promise<unknown>)
+}
+
+/**
+ * Wrap in-process tools so their calls go on the tape of the run or test they are made in, as `lab.tools` does inside
+ * `s.run`: in whole-suite mode, or where tools are built once at module level. Outside every run they run untouched.
+ * The same shapes as `lab.tools`: an object keyed by tool name (Vercel AI SDK), or an array of named tools (OpenAI
+ * Agents JS, LangChain.js).
+ * @example
+ * import { tools } from 'fluxlab'
+ * export const agentTools = tools({ weather: tool({ inputSchema, execute: getWeather }) })
+ */
+export function tools<T>(set: T): T {
+  return wrapTools(set, onTape)
+}
+
+/**
+ * Wrap one in-process tool the same way as {@link tools}.
+ * @example
+ * const read = tool('read', async ({ path }: { path: string }) => readFile(path, 'utf8'))
+ */
+export function tool<T>(name: string, fn: T): T {
+  return wrapTool(name, fn, onTape)
 }

@@ -212,7 +212,7 @@ export class Run implements TrackedRun, RequestRoute {
     await this.log.closeStreams()
     if (this.closed) return
     this.closed = true
-    if (this.config.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.config.intervention)
+    if (this.config.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.config.intervention, this.config.toolWrap)
   }
 
   /** `durable()`: journaled results the resumed run never asked for. */

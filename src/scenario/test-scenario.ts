@@ -50,7 +50,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
   const opened = openCore(name, options, test)
   if ('refused' in opened) return refusingScenario(opened.refused, options, test, name)
   const core = opened.core
-  const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture })
+  const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture, toolWrap: 'import' })
   run.checkRedaction()
   test.perTest = {
     outcome: () =>

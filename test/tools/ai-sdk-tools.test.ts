@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOpenAI } from '@ai-sdk/openai'
 import { stepCountIs, streamText, tool } from 'ai'
-import { scenario } from 'fluxlab'
+import { scenario, tools } from 'fluxlab'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { loadExchanges, openaiBaseURL, startProviderServer, type ProviderServer } from '../support/index.js'
@@ -89,6 +89,26 @@ describe('lab.tools with Vercel AI SDK tools', () => {
     expect(spy).not.toHaveBeenCalled()
     expect(seen).toBeInstanceOf(Error)
     expect(seen).toMatchObject({ name: 'RangeError', message: 'numbers too large', code: 'E_RANGE' })
+  })
+
+  it('tools() from fluxlab, built once outside every run, goes on the tape of the run it is called in, and runs untouched outside', async () => {
+    const base = openaiBaseURL(server)
+    const body = vi.fn(({ a, b }: { a: number; b: number }) => a * b)
+    const { multiply } = tools({ multiply: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async (input: { a: number; b: number }) => body(input) }) })
+    const { double } = tools({ double: (n: number) => n * 2 })
+    // outside every run: the tool itself, synchronously
+    expect(double(21)).toBe(42)
+    const agentWith = async () => {
+      const openai = createOpenAI({ baseURL: base, apiKey: 'sk-test' })
+      const r = streamText({ model: openai.chat('gpt-4o-mini'), prompt: PROMPT, tools: { multiply }, stopWhen: stepCountIs(3), maxRetries: 0 })
+      return await r.text
+    }
+    await (await scenario('module-tools', { dir })).run(agentWith)
+    expect(body).toHaveBeenCalledTimes(1)
+    const out = await (await scenario('module-tools', { dir })).run(agentWith)
+    expect(body).toHaveBeenCalledTimes(1)
+    expect(out.warnings).toEqual([])
+    expect(out.calls.map((c) => [c.name, c.executedAt])).toEqual([['multiply', 'tool#1 multiply']])
   })
 
   it('warns unwrapped_tool when a replayed turn requests a tool that ran outside the tape', async () => {

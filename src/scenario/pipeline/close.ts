@@ -7,11 +7,11 @@ import type { TapeStage } from './tape.js'
  * tool-channel call answered is warned about, and recorded calls never made are failures
  * (unless a counterfactual's change took the run off the parent's path).
  * @example
- * closeReplay(log, pipeline.tape, intervention)
+ * closeReplay(log, pipeline.tape, intervention, config.toolWrap)
  */
-export function closeReplay(log: RunLog, tape: TapeStage | undefined, iv: Intervention | undefined): void {
+export function closeReplay(log: RunLog, tape: TapeStage | undefined, iv: Intervention | undefined, toolWrap: 'lab' | 'import' = 'lab'): void {
   iv?.releaseHangs()
-  warnUnwrappedTools(log)
+  warnUnwrappedTools(log, toolWrap)
   if (iv && !iv.reportUnused()) return
   const unused = tape?.unused()
   for (const c of unused?.model ?? []) log.diverge('unused_interaction', c.step, `recorded ${c.step} (${c.model ?? c.family}) was never requested`)
@@ -22,7 +22,7 @@ export function closeReplay(log: RunLog, tape: TapeStage | undefined, iv: Interv
  * SPEC §5: a replayed model turn asked for a tool and nothing on the tool channel answered it
  * (no wrapped call with its id, no tool call of any kind before the next model turn): the tool ran live.
  */
-function warnUnwrappedTools(log: RunLog): void {
+function warnUnwrappedTools(log: RunLog, toolWrap: 'lab' | 'import'): void {
   const steps = log.orderedSteps()
   const taped = new Set(steps.flatMap((s) => (s.channel === 'tool' && s.cell.callId ? [s.cell.callId] : [])))
   // @note once per tool: a loop that asks for the same unwrapped tool every turn says one thing, not ten.
@@ -38,7 +38,7 @@ function warnUnwrappedTools(log: RunLog): void {
         log.diverge(
           'unwrapped_tool',
           s.cell.step,
-          `the model asked for tool "${call.name}" and no tool call on the tape answered it, so it ran live; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn) so replay never re-fires its side effects`,
+          `the model asked for tool "${call.name}" and no tool call on the tape answered it, so it ran live; wrap it with ${toolWrap === 'import' ? `tools({ ${call.name} }) or tool('${call.name}', fn) from 'fluxlab' where the tools are built` : `lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn)`} so replay never re-fires its side effects`,
         )
   })
 }

@@ -46,6 +46,11 @@ export interface RunConfig extends RunSettings {
   input?: unknown
   /** A run that can neither record nor replay: it takes only what the refusal claims, and refuses it. */
   refusal?: Refusal
+  /**
+   * How the agent puts its in-process tools on this run's tape, for the advice of an `unwrapped_tool` warning:
+   * `lab.tools` inside `s.run` (the default), or `tools()` from `fluxlab` (whole-suite mode: a test has no `lab`).
+   */
+  toolWrap?: 'lab' | 'import'
 }
 
 /** What a run is built from: its configuration, with the scenario's shared settings as one object and defaults left out. */
