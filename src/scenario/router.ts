@@ -94,7 +94,7 @@ export function mcp<T extends McpTransport>(transport: T, options?: McpTransport
 const onTape: ToolInvoker = (call, run) => {
   const route = currentRun()
   // @note untouched: a synchronous tool called outside every run still answers synchronously.
-  return route?.callTool && !route.config?.refusal ? route.callTool(call, run) : (run() as Promise<unknown>)
+  return route?.callTool && !route.config?.refusal ? route.callTool(call, run) : run()
 }
 
 /**

@@ -5,8 +5,11 @@
  * `invoke(input, config)`), so the agent framework cannot tell the difference.
  */
 
-/** Runs one tool call through the tape: records `run()` live, or answers from the fixture without calling it. */
-export type ToolInvoker = (call: { name: string; args: unknown; callId?: string }, run: () => unknown) => Promise<unknown>
+/**
+ * Runs one tool call through the tape: records `run()` live, or answers from the fixture without calling it (a Promise);
+ * outside every run, `run()`'s own answer, as the tool gave it.
+ */
+export type ToolInvoker = (call: { name: string; args: unknown; callId?: string }, run: () => unknown) => unknown
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wrappers forward whatever the framework passes
 type AnyFn = (...args: any[]) => unknown
