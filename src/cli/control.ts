@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { encodeFrame, FRAME, type ForwardedRequest } from './frames.js'
+import { encodeFrame, FRAME, type ForwardedRequest } from '../interceptor/frames.js'
 
 /** Headers that describe one hop (or the forwarding itself), not the program's request. */
 const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection', 'content-length', 'x-msw-intention'])

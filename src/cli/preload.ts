@@ -1,19 +1,55 @@
 /**
- * Loaded into every Node process under `fluxlab record|replay` (NODE_OPTIONS=--import, inherited by
- * child processes): intercepts `fetch` and `node:http` for the whole process and forwards each
- * request to the CLI, which holds the one session of the run (so a tree of processes is one tape).
- * The program's code is not changed and needs no fluxlab import.
+ * Loaded into every Node process of a tree whose requests go on one tape (NODE_OPTIONS=--import, inherited by child
+ * processes): intercepts `fetch` and `node:http` for the whole process and forwards each request to the process
+ * that holds the tape. The program's code is not changed and needs no fluxlab import.
+ * - Under `fluxlab record|replay` (`FLUX_CONTROL_URL`): to the CLI's control server, which holds the one run.
+ * - A child process of a test or a scenario run (`FLUX_TREE`, src/scenario/tree.ts): to the test's process, over a
+ *   local socket, where the run the child was started in answers it; a request that is not the tape's comes back
+ *   `pass` and goes out as it would without fluxlab.
  */
-import { acquireInterception, liveFetch } from '../interceptor/index.js'
+import { acquireInterception, liveFetch, type ChildEnv, type Router } from '../interceptor/index.js'
+import { FluxError } from '../errors.js'
 import { detectModelCall } from '../providers/registry.js'
-import { FRAME, FrameDecoder, type ForwardedRequest } from './frames.js'
+import type { ProviderFamily } from '../providers/types.js'
+import { FRAME, FrameDecoder, type ForwardedRequest } from '../interceptor/frames.js'
+import { forwardOverSocket } from '../interceptor/tree-wire.js'
 
 const url = process.env.FLUX_CONTROL_URL
 const token = process.env.FLUX_CONTROL_TOKEN
 const NULL_BODY = new Set([101, 204, 205, 304])
 
+if (process.env.FLUX_TREE && process.env.FLUX_TREE_TOKEN) acquireInterception(treeRouter(process.env.FLUX_TREE, process.env.FLUX_TREE_TOKEN))
 // Model calls go to the CLI before the program's own msw or nock mocks see them; other requests only when none answered.
-if (url && token) acquireInterception(Object.assign((request: Request) => forward(request, url, token), { preempts: (request: Request) => detectModelCall(request.method, new URL(request.url)) !== undefined }))
+else if (url && token) acquireInterception(Object.assign((request: Request) => forward(request, url, token), { preempts: (request: Request) => detectModelCall(request.method, new URL(request.url)) !== undefined }))
+
+/**
+ * A child of a test's run: model calls go to the test's process before this program's own mocks see them, every other
+ * request when none of them answered. Its own children get the same socket and token (an explicit `env` drops them).
+ */
+function treeRouter(path: string, token: string): Router {
+  let hosts: Record<string, ProviderFamily> | undefined
+  try {
+    hosts = process.env.FLUX_TREE_HOSTS ? (JSON.parse(process.env.FLUX_TREE_HOSTS) as Record<string, ProviderFamily>) : undefined
+  } catch {
+    hosts = undefined
+  }
+  const send = (request: Request): Promise<Response | undefined> =>
+    forwardOverSocket(path, token, request).catch((e: unknown) => {
+      // Never out unseen, and never a bare network error: the process that holds the tape is gone (the test ended).
+      const error = new FluxError('FLUX_NOT_IN_TEST', {
+        failed: `send ${request.method} ${request.url.split('?')[0]}`,
+        reason: `this process was started inside a fluxlab run, and the process holding its tape cannot be reached (${(e as Error).message}), so the request was not sent`,
+        fix: 'Wait for child processes to exit inside the test that starts them.',
+      })
+      console.error(error.message)
+      return Response.error()
+    })
+  const env: ChildEnv = { preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(process.env.FLUX_TREE_HOSTS ? { FLUX_TREE_HOSTS: process.env.FLUX_TREE_HOSTS } : {}) } }
+  return Object.assign(send, {
+    admit: (request: Request) => ({ preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request) }),
+    child: () => env,
+  })
+}
 
 async function forward(request: Request, control: string, token: string): Promise<Response> {
   const bytes = request.method === 'GET' || request.method === 'HEAD' ? null : Buffer.from(await request.arrayBuffer())

@@ -27,15 +27,17 @@ export interface RequestRoute {
   /**
    * Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws.
    * `known`: what the router already found out about it (its model-call codec, none for any other request); without
-   * it the route finds out itself.
+   * it the route finds out itself. `origin`: the child process that sent it (its command line, redacted), if one did.
    */
-  handle(request: Request, known?: { codec?: ModelCallCodec }): Promise<Response | undefined>
+  handle(request: Request, known?: { codec?: ModelCallCodec; origin?: string }): Promise<Response | undefined>
   /**
    * What the router reads to admit a request without asking the route (frozen): extra provider hosts (the `hosts`
    * option), and, for a run that only refuses, the gate of what it takes. Without one the route takes every request,
    * and a model call before the app's mocks.
    */
   readonly config?: { readonly hosts?: Record<string, ProviderFamily>; readonly refusal?: Gate }
+  /** The run is over: a request a child process of it sends now belongs to no tape (`scenario/tree.ts`). */
+  readonly ended?: boolean
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
   report?(error: Error): void
   /** One call of an in-process tool wrapped with `tools()` from `fluxlab`: on the tape (`Run.callTool`); without it, the tool runs. */

@@ -5,12 +5,14 @@ import { FluxError, notice } from '../errors.js'
 import { guardHttp2 } from './http2.js'
 import type { Router } from './interception.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
+import { attachChildProcess } from './child-process.js'
 import { attach, detach } from './share.js'
 import { st } from './state.js'
 import { attachUndici, refreshUndici, unrouted } from './undici.js'
 import { attachWebSocket } from './websocket.js'
 
 export type { Admission, Router } from './interception.js'
+export type { ChildEnv } from './child-process.js'
 
 /**
  * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it
@@ -55,6 +57,7 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   } else refreshUndici()
   // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
   st.detachWebSocket ??= attachWebSocket(() => (st.refs > 0 ? st.router?.socket : undefined))
+  st.detachChildren ??= attachChildProcess(() => (st.refs > 0 && processHold.holder?.realm === globalThis ? st.router?.child : undefined))
   attach()
   let released = false
   return ({ now = false } = {}) => {
@@ -88,6 +91,8 @@ function detachAll(): void {
   st.detachUndici = undefined
   st.detachWebSocket?.()
   st.detachWebSocket = undefined
+  st.detachChildren?.()
+  st.detachChildren = undefined
   if (st.unguardHttp2?.()) syncBuiltinESMExports()
   st.unguardHttp2 = undefined
   letGoProcess()

@@ -7,6 +7,7 @@ import type { setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
+import type { ChildRouter } from './child-process.js'
 import type { UndiciRouter } from './undici.js'
 import type { SocketRouter } from './websocket.js'
 
@@ -16,9 +17,10 @@ import type { SocketRouter } from './websocket.js'
  * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`). `admit` is asked once for
  * each request the interceptors hold (`./listener.ts`): who answers it, and whether before the process's other
  * mocking libraries (the app's own msw `setupServer`, nock ≥ 14) see it. A router without `admit` answers every
- * request itself, and `preempts` says which come first.
+ * request itself, and `preempts` says which come first. `child` gives a child process started now what puts its
+ * requests on the same tape (`./child-process.ts`).
  */
-export type Router = UndiciRouter & { socket?: SocketRouter; admit?(request: Request): Admission | undefined; preempts?(request: Request): boolean }
+export type Router = UndiciRouter & { socket?: SocketRouter; child?: ChildRouter; admit?(request: Request): Admission | undefined; preempts?(request: Request): boolean }
 
 /** What the router decided about one request, once: `undefined` instead lets it pass untouched. */
 export interface Admission {
@@ -73,6 +75,8 @@ export interface InterceptionState {
   router?: Router
   detachUndici?: () => void
   detachWebSocket?: () => void
+  /** Undo of the child-process patch (`child-process.ts`). */
+  detachChildren?: () => void
   /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
   unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */

@@ -17,6 +17,7 @@ import type { Outcome } from './outcome.js'
 import { concurrentGroup as group, outsideRefusal, type ConcurrentGroup } from './refusals.js'
 import { router } from './router.js'
 import { openTestScenario, type TestScenario } from './test-scenario.js'
+import { closeTree } from './tree.js'
 
 export { openTestScenario, type TestScenario, type ConcurrentGroup }
 
@@ -48,6 +49,7 @@ export function releaseFromSetup(): void {
   // At once: the environment is torn down next, and undoing a patch later would touch its torn-down globals.
   releaseOutside?.({ now: true })
   releaseOutside = undefined
+  closeTree()
   state.outside = undefined
 }
 

@@ -6,12 +6,13 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import type { Admission, Router } from '../interceptor/index.js'
+import type { Admission, ChildEnv, Router } from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
 import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
+import { childEnv } from './tree.js'
 
 /**
  * The run a request made now belongs to: the one whose agent (or test) made it, in async context; under a
@@ -41,11 +42,21 @@ function claimant(method: string, url: URL): RequestRoute | undefined {
  */
 function admit(request: Request): Admission | undefined {
   const run = currentRun()
-  if (!run) return undefined
+  return run && admitTo(run, request)
+}
+
+/**
+ * What `run` does with `request`: `undefined` when it does not take it (a run that only refuses leaves what its gate
+ * does not claim), else whether it answers before the app's mocks, and the answer. `origin`: the child process that
+ * sent it, when another process of the tree did (`tree.ts`).
+ * @example
+ * const admitted = admitTo(run, request, 'node child.mjs')
+ */
+function admitTo(run: RequestRoute, request: Request, origin?: string): Admission | undefined {
   const url = new URL(request.url)
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
-  const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts) }
+  const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), ...(origin ? { origin } : {}) }
   // `bind`, not a closure here: answering calls the run directly.
   return { preempts: refusal ? refusal.preempts(request.method, url) : known.codec !== undefined, answer: run.handle.bind(run, request, known) }
 }
@@ -58,6 +69,11 @@ function admit(request: Request): Admission | undefined {
  */
 export const router: Router = Object.assign(async (request: Request): Promise<Response | undefined> => claimant(request.method, new URL(request.url))?.handle(request), {
   admit,
+  /** A child process started now: on the tape of the run it is started in (`tree.ts`); outside every run, untouched. */
+  child(command: string): ChildEnv | undefined {
+    const run = currentRun()
+    return run && childEnv(run, command, admitTo)
+  },
   claims: (method: string, url: URL): boolean => claimant(method, url) !== undefined,
   isModelCall: (method: string, url: URL): boolean => isProviderRequest(method, url, currentRun()?.config?.hosts ?? state.options.hosts),
   report(error: Error): void {

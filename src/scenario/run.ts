@@ -82,6 +82,11 @@ export class Run implements TrackedRun, RequestRoute {
     this.pipeline = buildPipeline(this.config, this.log, this.counters)
   }
 
+  /** The run is over (`close`): a child process of it that sends a request now is refused. */
+  get ended(): boolean {
+    return this.closed
+  }
+
   /** Steps in run order, as the trace shows them. */
   orderedSteps(): TraceStep[] {
     return this.log.orderedSteps()
@@ -114,15 +119,15 @@ export class Run implements TrackedRun, RequestRoute {
    * retry. A fluxlab error is kept in `fatal` and answered off-tape; so is a bug of ours, which
    * says so (it must never look like a network error). `known`: its family, as the router found it.
    */
-  async handle(request: Request, known?: { codec?: ModelCallCodec }): Promise<Response> {
+  async handle(request: Request, known?: { codec?: ModelCallCodec; origin?: string }): Promise<Response> {
     let step = `${request.method} ${request.url}`
     try {
-      const codec = known ? known.codec : detectModelCall(request.method, new URL(request.url), this.config.hosts)
+      const codec = known && 'codec' in known ? known.codec : detectModelCall(request.method, new URL(request.url), this.config.hosts)
       // its place in the run: `seq` among every call, `n` on its channel
       const seq = ++this.counters.seq
       const n = codec ? ++this.counters.model : ++this.counters.tool
       step = codec ? `model#${n}` : `tool#${n}`
-      const call = await classifyRequest(request, { codec, seq, n, step }, this.config)
+      const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin }, this.config)
       step = call.step
       const answer = await this.pipeline.dispatch(call)
       if ('response' in answer) return answer.response

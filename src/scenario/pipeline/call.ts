@@ -23,6 +23,8 @@ interface CallBase {
   key: string
   /** The step as messages name it: `model#2`, `tool#1 read`. */
   step: string
+  /** The child process that sent it (its command line, redacted), when not the run's own process. */
+  origin?: string
 }
 
 /** A request to a model provider. */
@@ -99,6 +101,8 @@ export interface Arrival {
   n: number
   /** `model#2`, `tool#3`: what a failure while identifying the request names. */
   step: string
+  /** The child process that sent it, if another process of the tree did. */
+  origin?: string
 }
 
 /**
@@ -107,7 +111,7 @@ export interface Arrival {
  * @example
  * const call = await classifyRequest(request, { codec, seq, n, step: `model#${n}` }, config)
  */
-export async function classifyRequest(request: Request, { codec, seq, n, step }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
+export async function classifyRequest(request: Request, { codec, seq, n, step, origin }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
   const url = new URL(request.url)
   // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
   // it), and a live send reuses these bytes.
@@ -115,11 +119,11 @@ export async function classifyRequest(request: Request, { codec, seq, n, step }:
   const text = bytes.toString('utf8')
   if (codec) {
     const canonical = canonicalRequest(request.method, url, text, config)
-    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical) })
+    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical), ...(origin ? { origin } : {}) })
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
   const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
-  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}) })
+  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(origin ? { origin } : {}) })
 }
 
 /**

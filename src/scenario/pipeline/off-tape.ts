@@ -16,7 +16,9 @@ export function offTapeStage(config: RunConfig, log: RunLog, iv: Intervention | 
   const offline = config.offline
   return async (call, next, miss): Promise<Answer> => {
     if (!miss) return next()
-    const { why, details, closest, diff } = miss
+    const { details, closest, diff } = miss
+    // A request from a child process names it: the test alone does not say which of its processes made the call.
+    const why = call.origin ? `${miss.why} (sent by the child process \`${call.origin}\`)` : miss.why
     if (call.channel === 'model') {
       if (!iv) {
         log.diverge('model_index_overflow', call.step, `${why}${details}`, { diff, closest })

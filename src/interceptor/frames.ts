@@ -1,7 +1,8 @@
 /**
- * The wire between a process under `fluxlab record|replay` and the CLI that holds the tape: one HTTP
- * response made of frames `[type:1][length:4, big-endian][payload]`, so each body chunk reaches
- * the program as the chunk it was (the socket alone would merge them).
+ * The wire between a process whose requests go on another process's tape and the process that holds it: frames
+ * `[type:1][length:4, big-endian][payload]`, so each body chunk reaches the program as the chunk it was (the socket
+ * alone would merge them). `fluxlab record|replay` sends the answer as one HTTP response of frames (`src/cli/control.ts`);
+ * a test's child processes send the request as frames too, over a local socket (`./tree-wire.ts`).
  */
 
 export const FRAME = {
@@ -13,6 +14,8 @@ export const FRAME = {
   error: 3,
   /** The body ended. */
   end: 4,
+  /** No answer: the request is not the tape's, so the process sends it as it would without fluxlab. */
+  pass: 5,
 } as const
 
 export type FrameType = (typeof FRAME)[keyof typeof FRAME]

@@ -1,0 +1,19 @@
+import { describe, expect, test } from 'vitest'
+import { commandOf, withChildEnv } from './child-process.js'
+
+describe('a child process of a run', () => {
+  test('is named by the command line a person typed: a shell child by its script', () => {
+    expect(commandOf(['/usr/bin/node', 'child.mjs', '--x'])).toBe('/usr/bin/node child.mjs --x')
+    expect(commandOf(['/bin/sh', '-c', 'npx tsx examples/a.ts'])).toBe('npx tsx examples/a.ts')
+    expect(commandOf(['bash', '-c', 'echo hi'])).toBe('echo hi')
+    expect(commandOf(['/usr/bin/grep', '-c', 'x'])).toBe('/usr/bin/grep -c x')
+    expect(commandOf([], 'node')).toBe('node')
+  })
+
+  test('gets the preload once in NODE_OPTIONS, beside what was there, and its variables replace stale ones', () => {
+    const add = { preload: 'file:///p/dist/preload.js', env: { FLUX_TREE: '/tmp/b.sock', FLUX_TREE_TOKEN: 't2' } }
+    const pairs = ['PATH=/bin', 'NODE_OPTIONS=--max-old-space-size=512 --import file:///old/dist/preload.js', 'FLUX_TREE=/tmp/a.sock', 'A=b=c']
+    expect(withChildEnv(pairs, add)).toEqual(['PATH=/bin', 'A=b=c', 'FLUX_TREE=/tmp/b.sock', 'FLUX_TREE_TOKEN=t2', 'NODE_OPTIONS=--max-old-space-size=512 --import file:///p/dist/preload.js'])
+    expect(withChildEnv([], add).at(-1)).toBe('NODE_OPTIONS=--import file:///p/dist/preload.js')
+  })
+})

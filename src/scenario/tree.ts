@@ -1,0 +1,124 @@
+/**
+ * One tape for the process tree (issue 26): a child process started inside a run (a test's, a scenario's, the file
+ * scenario's) sends every request it makes to this process, and the run it was started in answers it through the
+ * same admission and pipeline as its own requests (recorded, replayed, refused). Its own children inherit the way.
+ *
+ * The child gets the preload (`src/cli/preload.ts`) in `NODE_OPTIONS` and, in `FLUX_TREE` / `FLUX_TREE_TOKEN`, the
+ * local socket of this process and a token naming the run and the command line it was started with. The socket is
+ * opened at the first child of a run, one for the process, and does not keep the process alive.
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Server } from 'node:net'
+import { state, type RequestRoute } from '../context/state.js'
+import { FluxError } from '../errors.js'
+import type { Admission, ChildEnv } from '../interceptor/index.js'
+import { serveOverSocket } from '../interceptor/tree-wire.js'
+import { redactText } from '../secrets/redact.js'
+
+/** How a child's request is admitted into the run it was started in (the router's `admitTo`). */
+export type AdmitChild = (run: RequestRoute, request: Request, origin: string) => Admission | undefined
+
+interface Child {
+  /** The run it was started in (a child still running after it ended finds it over). */
+  run: RequestRoute
+  admit: AdmitChild
+  /** Its command line, redacted: what a divergence of one of its requests names. */
+  command: string
+}
+
+interface Tree {
+  path: string
+  server: Server
+  children: Map<string, Child>
+}
+
+// @note on globalThis: test files that share a worker (vitest reloads its modules for each) share one socket.
+const KEY = Symbol.for('fluxlab.tree.v1')
+const g = globalThis as { [KEY]?: Tree }
+
+/** The preload a child imports: next to this module in `dist/`, or the built one when fluxlab runs from its sources. */
+function preloadUrl(): string | undefined {
+  for (const rel of ['./preload.js', '../../dist/preload.js']) {
+    const url = new URL(rel, import.meta.url)
+    if (existsSync(fileURLToPath(url))) return url.href
+  }
+  return undefined
+}
+
+/** The socket of this process's tree, opened on first use. */
+function open(): Tree {
+  if (g[KEY]) return g[KEY]
+  const id = `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`
+  const path = process.platform === 'win32' ? `\\\\.\\pipe\\${id}` : join(tmpdir(), `${id}.sock`)
+  const children = new Map<string, Child>()
+  const server = serveOverSocket(path, async ({ token }, request) => {
+    const child = children.get(token)
+    if (!child || child.run.ended) return refusedLate(request, child?.command)
+    const admitted = child.admit(child.run, request, child.command)
+    return admitted ? admitted.answer() : undefined
+  })
+  if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))
+  return (g[KEY] = { path, server, children })
+}
+
+/** A request from a child whose run is over: never sent, and said (the child's error names this). */
+async function refusedLate(request: Request, command: string | undefined): Promise<Response> {
+  const error = new FluxError('FLUX_NOT_IN_TEST', {
+    failed: `send ${request.method} ${new URL(request.url).host}${new URL(request.url).pathname}`,
+    reason: `the child process${command ? ` \`${command}\`` : ''} sent it after the run (or test) that started it ended, so it belongs to no tape`,
+    fix: 'Wait for the child process to exit inside the test that starts it (await its exit, or kill it in afterEach).',
+  })
+  console.warn(error.message)
+  return Response.error()
+}
+
+/**
+ * What a child started now with `command` in `run` gets: the preload, and the socket and token its requests go to.
+ * `undefined` (the child gets nothing, and the run fails with why) when the preload has not been built.
+ * @example
+ * const env = childEnv(run, 'node child.mjs', admitTo)
+ */
+export function childEnv(run: RequestRoute, command: string, admit: AdmitChild): ChildEnv | undefined {
+  const preload = preloadUrl()
+  if (!preload) {
+    run.report?.(
+      new FluxError('FLUX_BAD_CONFIG', {
+        failed: `put the child process \`${redactText(command)}\` on the tape`,
+        reason: `fluxlab's preload (dist/preload.js) is missing, so the child's requests would go out unseen`,
+        fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)',
+      }),
+    )
+    return undefined
+  }
+  const t = open()
+  for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
+  const token = randomBytes(16).toString('hex')
+  t.children.set(token, { run, admit, command: redactText(command) })
+  const hosts = run.config?.hosts ?? state.options.hosts
+  return {
+    preload,
+    env: {
+      FLUX_TREE: t.path,
+      FLUX_TREE_TOKEN: token,
+      ...(hosts && Object.keys(hosts).length ? { FLUX_TREE_HOSTS: JSON.stringify(hosts) } : {}),
+    },
+  }
+}
+
+/**
+ * Close the tree's socket (the test file ended: jest's environment is torn down next). A child still running
+ * then finds no one to send to, and its requests fail with that said.
+ * @example
+ * closeTree()
+ */
+export function closeTree(): void {
+  const tree = g[KEY]
+  if (!tree) return
+  tree.server.close()
+  if (process.platform !== 'win32') rmSync(tree.path, { force: true })
+  g[KEY] = undefined
+}
