@@ -35,6 +35,8 @@ export default defineConfig({
     // into the programs it records or replays (NODE_OPTIONS=--import, so ESM).
     cli: 'src/cli/index.ts',
     preload: 'src/cli/preload.ts',
+    // The holder of a child started with execSync and the like inside a run (src/scenario/tree.ts).
+    holder: 'src/cli/holder.ts',
     // The child process of a crash-cut test (Scenario.crashAt / crashMatrix).
     'durable-child': 'src/durable/child.ts',
     // The whole-suite engine as the CommonJS jest setup loads it on first use (src/plugin/jest-load-cjs.ts).

@@ -28,6 +28,8 @@ export interface RedactorConfig {
 export interface Redactor {
   /** `v1:<8 hex>` identifying the effective config; stored in fixtures. */
   readonly marker: string
+  /** The config it was built from (a process that takes over a run builds the same redactor from it). */
+  readonly config: RedactorConfig
   headers(h: Record<string, string>): Record<string, string>
   url(u: string): string
   json(value: unknown): unknown
@@ -215,6 +217,7 @@ function buildRedactor(config: RedactorConfig): Redactor {
 
   return {
     marker,
+    config,
     text,
     url: (u) => batched((t) => urlWith(u, t)),
     json(value) {

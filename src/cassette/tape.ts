@@ -67,6 +67,15 @@ export class ModelTape {
     return this.used.size
   }
 
+  /** The `seq` of every cell served so far; `markUsed` marks them so on another tape of the same fixture. */
+  usedSeqs(): number[] {
+    return [...this.used]
+  }
+
+  markUsed(seqs: readonly number[]): void {
+    for (const seq of seqs) this.used.add(seq)
+  }
+
   /** The index of the first unused cell `test` accepts, or -1. */
   private find(test: (c: ModelCell) => boolean): number {
     for (let i = 0; i < this.raw.length; i++) if (!this.used.has(this.raw[i].seq) && test(this.raw[i])) return i
@@ -127,6 +136,15 @@ export class ToolTape {
       this.cells.find((c) => c.name === call.name) ??
       (call.kind === 'http' ? free.find((c) => c.kind === 'http' && endpoint(c.name) === endpoint(call.name)) : undefined)
     return { kind: 'miss', closest: sameName, diff: sameName ? diffJson(sameName.args, call.args) : undefined, idMismatch: false }
+  }
+
+  /** The `seq` of every cell served so far; `markUsed` marks them so on another tape of the same fixture. */
+  usedSeqs(): number[] {
+    return [...this.used]
+  }
+
+  markUsed(seqs: readonly number[]): void {
+    for (const seq of seqs) this.used.add(seq)
   }
 
   /** Recorded calls never made, but for the MCP handshake, which a client shared across tests need not repeat. */

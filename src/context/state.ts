@@ -38,6 +38,12 @@ export interface RequestRoute {
   readonly config?: { readonly hosts?: Record<string, ProviderFamily>; readonly refusal?: Gate }
   /** The run is over: a request a child process of it sends now belongs to no tape (`scenario/tree.ts`). */
   readonly ended?: boolean
+  /**
+   * A child started with `execSync`, `execFileSync` or `spawnSync` blocks this process, so a holder process continues
+   * the run for it: `handoff` gives the run as JSON, `absorb` takes back what the holder's run did (`scenario/handoff.ts`).
+   */
+  handoff?(): unknown
+  absorb?(returned: never): void
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
   report?(error: Error): void
   /** One call of an in-process tool wrapped with `tools()` from `fluxlab`: on the tape (`Run.callTool`); without it, the tool runs. */

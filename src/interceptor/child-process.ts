@@ -67,3 +67,134 @@ export function attachChildProcess(route: () => ChildRouter | undefined): () => 
     if (proto.spawn === patched) proto.spawn = original
   }
 }
+
+/** A child started with `execSync`, `execFileSync` or `spawnSync` while this process holds a run: it runs under a holder. */
+export interface SyncChild {
+  /** The holder's arguments (after `node`) for the child: the program and its args, and the shell to start it in. */
+  argv(child: { argv: string[]; shell: boolean | string }): string[]
+  /** The holder exited: what it did is taken back into the run; how the child failed to start, if it did. */
+  done(): { spawnError?: { message: string; code?: string; errno?: number; syscall?: string; path?: string } }
+}
+
+/** Asked at each synchronous spawn while interception is held. */
+export interface SyncRouter {
+  /** This process holds the tape and blocks while the child runs: the holder that continues the run for it. */
+  childSync?(command: string): SyncChild | undefined
+  /** Another process holds the tape (a preload's router): the child only needs the environment. */
+  child?: ChildRouter
+}
+
+type Sync = (...args: unknown[]) => unknown
+interface SyncOptions {
+  env?: NodeJS.ProcessEnv
+  shell?: boolean | string
+  argv0?: string
+}
+
+/** `NODE_OPTIONS` and the tree's variables out of `env`: a holder itself is not on any tape. */
+function bare(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env }
+  for (const k of ['FLUX_TREE', 'FLUX_TREE_TOKEN', 'FLUX_TREE_HOSTS']) delete out[k]
+  if (out.NODE_OPTIONS) out.NODE_OPTIONS = out.NODE_OPTIONS.replace(/--import[= ]\S*preload\.js/g, '').trim()
+  return out
+}
+
+/** Run the child under its holder: the same stdio, cwd and input, the holder's own environment bare of the tree. */
+function held(holder: SyncChild, command: string, argv: string[], shell: boolean | string, options: SyncOptions | undefined, ways: { holder(file: string, args: string[], options: SyncOptions): unknown }): unknown {
+  const own: SyncOptions = { ...options, shell: false, env: bare(options?.env ?? process.env) }
+  delete own.argv0
+  let failed: ReturnType<SyncChild['done']>['spawnError']
+  let done = false
+  const finish = () => {
+    if (!done) (done = true), (failed = holder.done().spawnError)
+  }
+  try {
+    const out = ways.holder(process.execPath, holder.argv({ argv, shell }), own)
+    finish()
+    // spawnSync reports a child that could not start in its result; execFileSync throws it.
+    if (failed && typeof out === 'object' && out !== null && 'status' in out) return { ...out, status: null, error: spawnFailure(failed) }
+    if (failed) throw spawnFailure(failed)
+    return out
+  } catch (e) {
+    finish()
+    if (failed) throw spawnFailure(failed)
+    // The error names the child's command, not the holder's.
+    const err = e as Error
+    if (typeof err?.message === 'string') err.message = err.message.replace(/^Command failed: .*$/m, `Command failed: ${command}`)
+    throw err
+  }
+}
+
+/** A spawn error as `spawnSync` reports it, rebuilt from the holder's account. */
+function spawnFailure(e: NonNullable<ReturnType<SyncChild['done']>['spawnError']>): Error {
+  return Object.assign(new Error(e.message), { code: e.code, errno: e.errno, syscall: e.syscall, path: e.path })
+}
+
+/**
+ * Patch `execSync`, `execFileSync` and `spawnSync` of `node:child_process` (their ES module bindings too) so a child
+ * started with them while `route()` answers is on the tape: under a holder process (`childSync`), or with the
+ * environment only (`child`). Returns the undo.
+ * @note they cannot be patched where `ChildProcess.prototype.spawn` is: the synchronous spawn is internal to Node.
+ * @example
+ * const undo = attachSyncChildProcess(cp, () => st.router)
+ */
+export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 'spawnSync', Sync>, route: () => SyncRouter | undefined): () => void {
+  const original = { execSync: cp.execSync, execFileSync: cp.execFileSync, spawnSync: cp.spawnSync }
+  /** `(file, args?, options?)` as the functions take it. */
+  const split = (args: unknown, options: unknown): [string[], SyncOptions | undefined] => (Array.isArray(args) ? [args.map(String), options as SyncOptions] : [[], args as SyncOptions])
+  /**
+   * Start the child with `argv` under its route: `plain()` when it has none; else under the holder (`holder` starts
+   * `node <holder args>`), or `withEnv` with the environment added.
+   */
+  interface Ways {
+    plain(): unknown
+    holder(file: string, args: string[], options: SyncOptions): unknown
+    withEnv(options: SyncOptions): unknown
+  }
+  const under = (argv: string[], shell: boolean | string, options: SyncOptions | undefined, ways: Ways): unknown => {
+    const r = route()
+    const command = shell ? argv.join(' ') : commandOf(argv)
+    // @note a router that holds the tape here never gives a synchronous child the environment alone: its requests
+    // would come to this process, blocked until the child exits.
+    if (r?.childSync) {
+      const holder = r.childSync(command)
+      return holder ? held(holder, command, argv, shell, options, ways) : ways.plain()
+    }
+    const env = r?.child?.(command)
+    if (!env) return ways.plain()
+    const base = options?.env ?? process.env
+    const pairs = withChildEnv(Object.entries(base).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`])), env)
+    return ways.withEnv({ ...options, env: Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) })
+  }
+  const patched = {
+    spawnSync(this: unknown, file: unknown, args?: unknown, options?: unknown) {
+      const [a, o] = split(args, options)
+      return under([String(file), ...a], o?.shell ?? false, o, {
+        plain: () => original.spawnSync.call(this, file, args, options),
+        holder: (f, x, y) => original.spawnSync(f, x, y),
+        withEnv: (y) => original.spawnSync(file, a, y),
+      })
+    },
+    execFileSync(this: unknown, file: unknown, args?: unknown, options?: unknown) {
+      const [a, o] = split(args, options)
+      return under([String(file), ...a], o?.shell ?? false, o, {
+        plain: () => original.execFileSync.call(this, file, args, options),
+        holder: (f, x, y) => original.execFileSync(f, x, y),
+        withEnv: (y) => original.execFileSync(file, a, y),
+      })
+    },
+    execSync(this: unknown, command: unknown, options?: unknown) {
+      const o = options as SyncOptions | undefined
+      // A shell command: the holder starts it in the same shell.
+      return under([String(command)], o?.shell ?? true, o, {
+        plain: () => original.execSync.call(this, command, options),
+        holder: (f, x, y) => original.execFileSync(f, x, y),
+        withEnv: (y) => original.execSync(command, y),
+      })
+    },
+  }
+  Object.assign(cp, patched)
+  return () => {
+    for (const name of ['execSync', 'execFileSync', 'spawnSync'] as const) if (cp[name] === patched[name]) cp[name] = original[name]
+  }
+}

@@ -1,18 +1,18 @@
-import { syncBuiltinESMExports } from 'node:module'
+import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { clearImmediate, setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FluxError, notice } from '../errors.js'
 import { guardHttp2 } from './http2.js'
 import type { Router } from './interception.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
-import { attachChildProcess } from './child-process.js'
+import { attachChildProcess, attachSyncChildProcess } from './child-process.js'
 import { attach, detach } from './share.js'
 import { st } from './state.js'
 import { attachUndici, refreshUndici, unrouted } from './undici.js'
 import { attachWebSocket } from './websocket.js'
 
 export type { Admission, Router } from './interception.js'
-export type { ChildEnv } from './child-process.js'
+export type { ChildEnv, SyncChild } from './child-process.js'
 
 /**
  * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it
@@ -57,7 +57,12 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   } else refreshUndici()
   // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
   st.detachWebSocket ??= attachWebSocket(() => (st.refs > 0 ? st.router?.socket : undefined))
-  st.detachChildren ??= attachChildProcess(() => (st.refs > 0 && processHold.holder?.realm === globalThis ? st.router?.child : undefined))
+  const holds = () => st.refs > 0 && processHold.holder?.realm === globalThis
+  st.detachChildren ??= attachChildProcess(() => (holds() ? st.router?.child : undefined))
+  if (!st.detachSyncChildren) {
+    st.detachSyncChildren = attachSyncChildProcess(builtinChildProcess(), () => (holds() ? st.router : undefined))
+    syncBuiltinESMExports()
+  }
   attach()
   let released = false
   return ({ now = false } = {}) => {
@@ -84,6 +89,9 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   }
 }
 
+/** `node:child_process` as its ES module bindings read it (the same object in every jest realm). */
+const builtinChildProcess = () => createRequire(import.meta.url)('node:child_process') as Parameters<typeof attachSyncChildProcess>[0]
+
 /** Undo every patch of `acquireInterception` (the last holder released it, a turn ago). */
 function detachAll(): void {
   detach()
@@ -93,7 +101,10 @@ function detachAll(): void {
   st.detachWebSocket = undefined
   st.detachChildren?.()
   st.detachChildren = undefined
-  if (st.unguardHttp2?.()) syncBuiltinESMExports()
+  st.detachSyncChildren?.()
+  const unpatchedSync = st.detachSyncChildren !== undefined
+  st.detachSyncChildren = undefined
+  if (st.unguardHttp2?.() || unpatchedSync) syncBuiltinESMExports()
   st.unguardHttp2 = undefined
   letGoProcess()
 }

@@ -7,7 +7,7 @@ import type { setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
-import type { ChildRouter } from './child-process.js'
+import type { ChildRouter, SyncChild } from './child-process.js'
 import type { UndiciRouter } from './undici.js'
 import type { SocketRouter } from './websocket.js'
 
@@ -20,7 +20,7 @@ import type { SocketRouter } from './websocket.js'
  * request itself, and `preempts` says which come first. `child` gives a child process started now what puts its
  * requests on the same tape (`./child-process.ts`).
  */
-export type Router = UndiciRouter & { socket?: SocketRouter; child?: ChildRouter; admit?(request: Request): Admission | undefined; preempts?(request: Request): boolean }
+export type Router = UndiciRouter & { socket?: SocketRouter; child?: ChildRouter; childSync?(command: string): SyncChild | undefined; admit?(request: Request): Admission | undefined; preempts?(request: Request): boolean }
 
 /** What the router decided about one request, once: `undefined` instead lets it pass untouched. */
 export interface Admission {
@@ -75,8 +75,9 @@ export interface InterceptionState {
   router?: Router
   detachUndici?: () => void
   detachWebSocket?: () => void
-  /** Undo of the child-process patch (`child-process.ts`). */
+  /** Undo of the child-process patches (`child-process.ts`). */
   detachChildren?: () => void
+  detachSyncChildren?: () => void
   /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
   unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */

@@ -85,6 +85,8 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
     config: { hosts },
     handle: (request, known) => scenario().run.handle(request, known),
     callTool: (call, run) => scenario().run.callTool(call, run),
+    handoff: () => scenario().run.handoff(),
+    absorb: (returned) => scenario().run.absorb(returned),
   }
 }
 

@@ -6,13 +6,13 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import type { Admission, ChildEnv, Router } from '../interceptor/index.js'
+import type { Admission, ChildEnv, Router, SyncChild } from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
 import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
-import { childEnv } from './tree.js'
+import { childEnv, syncChild } from './tree.js'
 
 /**
  * The run a request made now belongs to: the one whose agent (or test) made it, in async context; under a
@@ -52,7 +52,7 @@ function admit(request: Request): Admission | undefined {
  * @example
  * const admitted = admitTo(run, request, 'node child.mjs')
  */
-function admitTo(run: RequestRoute, request: Request, origin?: string): Admission | undefined {
+export function admitTo(run: RequestRoute, request: Request, origin?: string): Admission | undefined {
   const url = new URL(request.url)
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
@@ -73,6 +73,11 @@ export const router: Router = Object.assign(async (request: Request): Promise<Re
   child(command: string): ChildEnv | undefined {
     const run = currentRun()
     return run && childEnv(run, command, admitTo)
+  },
+  /** The same for a child started with `execSync` and the like, which blocks this process: it runs under a holder. */
+  childSync(command: string): SyncChild | undefined {
+    const run = currentRun()
+    return run && syncChild(run, command)
   },
   claims: (method: string, url: URL): boolean => claimant(method, url) !== undefined,
   isModelCall: (method: string, url: URL): boolean => isProviderRequest(method, url, currentRun()?.config?.hosts ?? state.options.hosts),

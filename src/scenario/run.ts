@@ -19,6 +19,8 @@ import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
+import { handoffOf, type RunHandoff, type RunReturn } from './handoff.js'
+import type { UsedCells } from './pipeline/tape.js'
 
 export type { RunConfig, RunInit, RunSettings }
 
@@ -70,7 +72,8 @@ export class Run implements TrackedRun, RequestRoute {
   private closed = false
   private registered = false
 
-  constructor({ settings, live, command, scenario, ...init }: RunInit) {
+  /** `start`: where a run another process handed over stands (`handoff.ts`): its counters, the cells it served. */
+  constructor({ settings, live, command, scenario, start, ...init }: RunInit & { start?: { counters: Counters; used?: UsedCells } }) {
     this.config = Object.freeze({
       ...settings,
       ...init,
@@ -80,6 +83,40 @@ export class Run implements TrackedRun, RequestRoute {
     })
     this.log = new RunLog(this.config.name, this.config.command)
     this.pipeline = buildPipeline(this.config, this.log, this.counters)
+    if (start) {
+      Object.assign(this.counters, start.counters)
+      if (start.used) this.pipeline.tape?.markUsed(start.used)
+    }
+  }
+
+  /** This run as JSON, for the holder of a child process started with `execSync` and the like (`handoff.ts`). */
+  handoff(): RunHandoff {
+    return handoffOf(this.config, this.counters, this.pipeline.tape?.used())
+  }
+
+  /** What this run did, as JSON: a holder's run, handed back to the run it continued. */
+  returned(): RunReturn {
+    const { log } = this
+    return {
+      counters: { ...this.counters },
+      entries: log.entries,
+      divergences: log.divergences,
+      modelLive: log.modelLive,
+      keyVars: [...log.keyVars],
+      ...(this.pipeline.tape ? { used: this.pipeline.tape.used() } : {}),
+      ...(log.fatal ? { fatal: { message: log.fatal.message, code: (log.fatal as { code?: string }).code } } : {}),
+    }
+  }
+
+  /** Take back what a holder's run did while this process was blocked, as if this run had made those calls. */
+  absorb(r: RunReturn): void {
+    Object.assign(this.counters, r.counters)
+    this.log.entries.push(...r.entries)
+    for (const d of r.divergences) this.log.diverge(d.code, d.step, d.message, { ...(d.diff ? { diff: d.diff } : {}), ...(d.closest ? { closest: d.closest } : {}) })
+    this.log.modelLive += r.modelLive
+    for (const k of r.keyVars) this.log.keyVars.add(k)
+    if (r.used) this.pipeline.tape?.markUsed(r.used)
+    if (r.fatal) this.log.fatal ??= Object.assign(new Error(r.fatal.message), { name: r.fatal.code ? 'FluxError' : 'Error', code: r.fatal.code })
   }
 
   /** The run is over (`close`): a child process of it that sends a request now is refused. */

@@ -8,14 +8,14 @@
  * opened at the first child of a run, one for the process, and does not keep the process alive.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import type { Admission, ChildEnv } from '../interceptor/index.js'
+import type { Admission, ChildEnv, SyncChild } from '../interceptor/index.js'
 import { serveOverSocket } from '../interceptor/tree-wire.js'
 import { redactText } from '../secrets/redact.js'
 
@@ -40,20 +40,35 @@ interface Tree {
 const KEY = Symbol.for('fluxlab.tree.v1')
 const g = globalThis as { [KEY]?: Tree }
 
-/** The preload a child imports: next to this module in `dist/`, or the built one when fluxlab runs from its sources. */
-function preloadUrl(): string | undefined {
-  for (const rel of ['./preload.js', '../../dist/preload.js']) {
+/** A file of the build (`preload.js`, `holder.js`): next to this module in `dist/`, or the built one when fluxlab runs from its sources. */
+function built(name: string): URL | undefined {
+  for (const rel of [`./${name}`, `../../dist/${name}`]) {
     const url = new URL(rel, import.meta.url)
-    if (existsSync(fileURLToPath(url))) return url.href
+    if (existsSync(fileURLToPath(url))) return url
   }
   return undefined
 }
+
+/** The run fails (the child gets nothing) when the build lacks the file a child needs. */
+function unbuilt(run: RequestRoute, command: string, name: string): undefined {
+  run.report?.(
+    new FluxError('FLUX_BAD_CONFIG', {
+      failed: `put the child process \`${redactText(command)}\` on the tape`,
+      reason: `fluxlab's ${name} (dist/${name}) is missing, so the child's requests would go out unseen`,
+      fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)',
+    }),
+  )
+  return undefined
+}
+
+/** A fresh socket path: in `dir` (Unix), or a named pipe (Windows). */
+const socketPath = (dir: string, id: string): string => (process.platform === 'win32' ? `\\\\.\\pipe\\${id}` : join(dir, `${id}.sock`))
 
 /** The socket of this process's tree, opened on first use. */
 function open(): Tree {
   if (g[KEY]) return g[KEY]
   const id = `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`
-  const path = process.platform === 'win32' ? `\\\\.\\pipe\\${id}` : join(tmpdir(), `${id}.sock`)
+  const path = socketPath(tmpdir(), id)
   const children = new Map<string, Child>()
   const server = serveOverSocket(path, async ({ token }, request) => {
     const child = children.get(token)
@@ -83,17 +98,8 @@ async function refusedLate(request: Request, command: string | undefined): Promi
  * const env = childEnv(run, 'node child.mjs', admitTo)
  */
 export function childEnv(run: RequestRoute, command: string, admit: AdmitChild): ChildEnv | undefined {
-  const preload = preloadUrl()
-  if (!preload) {
-    run.report?.(
-      new FluxError('FLUX_BAD_CONFIG', {
-        failed: `put the child process \`${redactText(command)}\` on the tape`,
-        reason: `fluxlab's preload (dist/preload.js) is missing, so the child's requests would go out unseen`,
-        fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)',
-      }),
-    )
-    return undefined
-  }
+  const preload = built('preload.js')?.href
+  if (!preload) return unbuilt(run, command, 'preload.js')
   const t = open()
   for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
   const token = randomBytes(16).toString('hex')
@@ -105,6 +111,62 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild):
       FLUX_TREE: t.path,
       FLUX_TREE_TOKEN: token,
       ...(hosts && Object.keys(hosts).length ? { FLUX_TREE_HOSTS: JSON.stringify(hosts) } : {}),
+    },
+  }
+}
+
+/** What a holder (src/cli/holder.ts) reads: the run to continue, the child to start, where to listen and write back. */
+export interface Holding {
+  run: unknown
+  argv: string[]
+  shell: boolean | string
+  /** The child's command line, redacted: what a divergence of one of its requests names. */
+  command: string
+  socket: string
+  token: string
+  preload: string
+  /** Where the holder writes what its run did (`RunReturn`). */
+  result: string
+}
+
+/**
+ * A child started with `execSync`, `execFileSync` or `spawnSync` in `run`: this process blocks until it exits, so the
+ * child runs under a holder process that continues the run (`handoff.ts`), and what it did is taken back after.
+ * `undefined` for a route that cannot hand its run over (a refusal): the child then gets what `childEnv` gives.
+ * @example
+ * const holder = syncChild(run, 'npx tsx examples/a.ts')
+ */
+export function syncChild(run: RequestRoute, command: string): SyncChild | undefined {
+  if (!run.handoff || !run.absorb) return undefined
+  const holder = built('holder.js')
+  const preload = built('preload.js')
+  if (!holder || !preload) return unbuilt(run, command, holder ? 'preload.js' : 'holder.js')
+  const dir = mkdtempSync(join(tmpdir(), 'fluxlab-sync-'))
+  const result = join(dir, 'result.json')
+  const shown = redactText(command)
+  return {
+    argv({ argv, shell }) {
+      const holding: Holding = { run: run.handoff!(), argv, shell, command: shown, socket: socketPath(dir, 'h'), token: randomBytes(16).toString('hex'), preload: preload.href, result }
+      writeFileSync(join(dir, 'holding.json'), JSON.stringify(holding))
+      return [fileURLToPath(holder), join(dir, 'holding.json')]
+    },
+    done() {
+      try {
+        const back = JSON.parse(readFileSync(result, 'utf8')) as { counters?: unknown; spawnError?: ReturnType<SyncChild['done']>['spawnError'] }
+        if (back.counters) run.absorb!(back as never)
+        return back.spawnError ? { spawnError: back.spawnError } : {}
+      } catch (e) {
+        run.report?.(
+          new FluxError('FLUX_INTERNAL', {
+            failed: `take back the requests of the child process \`${shown}\``,
+            reason: `its holder wrote no account of them (${(e as Error).message}): it was killed, or failed`,
+            fix: 'Run the test again; if it fails the same way, report it with the output above.',
+          }),
+        )
+        return {}
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
     },
   }
 }

@@ -4,35 +4,46 @@
  * `node` child, a grandchild started with an environment of its own, a shell's child. The replay runs with the
  * provider closed; a request the tape cannot serve is refused with the child's command line named.
  */
-import { exec, execFile } from 'node:child_process'
+import { exec, execFile, execFileSync, execSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, test } from 'vitest'
 import { scenario } from 'fluxlab'
-import { startProviderServer, type ProviderServer, type ReceivedRequest } from '../support/provider-server.js'
-import { openaiBaseURL } from '../support/index.js'
 import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
 
 const ASK = fileURLToPath(new URL('./fixtures/tree/ask.mjs', import.meta.url))
 const PARENT = fileURLToPath(new URL('./fixtures/tree/parent.mjs', import.meta.url))
+const SERVER = fileURLToPath(new URL('./fixtures/tree/chat-server.mjs', import.meta.url))
 const KEY = 'sk-proj-tree0recording0key0not0real0aaaaaaaaaaaa'
 
-/** An OpenAI chat server whose answer names the question, so each reply shows which request it answers. */
-async function chatServer(): Promise<ProviderServer> {
-  const server = await startProviderServer({
-    script: (req: ReceivedRequest) => {
-      const body = req.json as { messages: Array<{ content: string }>; stream?: boolean }
-      const text = `answer to ${body.messages.at(-1)?.content}`
-      if (body.stream) {
-        const events = [text.slice(0, 6), text.slice(6)].map((content, i) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content } : { content }, finish_reason: null }] }))
-        return { method: 'POST', path: '/v1/chat/completions', status: 200, headers: { 'content-type': 'text/event-stream' }, body: [...events.map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'].join('') }
-      }
-      const completion = { id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } }
-      return { method: 'POST', path: '/v1/chat/completions', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(completion) }
-    },
+/** The chat server, in a process of its own (the test blocks in execSync); `hits` asks it how many chat requests it had. */
+interface ChatServer {
+  url: string
+  hits(): Promise<number>
+  close(): Promise<void>
+}
+
+async function chatServer(): Promise<ChatServer> {
+  const child = spawn(process.execPath, [SERVER], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (b: Buffer) => resolve(b.toString().trim()))
+    child.once('error', reject)
   })
+  let closed = false
+  let last = 0
+  const server: ChatServer = {
+    url,
+    hits: async () => (closed ? last : (last = Number(await (await fetch(`${url}/hits`)).text()))),
+    async close() {
+      if (closed) return
+      await server.hits()
+      closed = true
+      child.kill()
+      await new Promise((resolve) => child.once('exit', resolve))
+    },
+  }
   track(server)
   return server
 }
@@ -44,19 +55,19 @@ const shell = promisify(exec)
 async function recordThenReplay(name: string, agent: () => Promise<string>) {
   const server = await chatServer()
   const dir = tempDir()
-  process.env.OPENAI_BASE_URL = openaiBaseURL(server)
+  process.env.OPENAI_BASE_URL = `${server.url}/v1`
   process.env.OPENAI_API_KEY = KEY
   try {
     const rec = await scenario(name, { dir })
     expect(rec.mode).toBe('record')
     const recorded = await rec.run(agent)
-    const hits = server.hits
+    const hits = await server.hits()
     await server.close()
     delete process.env.OPENAI_API_KEY
     const rep = await scenario(name, { dir })
     expect(rep.mode).toBe('replay')
     const replayed = await rep.run(agent)
-    return { recorded, replayed, hits, replayHits: server.hits - hits, fixture: `${dir}/${name}` }
+    return { recorded, replayed, hits, replayHits: (await server.hits()) - hits, fixture: `${dir}/${name}` }
   } finally {
     delete process.env.OPENAI_BASE_URL
     delete process.env.OPENAI_API_KEY
@@ -99,17 +110,17 @@ describe('child processes started inside a run', () => {
   test('on replay, a child request the tape cannot serve is refused, naming the child, and never sent', async () => {
     const server = await chatServer()
     const dir = tempDir()
-    process.env.OPENAI_BASE_URL = openaiBaseURL(server)
+    process.env.OPENAI_BASE_URL = `${server.url}/v1`
     process.env.OPENAI_API_KEY = KEY
     try {
       await (await scenario('changed', { dir })).run(() => run(process.execPath, [ASK, 'first']))
-      const hits = server.hits
+      const hits = await server.hits()
       const rep = await scenario('changed', { dir })
       const out = await rep.run(async () => {
         await run(process.execPath, [ASK, 'first'])
         return run(process.execPath, [ASK, 'a question never recorded']).catch((e: Error) => e.message)
       })
-      expect(server.hits).toBe(hits)
+      expect(await server.hits()).toBe(hits)
       expect(out.result).toMatch(/Command failed/)
       const overflow = out.divergences.find((d) => d.code === 'model_index_overflow')
       expect(overflow?.message).toContain(`sent by the child process \`${process.execPath} ${ASK} a question never recorded\``)
@@ -119,12 +130,53 @@ describe('child processes started inside a run', () => {
     }
   })
 
+  test('children started with execSync, execFileSync and spawnSync (which block the test) are on the tape, in order', async () => {
+    const rr = await recordThenReplay('sync', async () => {
+      const one = execSync(`"${process.execPath}" "${ASK}" 'sync one'`, { encoding: 'utf8' })
+      const two = execFileSync(process.execPath, [ASK, 'sync two', '--stream'], { encoding: 'utf8' })
+      const three = spawnSync(process.execPath, [PARENT], { encoding: 'utf8' })
+      return `${one} / ${two} / ${three.status} ${three.stdout}`
+    })
+    expect(rr.recorded.result).toBe('answer to sync one / answer to sync two / 0 answer to grandchild question | answer to child question after: answer to grandchild question')
+    expect(rr.hits).toBe(4)
+    expect(rr.replayHits).toBe(0)
+    expect(rr.replayed.divergences).toEqual([])
+    expect(rr.replayed.result).toBe(rr.recorded.result)
+    expect(rr.replayed.modelCalls).toHaveLength(4)
+    expect(readJsonl(`${rr.fixture}/model.jsonl`).map((c) => c.step)).toEqual(['model#1', 'model#2', 'model#3', 'model#4'])
+  })
+
+  test('a synchronous child keeps its own behaviour: output, exit codes, a missing program', async () => {
+    const out = await (await scenario('sync-plain', { dir: tempDir() })).run(async () => {
+      const echo = execSync('echo hi', { encoding: 'utf8' })
+      const failed = (() => {
+        try {
+          execSync('exit 3', { stdio: 'pipe' })
+          return 'no throw'
+        } catch (e) {
+          return `${(e as { status: number }).status} ${(e as Error).message.split('\n')[0]}`
+        }
+      })()
+      const missing = spawnSync('/no/such/program', ['x'])
+      const thrown = (() => {
+        try {
+          execFileSync('/no/such/program')
+        } catch (e) {
+          return (e as NodeJS.ErrnoException).code
+        }
+      })()
+      const input = execFileSync(process.execPath, ['-e', 'process.stdin.pipe(process.stdout)'], { input: 'piped', encoding: 'utf8' })
+      return { echo, failed, missing: [missing.status, (missing.error as NodeJS.ErrnoException | undefined)?.code], thrown, input }
+    })
+    expect(out.result).toEqual({ echo: 'hi\n', failed: '3 Command failed: exit 3', missing: [null, 'ENOENT'], thrown: 'ENOENT', input: 'piped' })
+  })
+
   test('a child started outside every run is untouched: no preload, its requests go where they go', async () => {
     const server = await chatServer()
     const { stdout } = await run(process.execPath, ['-e', 'process.stdout.write(process.env.NODE_OPTIONS ?? "")'])
     expect(stdout).not.toContain('preload')
-    const plain = await run(process.execPath, [ASK, 'outside'], { env: { ...process.env, OPENAI_BASE_URL: openaiBaseURL(server), OPENAI_API_KEY: KEY } })
+    const plain = await run(process.execPath, [ASK, 'outside'], { env: { ...process.env, OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: KEY } })
     expect(plain.stdout).toBe('answer to outside')
-    expect(server.hits).toBe(1)
+    expect(await server.hits()).toBe(1)
   })
 })

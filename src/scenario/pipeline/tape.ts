@@ -12,6 +12,16 @@ import type { RunLog } from './log.js'
 export interface TapeStage extends Stage {
   /** Recorded cells never served, model channel first. */
   unused(): { model: ReturnType<ModelTape['unused']>; tools: ReturnType<ToolTape['unused']> }
+  /** The cells served so far, by `seq` on each channel (a process that takes over the run serves the others). */
+  used(): UsedCells
+  /** Mark cells another process served from the same fixture. */
+  markUsed(used: UsedCells): void
+}
+
+/** Cells of a fixture served, by `seq` on each channel. */
+export interface UsedCells {
+  model: number[]
+  tools: number[]
 }
 
 /**
@@ -93,5 +103,12 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     const rec = cell.response ?? { status: 200, headers: {}, chunks: [] }
     return { response: replayResponse(readdressed(rec, cell.rpcId, call.rpcId), { timing, transportError: cell.transportError, signal: call.request.signal }) }
   }
-  return Object.assign(stage, { unused: () => ({ model: model.unused(), tools: tools.unused() }) })
+  return Object.assign(stage, {
+    unused: () => ({ model: model.unused(), tools: tools.unused() }),
+    used: () => ({ model: model.usedSeqs(), tools: tools.usedSeqs() }),
+    markUsed(used: UsedCells) {
+      model.markUsed(used.model)
+      tools.markUsed(used.tools)
+    },
+  })
 }
