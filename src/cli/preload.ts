@@ -13,12 +13,15 @@ import { detectModelCall } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { FRAME, FrameDecoder, type ForwardedRequest } from '../interceptor/frames.js'
 import { forwardOverSocket } from '../interceptor/tree-wire.js'
+import { WORKER_TREE } from '../interceptor/worker.js'
 
 const url = process.env.FLUX_CONTROL_URL
 const token = process.env.FLUX_CONTROL_TOKEN
 const NULL_BODY = new Set([101, 204, 205, 304])
 
-if (process.env.FLUX_TREE && process.env.FLUX_TREE_TOKEN) acquireInterception(treeRouter(process.env.FLUX_TREE, process.env.FLUX_TREE_TOKEN))
+// A worker thread finds the tree on its global (its `env` may be the process's own); a process, in its environment.
+const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORKER_TREE] ?? process.env) as NodeJS.ProcessEnv
+if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) acquireInterception(treeRouter(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN, tree.FLUX_TREE_HOSTS))
 // Model calls go to the CLI before the program's own msw or nock mocks see them; other requests only when none answered.
 else if (url && token) acquireInterception(Object.assign((request: Request) => forward(request, url, token), { preempts: (request: Request) => detectModelCall(request.method, new URL(request.url)) !== undefined }))
 
@@ -26,10 +29,10 @@ else if (url && token) acquireInterception(Object.assign((request: Request) => f
  * A child of a test's run: model calls go to the test's process before this program's own mocks see them, every other
  * request when none of them answered. Its own children get the same socket and token (an explicit `env` drops them).
  */
-function treeRouter(path: string, token: string): Router {
+function treeRouter(path: string, token: string, hostsJson: string | undefined): Router {
   let hosts: Record<string, ProviderFamily> | undefined
   try {
-    hosts = process.env.FLUX_TREE_HOSTS ? (JSON.parse(process.env.FLUX_TREE_HOSTS) as Record<string, ProviderFamily>) : undefined
+    hosts = hostsJson ? (JSON.parse(hostsJson) as Record<string, ProviderFamily>) : undefined
   } catch {
     hosts = undefined
   }
@@ -44,7 +47,7 @@ function treeRouter(path: string, token: string): Router {
       console.error(error.message)
       return Response.error()
     })
-  const env: ChildEnv = { preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(process.env.FLUX_TREE_HOSTS ? { FLUX_TREE_HOSTS: process.env.FLUX_TREE_HOSTS } : {}) } }
+  const env: ChildEnv = { preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(hostsJson ? { FLUX_TREE_HOSTS: hostsJson } : {}) } }
   return Object.assign(send, {
     admit: (request: Request) => ({ preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request) }),
     child: () => env,

@@ -10,6 +10,7 @@ import { attach, detach } from './share.js'
 import { st } from './state.js'
 import { attachUndici, refreshUndici, unrouted } from './undici.js'
 import { attachWebSocket } from './websocket.js'
+import { attachWorkers } from './worker.js'
 
 export type { Admission, Router } from './interception.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
@@ -60,7 +61,8 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   const holds = () => st.refs > 0 && processHold.holder?.realm === globalThis
   st.detachChildren ??= attachChildProcess(() => (holds() ? st.router?.child : undefined))
   if (!st.detachSyncChildren) {
-    st.detachSyncChildren = attachSyncChildProcess(builtinChildProcess(), () => (holds() ? st.router : undefined))
+    st.detachSyncChildren = attachSyncChildProcess(builtin('node:child_process'), () => (holds() ? st.router : undefined))
+    st.detachWorkers = attachWorkers(builtin('node:worker_threads'), () => (holds() ? st.router?.child : undefined))
     syncBuiltinESMExports()
   }
   attach()
@@ -89,8 +91,8 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   }
 }
 
-/** `node:child_process` as its ES module bindings read it (the same object in every jest realm). */
-const builtinChildProcess = () => createRequire(import.meta.url)('node:child_process') as Parameters<typeof attachSyncChildProcess>[0]
+/** A builtin module as its ES module bindings read it (the same object in every jest realm). */
+const builtin = <T>(name: string): T => createRequire(import.meta.url)(name) as T
 
 /** Undo every patch of `acquireInterception` (the last holder released it, a turn ago). */
 function detachAll(): void {
@@ -102,8 +104,10 @@ function detachAll(): void {
   st.detachChildren?.()
   st.detachChildren = undefined
   st.detachSyncChildren?.()
+  st.detachWorkers?.()
   const unpatchedSync = st.detachSyncChildren !== undefined
   st.detachSyncChildren = undefined
+  st.detachWorkers = undefined
   if (st.unguardHttp2?.() || unpatchedSync) syncBuiltinESMExports()
   st.unguardHttp2 = undefined
   letGoProcess()

@@ -78,6 +78,8 @@ export interface InterceptionState {
   /** Undo of the child-process patches (`child-process.ts`). */
   detachChildren?: () => void
   detachSyncChildren?: () => void
+  /** Undo of the `worker_threads` patch (`worker.ts`). */
+  detachWorkers?: () => void
   /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
   unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */

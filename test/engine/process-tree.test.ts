@@ -7,6 +7,7 @@
 import { exec, execFile, execFileSync, execSync, spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { Worker } from 'node:worker_threads'
 import { describe, expect, test } from 'vitest'
 import { scenario } from 'fluxlab'
 import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
@@ -15,6 +16,7 @@ useEngineSandbox()
 
 const ASK = fileURLToPath(new URL('./fixtures/tree/ask.mjs', import.meta.url))
 const PARENT = fileURLToPath(new URL('./fixtures/tree/parent.mjs', import.meta.url))
+const WORKER = fileURLToPath(new URL('./fixtures/tree/worker.mjs', import.meta.url))
 const SERVER = fileURLToPath(new URL('./fixtures/tree/chat-server.mjs', import.meta.url))
 const KEY = 'sk-proj-tree0recording0key0not0real0aaaaaaaaaaaa'
 
@@ -169,6 +171,21 @@ describe('child processes started inside a run', () => {
       return { echo, failed, missing: [missing.status, (missing.error as NodeJS.ErrnoException | undefined)?.code], thrown, input }
     })
     expect(out.result).toEqual({ echo: 'hi\n', failed: '3 Command failed: exit 3', missing: [null, 'ENOENT'], thrown: 'ENOENT', input: 'piped' })
+  })
+
+  test('a worker thread started inside a run is on its tape', async () => {
+    const ask = (question: string) =>
+      new Promise<string>((resolve, reject) => {
+        const worker = new Worker(WORKER, { workerData: { question } })
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      })
+    const rr = await recordThenReplay('worker', async () => `${await ask('from a worker')} / ${await ask('from another')}`)
+    expect(rr.recorded.result).toBe('answer to from a worker / answer to from another')
+    expect(rr.hits).toBe(2)
+    expect(rr.replayHits).toBe(0)
+    expect(rr.replayed.divergences).toEqual([])
+    expect(rr.replayed.result).toBe(rr.recorded.result)
   })
 
   test('a child started outside every run is untouched: no preload, its requests go where they go', async () => {
