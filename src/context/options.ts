@@ -58,6 +58,15 @@ export interface FluxOptions {
    * fluxlab({ scenarios: 'per-test', keys: ['LITELLM_API_KEY'] })
    */
   keys?: string[]
+  /**
+   * Give child processes of a run the providers' base-URL variables (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`,
+   * `GOOGLE_GEMINI_BASE_URL`, `OPENAI_API_BASE`), pointed at a loopback endpoint of the run: a child fluxlab cannot
+   * preload (a Python or Go tool, a script that resets `NODE_OPTIONS`) then reaches the provider through the run, and
+   * its calls are recorded and replayed as the provider's. `FLUX_CHILD_BASE_URLS=1` sets it when the option does not.
+   * @example
+   * fluxlab({ scenarios: 'per-test', childBaseUrls: true })
+   */
+  childBaseUrls?: boolean
 }
 
 /**

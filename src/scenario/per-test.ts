@@ -17,7 +17,7 @@ import type { Outcome } from './outcome.js'
 import { concurrentGroup as group, outsideRefusal, type ConcurrentGroup } from './refusals.js'
 import { router } from './router.js'
 import { openTestScenario, type TestScenario } from './test-scenario.js'
-import { closeTree } from './tree.js'
+import { closeTree, prepareTree } from './tree.js'
 
 export { openTestScenario, type TestScenario, type ConcurrentGroup }
 
@@ -33,6 +33,7 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
   const outside = outsideRefusal()
   // Inside a test file every request is its file scenario's (a tool's HTTP too), like a test's.
   state.outside = () => fileDoor(root, updateState) ?? outside
+  void prepareTree()
   releaseOutside = acquireInterception(router)
 }
 

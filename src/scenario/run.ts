@@ -19,6 +19,7 @@ import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
+import { prepareTree } from './tree.js'
 import { handoffOf, type RunHandoff, type RunReturn } from './handoff.js'
 import type { UsedCells } from './pipeline/tape.js'
 
@@ -216,6 +217,7 @@ export class Run implements TrackedRun, RequestRoute {
    */
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
+    await prepareTree()
     const release = acquireInterception(router)
     // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
     const fixture = this.config.fixture

@@ -15,9 +15,10 @@ import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import type { Admission, ChildEnv, SyncChild } from '../interceptor/index.js'
+import { liveFetch, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
 import { serveOverSocket } from '../interceptor/tree-wire.js'
 import { redactText } from '../secrets/redact.js'
+import { baseUrlEnv, childBaseUrls, openBaseUrls, throughEndpoint } from './base-urls.js'
 
 /** How a child's request is admitted into the run it was started in (the router's `admitTo`). */
 export type AdmitChild = (run: RequestRoute, request: Request, origin: string) => Admission | undefined
@@ -73,7 +74,7 @@ function open(): Tree {
   const server = serveOverSocket(path, async ({ token }, request) => {
     const child = children.get(token)
     if (!child || child.run.ended) return refusedLate(request, child?.command)
-    const admitted = child.admit(child.run, request, child.command)
+    const admitted = child.admit(child.run, throughEndpoint(request), child.command)
     return admitted ? admitted.answer() : undefined
   })
   if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))
@@ -111,8 +112,27 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild):
       FLUX_TREE: t.path,
       FLUX_TREE_TOKEN: token,
       ...(hosts && Object.keys(hosts).length ? { FLUX_TREE_HOSTS: JSON.stringify(hosts) } : {}),
+      ...(childBaseUrls() ? baseUrlEnv(token) : {}),
     },
   }
+}
+
+/**
+ * A run starts: with `childBaseUrls` on, the base-URL endpoint opens now (settled when it listens), so the children the
+ * run starts find it; else nothing.
+ * @example
+ * await prepareTree()
+ */
+export function prepareTree(): Promise<void> | undefined {
+  return childBaseUrls() ? openBaseUrls(answerBaseUrl) : undefined
+}
+
+/** A request of a child that came through a base-URL variable: to the run that started it, as the provider's. */
+async function answerBaseUrl(token: string, request: Request): Promise<Response | undefined> {
+  const child = g[KEY]?.children.get(token)
+  if (!child || child.run.ended) return refusedLate(request, child?.command)
+  const admitted = child.admit(child.run, request, `${child.command} (through a base-URL variable)`)
+  return admitted ? admitted.answer() : liveFetch(request)
 }
 
 /** What a holder (src/cli/holder.ts) reads: the run to continue, the child to start, where to listen and write back. */

@@ -5,11 +5,12 @@
  * provider closed; a request the tape cannot serve is refused with the child's command line named.
  */
 import { exec, execFile, execFileSync, execSync, spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Worker } from 'node:worker_threads'
 import { describe, expect, test } from 'vitest'
-import { scenario } from 'fluxlab'
+import { configure, scenario } from 'fluxlab'
 import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
@@ -186,6 +187,30 @@ describe('child processes started inside a run', () => {
     expect(rr.replayHits).toBe(0)
     expect(rr.replayed.divergences).toEqual([])
     expect(rr.replayed.result).toBe(rr.recorded.result)
+  })
+
+  test('with childBaseUrls, a child that cannot be preloaded reaches the run through OPENAI_BASE_URL; the fixture keeps its host', async () => {
+    configure({ childBaseUrls: true })
+    try {
+      // The shell clears NODE_OPTIONS, so the node it starts has no preload: only the base-URL variable leads to the run.
+      // A preloaded child reads the same variable: its request is the one it stands for too.
+      const rr = await recordThenReplay('base-url', async () => {
+        const bare = await shell(`NODE_OPTIONS= "${process.execPath}" "${ASK}" 'no preload'`)
+        const preloaded = await run(process.execPath, [ASK, 'preloaded'])
+        return `${bare.stdout} / ${preloaded.stdout}`
+      })
+      expect(rr.recorded.result).toBe('answer to no preload / answer to preloaded')
+      expect(rr.hits).toBe(2)
+      expect(rr.replayHits).toBe(0)
+      expect(rr.replayed.divergences).toEqual([])
+      expect(rr.replayed.result).toBe(rr.recorded.result)
+      // each request as the child would have sent it without fluxlab: no endpoint or token in the fixture
+      const cells = readJsonl(`${rr.fixture}/model.jsonl`)
+      expect(cells.map((c) => c.request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions'])
+      expect(readFileSync(`${rr.fixture}/model.jsonl`, 'utf8') + readFileSync(`${rr.fixture}/scenario.yaml`, 'utf8')).not.toContain('%3A%2F%2F')
+    } finally {
+      configure({ childBaseUrls: undefined })
+    }
   })
 
   test('a child started outside every run is untouched: no preload, its requests go where they go', async () => {
