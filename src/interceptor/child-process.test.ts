@@ -16,4 +16,9 @@ describe('a child process of a run', () => {
     expect(withChildEnv(pairs, add)).toEqual(['PATH=/bin', 'A=b=c', 'FLUX_TREE=/tmp/b.sock', 'FLUX_TREE_TOKEN=t2', 'NODE_OPTIONS=--max-old-space-size=512 --import file:///p/dist/preload.js'])
     expect(withChildEnv([], add).at(-1)).toBe('NODE_OPTIONS=--import file:///p/dist/preload.js')
   })
+
+  test('gets the defaults (a replay\'s placeholder keys) only where its environment lacks them', () => {
+    const add = { preload: 'file:///p.js', env: { FLUX_TREE: '/s' }, defaults: { OPENAI_API_KEY: 'fluxlab-replay-no-key-OPENAI_API_KEY', ANTHROPIC_API_KEY: 'fluxlab-replay-no-key-ANTHROPIC_API_KEY' } }
+    expect(withChildEnv(['ANTHROPIC_API_KEY=sk-ant-own'], add)).toEqual(['ANTHROPIC_API_KEY=sk-ant-own', 'OPENAI_API_KEY=fluxlab-replay-no-key-OPENAI_API_KEY', 'FLUX_TREE=/s', 'NODE_OPTIONS=--import file:///p.js'])
+  })
 })

@@ -13,6 +13,8 @@ export interface ChildEnv {
   /** A file URL (no quoting needed in NODE_OPTIONS). */
   preload: string
   env: Record<string, string>
+  /** Variables it gets only where its environment lacks them (a replay's placeholder keys, filled where it started). */
+  defaults?: Record<string, string>
 }
 
 /** Asked at each spawn while interception is held: the environment for a child started now with `command`, if any. */
@@ -32,8 +34,8 @@ export function commandOf(args: readonly string[] | undefined, file = ''): strin
 }
 
 /**
- * `pairs` with `add` in: its variables replace the same names, and its preload joins NODE_OPTIONS (once: a copy of
- * our own preload already there, from the run of a parent process, is dropped).
+ * `pairs` with `add` in: its variables replace the same names, its defaults fill names `pairs` lacks, and its preload
+ * joins NODE_OPTIONS (once: a copy of our own preload already there, from the run of a parent process, is dropped).
  * @example
  * withChildEnv(['PATH=/bin'], { preload: 'file:///…/preload.js', env: { FLUX_TREE: '/tmp/x.sock' } })
  */
@@ -46,7 +48,9 @@ export function withChildEnv(pairs: readonly string[], add: ChildEnv): string[] 
     return !names.has(name)
   })
   const inherited = options.replace(/--import[= ]\S*preload\.js/g, '').trim()
-  return [...kept, ...Object.entries(add.env).map(([k, v]) => `${k}=${v}`), `NODE_OPTIONS=${`${inherited} --import ${add.preload}`.trim()}`]
+  const has = new Set(kept.map((p) => p.slice(0, p.indexOf('='))))
+  const defaults = Object.entries(add.defaults ?? {}).filter(([k]) => !has.has(k) && !names.has(k))
+  return [...kept, ...defaults.map(([k, v]) => `${k}=${v}`), ...Object.entries(add.env).map(([k, v]) => `${k}=${v}`), `NODE_OPTIONS=${`${inherited} --import ${add.preload}`.trim()}`]
 }
 
 /**

@@ -17,6 +17,7 @@ import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
 import { liveFetch, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
 import { serveOverSocket } from '../interceptor/tree-wire.js'
+import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
 import { baseUrlEnv, childBaseUrls, openBaseUrls, throughEndpoint } from './base-urls.js'
 
@@ -106,8 +107,12 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild):
   const token = randomBytes(16).toString('hex')
   t.children.set(token, { run, admit, command: redactText(command) })
   const hosts = run.config?.hosts ?? state.options.hosts
+  // @note issue 26: under jest `process.env` here is the test file's copy, where a replay filled its placeholder keys;
+  // a child's environment is made from the process's own, so they are handed over (never over a value it has).
+  const placeholders = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => isReplayKey(e[1])))
   return {
     preload,
+    defaults: placeholders,
     env: {
       FLUX_TREE: t.path,
       FLUX_TREE_TOKEN: token,
