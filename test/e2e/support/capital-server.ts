@@ -9,11 +9,11 @@
  * which only happens when the runner really records them at the same time.
  */
 import { createServer, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { loadExchanges, splitBody, type Exchange } from '../../support/index.js'
 
-export const CAPITALS: Record<string, string> = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome' }
+export const CAPITALS: Record<string, string> = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome', Spain: 'Madrid', Germany: 'Berlin' }
 
 const [TOOL_TURN, ANSWER_TURN] = loadExchanges('openai-chat/test_run_stream_sync_streams_real_model.yaml')
 
@@ -55,6 +55,8 @@ export interface CapitalServerOptions {
   /** Hold first-turn model requests until this many wait at once (released anyway after `rendezvousTimeoutMs`). */
   rendezvous?: number
   rendezvousTimeoutMs?: number
+  /** Only first-turn requests for these countries take part in the rendezvous (default: every one). */
+  rendezvousCountries?: string[]
 }
 
 /**
@@ -100,7 +102,8 @@ export async function startCapitalServer(opts: CapitalServerOptions = {}): Promi
         if (!CAPITALS[country] || parsed.messages.length > 3)
           return json(res, 400, { error: { message: `capital-server: no recorded turn for ${JSON.stringify(prompt)} (${parsed.messages.length} messages)` } })
         const ex = forCountry(turn === 1 ? TOOL_TURN : ANSWER_TURN, country)
-        void (turn === 1 && opts.rendezvous ? rendezvous() : Promise.resolve()).then(() => stream(res, ex))
+        const meets = turn === 1 && opts.rendezvous && (!opts.rendezvousCountries || opts.rendezvousCountries.includes(country))
+        void (meets ? rendezvous() : Promise.resolve()).then(() => stream(res, ex))
         return
       }
       json(res, 404, { error: { message: `capital-server: nothing at ${req.method} ${req.url}` } })
@@ -133,6 +136,40 @@ export async function downProviderUrl(): Promise<string> {
   const s = await startCapitalServer()
   await s.close()
   return s.url
+}
+
+export interface Tripwire {
+  /** TCP connections anything made to the address since the tripwire was set. */
+  readonly connections: number
+  close(): Promise<void>
+}
+
+/**
+ * Listen where a closed provider was (`url`) and count every connection made to it, closing each at once: the
+ * provider stays down (a request fails as it would with nothing there), and a request that tried to reach it is seen.
+ * @example
+ * await server.close()
+ * const wire = await tripwire(server.url)
+ * // … replay …
+ * expect(wire.connections).toBe(0)
+ */
+export async function tripwire(url: string): Promise<Tripwire> {
+  const { hostname, port } = new URL(url)
+  let connections = 0
+  const server = createNetServer((socket) => {
+    connections++
+    socket.destroy()
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(Number(port), hostname, () => resolve())
+  })
+  return {
+    get connections() {
+      return connections
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

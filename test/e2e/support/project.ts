@@ -111,8 +111,25 @@ export class Project {
   }
 }
 
+/** The fixture projects under `test/e2e/projects/`. */
+export type Template =
+  | 'vitest-agent'
+  | 'jest-agent'
+  | 'vitest-suite'
+  | 'jest-suite'
+  | 'vitest-full-suite'
+  | 'jest-full-suite'
+  | 'jest-esm-suite'
+  | 'vitest-app-mocks'
+  | 'vitest-verdict'
+  | 'jest-verdict'
+  | 'jest-in-band'
+  | 'vitest-one-worker'
+  | 'vitest-children'
+  | 'jest-children'
+
 /** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
-export function createProject(template: 'vitest-agent' | 'jest-agent' | 'vitest-suite' | 'jest-suite' | 'vitest-full-suite' | 'jest-full-suite' | 'jest-esm-suite' | 'vitest-app-mocks' | 'vitest-verdict' | 'jest-verdict' | 'jest-in-band' | 'vitest-one-worker'): Project {
+export function createProject(template: Template): Project {
   mkdirSync(TMP, { recursive: true })
   const dir = mkdtempSync(join(TMP, `${template}-`))
   cpSync(join(PROJECTS, template), dir, { recursive: true })
