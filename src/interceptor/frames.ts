@@ -1,8 +1,8 @@
 /**
  * The wire between a process whose requests go on another process's tape and the process that holds it: frames
  * `[type:1][length:4, big-endian][payload]`, so each body chunk reaches the program as the chunk it was (the socket
- * alone would merge them). `fluxlab record|replay` sends the answer as one HTTP response of frames (`src/cli/control.ts`);
- * a test's child processes send the request as frames too, over a local socket (`./tree-wire.ts`).
+ * alone would merge them). A process of the tree sends each request as frames over a local socket, and gets the
+ * answer back the same way (`./tree-wire.ts`).
  */
 
 export const FRAME = {
@@ -58,13 +58,4 @@ export class FrameDecoder {
     }
     return out
   }
-}
-
-/** What the preload sends for one intercepted request. */
-export interface ForwardedRequest {
-  method: string
-  url: string
-  headers: Array<[string, string]>
-  /** Base64 body, or null when there is none. */
-  body: string | null
 }

@@ -6,6 +6,7 @@
  * @note a raw socket, not `node:http`: the child's own `node:http` is intercepted, and the parent's may be too.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFrame, FRAME, FrameDecoder, type Frame } from './frames.js'
 
 /** The head of one forwarded request. */
@@ -46,6 +47,26 @@ function frames(socket: Socket): () => Promise<Frame | undefined> {
     })
 }
 
+/**
+ * A connection to `path`; a process that started this one a moment ago may still be opening it, so a missing or
+ * refusing socket is tried again for a while (about a second in all).
+ */
+async function connected(path: string, tries = 20): Promise<Socket> {
+  for (let i = 1; ; i++) {
+    try {
+      return await new Promise<Socket>((resolve, reject) => {
+        const socket = connect(path)
+        socket.once('connect', () => resolve(socket))
+        socket.once('error', reject)
+      })
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (i >= tries || (code !== 'ENOENT' && code !== 'ECONNREFUSED')) throw e
+      await sleep(50)
+    }
+  }
+}
+
 const json = <T>(f: Frame): T => JSON.parse(Buffer.from(f.payload).toString('utf8')) as T
 const failure = (f: Frame): Error => {
   const e = json<{ message: string; code?: string }>(f)
@@ -61,11 +82,7 @@ const failure = (f: Frame): Error => {
  */
 export async function forwardOverSocket(path: string, token: string, request: Request): Promise<Response | undefined> {
   const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer())
-  const socket = connect(path)
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve)
-    socket.once('error', reject)
-  })
+  const socket = await connected(path)
   const next = frames(socket)
   const head: TreeRequest = { token, method: request.method, url: request.url, headers: [...request.headers] }
   socket.write(encodeFrame(FRAME.head, JSON.stringify(head)))

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Divergence } from '../../cassette/divergence.js'
 import { fixtureExists, readFixture } from '../../cassette/fixture.js'
@@ -8,15 +7,17 @@ import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mo
 import { keysFrom } from '../../context/options.js'
 import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
 import { fixtureKeyVars } from '../../scenario/key-vars.js'
+import { admitTo } from '../../scenario/router.js'
+import { childEnv as treeEnv } from '../../scenario/tree.js'
 import { redactMessage } from '../../secrets/redact.js'
 import { VERSION } from '../../version.js'
 import { parse, splitCommand } from '../args.js'
 import { attachScenario, maxBytesFromEnv, type AttachResult } from '../attach.js'
 import { fixtureRoot, loadConfig } from '../config.js'
-import { startControl } from '../control.js'
 import { CliError, EXIT, usage } from '../errors.js'
 import { display } from '../fixtures.js'
 import type { Output } from '../output.js'
+import type { ChildEnv } from '../../interceptor/index.js'
 
 type Mode = 'record' | 'replay'
 
@@ -113,15 +114,18 @@ async function runCommand(mode: Mode, argv: string[], out: Output): Promise<numb
     writeMissingTrace: updateStateFromEnv() !== 'none',
     command: cmdline,
   })
-  const control = await startControl((req) => run.handle(req))
-  let program: { exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: Error }
-  try {
-    program = await spawnProgram(command, childEnv(mode, name, dir, control, fixture ? [...fixtureKeyVars(fixture), ...keysFrom(options)] : []))
-  } finally {
-    await control.close()
-  }
+  // The program is the run's one process tree (src/scenario/tree.ts): it sends every request to this process's socket.
+  // @note no origin: the program is the run, so its requests are not named as a child's.
+  const tree = treeEnv(run.run, command.join(' '), (r, request) => admitTo(r, request))
+  if (!tree)
+    throw new CliError(EXIT.error, {
+      failed: `${mode} scenario "${name}"`,
+      reason: "fluxlab's interception preload (dist/preload.js) is missing",
+      fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)',
+    })
+  const program = await spawnProgram(command, childEnv(mode, name, dir, tree, fixture ? [...fixtureKeyVars(fixture), ...keysFrom(options)] : []))
   const result = await run.finish({ programFailed: program.exitCode !== 0 })
-  const exitCode = decide(mode, name, dir, program, result, control.requests, cmdline, out)
+  const exitCode = decide(mode, name, dir, program, result, cmdline, out)
   const reportFile = values.report ?? process.env.FLUX_REPORT
   if (reportFile) writeReport(reportFile, { mode, name, dir, command, program, exitCode, result })
   return exitCode
@@ -134,7 +138,6 @@ function decide(
   dir: string,
   program: { exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: Error },
   r: AttachResult,
-  requests: number,
   cmdline: string,
   out: Output,
 ): number {
@@ -160,7 +163,7 @@ function decide(
     if (!r.saved) {
       out.error({
         failed: `record scenario "${name}"`,
-        reason: `the program made no HTTP request that fluxlab could see (${requests} forwarded), so there is nothing to replay`,
+        reason: `the program made no HTTP request that fluxlab could see, so there is nothing to replay`,
         fix: 'Make sure it is a Node program started directly (node …, not through a shell script that resets NODE_OPTIONS), and that it calls a model or a tool over HTTP',
       })
       return EXIT.error
@@ -195,21 +198,13 @@ function decide(
   return EXIT.ok
 }
 
-function childEnv(mode: Mode, name: string, dir: string, control: { url: string; token: string }, keyVars: readonly string[]): NodeJS.ProcessEnv {
+function childEnv(mode: Mode, name: string, dir: string, tree: ChildEnv, keyVars: readonly string[]): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
-  const preload = pathToFileURL(fileURLToPath(new URL('./preload.js', import.meta.url))).href
-  if (!existsSync(fileURLToPath(preload)))
-    throw new CliError(EXIT.error, {
-      failed: `${mode} scenario "${name}"`,
-      reason: `the interception preload ${fileURLToPath(preload)} is missing`,
-      fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)',
-    })
   // @note a file URL needs no quoting in NODE_OPTIONS even when the path has spaces; an earlier copy
   // of our own preload (a nested fluxlab run) is dropped so the process forwards to this CLI only.
   const inherited = (env.NODE_OPTIONS ?? '').replace(/--import[= ]\S*preload\.js/g, '').trim()
-  env.NODE_OPTIONS = `${inherited} --import ${preload}`.trim()
-  env.FLUX_CONTROL_URL = control.url
-  env.FLUX_CONTROL_TOKEN = control.token
+  env.NODE_OPTIONS = `${inherited} --import ${tree.preload}`.trim()
+  Object.assign(env, tree.env)
   env.FLUX_SCENARIO = name
   env.FLUX_MODE = mode
   env.FLUX_FIXTURE = dir
