@@ -4,7 +4,7 @@
  * instead feeds every request of the program to one run held here, and finishes it when the
  * program exits.
  *
- * It is the same `Run` as `Scenario.run`'s (src/scenario/run.ts), fed by the control server
+ * It is the same `Run` as `Scenario.run`'s (src/scenario/run.ts), fed by the tree's socket (src/scenario/tree.ts)
  * instead of async context, and it writes through the same `persist.ts`.
  */
 import type { Fixture } from '../cassette/cell.js'
