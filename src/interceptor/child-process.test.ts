@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { commandOf, withChildEnv } from './child-process.js'
+import { commandOf, mayStartNode, withChildEnv } from './child-process.js'
 
 describe('a child process of a run', () => {
   test('is named by the command line a person typed: a shell child by its script', () => {
@@ -20,5 +20,16 @@ describe('a child process of a run', () => {
   test('gets the defaults (a replay\'s placeholder keys) only where its environment lacks them', () => {
     const add = { preload: 'file:///p.js', env: { FLUX_TREE: '/s' }, defaults: { OPENAI_API_KEY: 'fluxlab-replay-no-key-OPENAI_API_KEY', ANTHROPIC_API_KEY: 'fluxlab-replay-no-key-ANTHROPIC_API_KEY' } }
     expect(withChildEnv(['ANTHROPIC_API_KEY=sk-ant-own'], add)).toEqual(['ANTHROPIC_API_KEY=sk-ant-own', 'OPENAI_API_KEY=fluxlab-replay-no-key-OPENAI_API_KEY', 'FLUX_TREE=/s', 'NODE_OPTIONS=--import file:///p.js'])
+  })
+
+  test('started synchronously, needs a holder unless it is one simple command of a program that starts no Node', () => {
+    expect(mayStartNode(['git rev-parse HEAD'], true)).toBe(false)
+    expect(mayStartNode(['/usr/bin/git', 'status'], false)).toBe(false)
+    expect(mayStartNode(['echo hi'], true)).toBe(false)
+    expect(mayStartNode(['npx tsx examples/a.ts'], true)).toBe(true)
+    expect(mayStartNode(['git status && node x.js'], true)).toBe(true)
+    expect(mayStartNode(['echo $(node -v)'], true)).toBe(true)
+    expect(mayStartNode(['env', 'node', 'x.js'], false)).toBe(true)
+    expect(mayStartNode([process.execPath, 'x.js'], false)).toBe(true)
   })
 })

@@ -95,6 +95,29 @@ interface SyncOptions {
   argv0?: string
 }
 
+/**
+ * Programs that never start a Node process themselves (nor a provider request fluxlab could see): a synchronous child
+ * that is one of them, run as one simple command, needs no holder.
+ */
+const NOT_NODE = new Set(
+  'git ls cat echo printf grep egrep fgrep rg sed awk which whereis uname whoami id date pwd mkdir rmdir rm cp mv ln touch chmod chown tar gzip gunzip zip unzip head tail wc sort uniq cut tr tee diff cmp stat du df true false sleep test hostname ps kill lsof file basename dirname realpath readlink mktemp sha256sum shasum md5sum'.split(' '),
+)
+
+/**
+ * Whether a synchronous child may start Node: anything but one simple command of a program in `NOT_NODE` (no
+ * `;`, `&`, `|`, `` ` ``, `$(` or redirect in a shell command). Whatever can run another program (`env`, `xargs`,
+ * `find -exec`, an interpreter) is not in it.
+ * @example
+ * mayStartNode(['git status'], true) // false
+ * mayStartNode(['npx tsx examples/a.ts'], true) // true
+ */
+export function mayStartNode(argv: readonly string[], shell: boolean | string): boolean {
+  const words = shell ? argv.join(' ').trim() : argv[0] ?? ''
+  if (shell && /[;&|`<>\n]|\$\(/.test(words)) return true
+  const program = (shell ? words.split(/\s+/)[0] : words).replace(/^.*[\\/]/, '').replace(/\.exe$/i, '')
+  return !NOT_NODE.has(program)
+}
+
 /** `NODE_OPTIONS` and the tree's variables out of `env`: a holder itself is not on any tape. */
 function bare(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env }
@@ -161,6 +184,8 @@ export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 
     // @note a router that holds the tape here never gives a synchronous child the environment alone: its requests
     // would come to this process, blocked until the child exits.
     if (r?.childSync) {
+      // A holder costs a Node start (tens of ms); a command that can start no Node process needs none.
+      if (!mayStartNode(argv, shell)) return ways.plain()
       const holder = r.childSync(command)
       return holder ? held(holder, command, argv, shell, options, ways) : ways.plain()
     }
