@@ -48,6 +48,24 @@ describe('summarize', () => {
     )
   })
 
+  it('names the unpriced models once, in one clause: each once, sorted, the first three and a count of the rest', () => {
+    // Measured on a real suite: the cost line named 10 unpriced models, on the summary's one head line.
+    const root = project({})
+    const models = (ids: number[]) => ids.map((i) => `gateway/model-${String(i).padStart(2, '0')}`)
+    const tests: RanTest[] = [[10, 3, 1, 7], [2, 9, 3], [8, 4, 5, 6, 1]].map((ids, i) => ({
+      file: join(root, 'a.test.ts'), name: `t${i}`, state: 'passed', facts: facts(root, [], [run({ unpriced: models(ids) }), run({ unpriced: models([1]) })]),
+    }))
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
+    expect(s.unpriced).toEqual(models([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
+    const head = formatSummary(s, pc.createColors(false)).split('\n')[0]
+    expect(head.match(/no price for/g)).toHaveLength(1)
+    expect(head).toContain(' · recorded cost $0.00600 + no price for gateway/model-01, gateway/model-02, gateway/model-03 (+7 more) · drift warnings 0')
+    // four are all named (a count would take as much room), and a list handed in unsorted and twice is said once
+    const line = (unpriced: string[]) => formatSummary({ ...s, unpriced }, pc.createColors(false)).split('\n')[0]
+    expect(line(['d', 'b', 'c', 'a', 'b'])).toContain(' + no price for a, b, c, d · ')
+    expect(line(['e', 'd', 'b', 'c', 'a'])).toContain(' + no price for a, b, c (+2 more) · ')
+  })
+
   it('counts as recorded only the fixtures written, and says how many tests had no model call to record', () => {
     // Measured on real suites: "137 scenarios: 0 replayed, 137 recorded" while 20 of them wrote nothing, and
     // "recorded" for 136 tests that wrote nothing because they failed.

@@ -168,7 +168,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `tests ${passed} passed, ${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
-    `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + no price for ${s.unpriced.join(', ')}`) : ''}`,
+    `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + ${unpricedClause(s.unpriced)}`) : ''}`,
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
     ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
   ]
@@ -238,6 +238,22 @@ function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.create
     lines.push(`${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: give it a placeholder with \`redact.replace\`, or leave its field out of the key with \`ignore\` (docs/configuration.md)`)
   }
   return lines
+}
+
+/** How many unpriced models the cost clause names before it counts the rest. */
+const UNPRICED_SHOWN = 3
+
+/**
+ * The models with no price, as one clause: each once, sorted, the first few named and the rest counted (a suite on
+ * a gateway's model ids can have dozens, and the line is the summary's head).
+ * @example
+ * unpricedClause(['m5', 'm1', 'm2', 'm1', 'm4', 'm3']) // 'no price for m1, m2, m3 (+2 more)'
+ */
+function unpricedClause(models: readonly string[]): string {
+  const names = [...new Set(models)].sort()
+  // one more name costs no more room than "(+1 more)"
+  const shown = names.length > UNPRICED_SHOWN + 1 ? names.slice(0, UNPRICED_SHOWN) : names
+  return `no price for ${shown.join(', ')}${names.length > shown.length ? ` (+${names.length - shown.length} more)` : ''}`
 }
 
 const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)
