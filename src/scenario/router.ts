@@ -12,6 +12,7 @@ import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
 import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
+import { OTLP_EXPORT, telemetryAdmission } from './telemetry.js'
 import { childEnv, syncChild } from './tree.js'
 
 /**
@@ -25,8 +26,11 @@ function currentRun(): RequestRoute | undefined {
   return state.runs.getStore() ?? state.attached ?? state.outside?.()
 }
 
-/** Whether `run` takes a request to `url`: every one, unless it only refuses (then what its gate claims). */
-const takes = (run: RequestRoute, method: string, url: URL): boolean => run.config?.refusal?.claims(method, url) ?? true
+/** An OpenTelemetry export: never on a tape (`telemetry.ts`). */
+const isTelemetryExport = (method: string, url: URL): boolean => method === 'POST' && OTLP_EXPORT.test(url.pathname)
+
+/** Whether `run` takes a request to `url`: every one but a telemetry export, unless it only refuses (then what its gate claims). */
+const takes = (run: RequestRoute, method: string, url: URL): boolean => !isTelemetryExport(method, url) && (run.config?.refusal?.claims(method, url) ?? true)
 
 /** The run that takes a request to `url` now, if one claims it. */
 function claimant(method: string, url: URL): RequestRoute | undefined {
@@ -54,6 +58,7 @@ function admit(request: Request): Admission | undefined {
  */
 export function admitTo(run: RequestRoute, request: Request, origin?: string): Admission | undefined {
   const url = new URL(request.url)
+  if (isTelemetryExport(request.method, url)) return telemetryAdmission(url)
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
   const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), ...(origin ? { origin } : {}) }
