@@ -80,6 +80,11 @@ describe('summarize', () => {
     // The recorded cost is that of what is on the tape: the failed test's recording wrote nothing.
     expect(s.cost).toBeCloseTo(0.001)
     expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' fluxlab  1 scenario: 0 replayed, 1 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed, 0 skipped · ')
+    // A file scenario (calls outside every test, such as servers started in beforeAll) that recorded nothing is no test:
+    // measured on a real suite, "4 tests with no model call" where 3 tests had none.
+    const outside = facts(root, [], [run({ mode: 'record', modelCalls: 0, toolCalls: 2, cost: 0 })])
+    const withFile = summarize({ tests, fileFacts: [{ file: join(root, 'a.test.ts'), base: join(root, 'tests/scenarios'), unsetKeys: [], outside }], files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(withFile.empty).toBe(1)
   })
 
   it("counts a file's own scenario (its calls outside every test) as a scenario, and as no test", () => {

@@ -78,14 +78,15 @@ export function summarize(input: SummaryInput): SuiteSummary {
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
-  const fold = (facts: TestFacts, failed: boolean) => {
+  // `empty` counts tests: a file scenario (calls outside every test) that recorded nothing is no test with no model call.
+  const fold = (facts: TestFacts, failed: boolean, test = true) => {
     bases.add(facts.base)
     for (const d of facts.opened) opened.add(resolve(d))
     s.liveModelCalls += facts.retriedLive ?? 0
     for (const run of facts.sessions) {
       if (run.mode === 'replay') s.replayed++
       else if (run.written) s.recorded++
-      else if (run.modelCalls === 0 && !failed) s.empty++
+      else if (run.modelCalls === 0 && !failed && test) s.empty++
       if (run.hermetic) s.hermetic++
       s.liveModelCalls += run.modelLive
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
@@ -107,7 +108,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
     if (t.facts) fold(t.facts, t.state === 'failed')
   }
   // Whole-suite mode's file scenarios (calls outside every test) are scenarios too, and count as no test.
-  for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false)
+  for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false, false)
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   const unopened = unopenedFixtures([...bases], opened, input)
