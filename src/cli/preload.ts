@@ -8,9 +8,9 @@
  */
 import { acquireInterception, type ChildEnv, type Router } from '../interceptor/index.js'
 import { FluxError } from '../errors.js'
-import { detectModelCall } from '../providers/registry.js'
+import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
-import { forwardOverSocket } from '../interceptor/tree-wire.js'
+import { forwardOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
 import { WORKER_TREE } from '../interceptor/worker.js'
 
 // A worker thread finds the tree on its global (its `env` may be the process's own); a process, in its environment.
@@ -43,5 +43,9 @@ function treeRouter(path: string, token: string, hostsJson: string | undefined):
   return Object.assign(send, {
     admit: (request: Request) => ({ preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request) }),
     child: () => env,
+    // What fluxlab cannot route here (an upgrade, a CONNECT): refused when it is a model call, and the run that started
+    // this process fails with it; anything else passes with a warning, as in the test's own process.
+    isModelCall: (method: string, url: URL) => isProviderRequest(method, url, hosts),
+    report: (error: Error) => void reportOverSocket(path, token, error),
   })
 }

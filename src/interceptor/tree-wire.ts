@@ -18,6 +18,12 @@ export interface TreeRequest {
   headers: Array<[string, string]>
 }
 
+/** A request the child refused before it could forward it (a model call fluxlab cannot route): the run fails with it. */
+export interface TreeReport {
+  token: string
+  report: { message: string; code?: string }
+}
+
 /** Headers that describe one hop, not the request; the parent builds its own. */
 const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection', 'content-length'])
 const NULL_BODY = new Set([101, 204, 205, 304])
@@ -113,26 +119,44 @@ export async function forwardOverSocket(path: string, token: string, request: Re
 }
 
 /**
+ * Tell the process that holds the tape about a request this child refused (`FLUX_UNROUTABLE`): its run fails with it,
+ * as it would for the same request in its own process. Never throws; the child's own stderr has it already.
+ * @example
+ * void reportOverSocket(path, token, error)
+ */
+export async function reportOverSocket(path: string, token: string, error: Error & { code?: string }): Promise<void> {
+  try {
+    const socket = await connected(path)
+    const head: TreeReport = { token, report: { message: error.message, ...(error.code ? { code: error.code } : {}) } }
+    socket.end(Buffer.concat([encodeFrame(FRAME.head, JSON.stringify(head)), encodeFrame(FRAME.end)]))
+  } catch {
+    // the parent is gone: nothing to tell
+  }
+}
+
+/**
  * Listen at `path` for the requests of child processes, and answer each with `answer` (`undefined`: not the
- * tape's, the child sends it itself). The server does not keep the process alive.
+ * tape's, the child sends it itself); `report` takes what a child refused. The server does not keep the process alive.
  * @example
  * const server = await serveOverSocket(path, (head, request) => route(head.token)?.handle(request))
  */
-export function serveOverSocket(path: string, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>): Server {
-  const server = createServer((socket) => void serve(socket, answer))
+export function serveOverSocket(path: string, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, report?: (r: TreeReport) => void): Server {
+  const server = createServer((socket) => void serve(socket, answer, report))
   server.listen(path)
   server.unref()
   return server
 }
 
-async function serve(socket: Socket, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>): Promise<void> {
+async function serve(socket: Socket, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, report?: (r: TreeReport) => void): Promise<void> {
   socket.on('error', () => {})
   const next = frames(socket)
   const send = (type: (typeof FRAME)[keyof typeof FRAME], payload?: Uint8Array | string) => !socket.destroyed && socket.write(encodeFrame(type, payload))
   try {
     const first = await next()
     if (first?.type !== FRAME.head) return void socket.destroy()
-    const head = json<TreeRequest>(first)
+    const said = json<TreeRequest | TreeReport>(first)
+    if ('report' in said) return void (report?.(said), socket.end())
+    const head = said
     const chunks: Uint8Array[] = []
     for (let f = await next(); f && f.type !== FRAME.end; f = await next()) if (f.type === FRAME.data) chunks.push(f.payload)
     const headers = new Headers()

@@ -77,6 +77,10 @@ function open(): Tree {
     if (!child || child.run.ended) return refusedLate(request, child?.command)
     const admitted = child.admit(child.run, throughEndpoint(request), child.command)
     return admitted ? admitted.answer() : undefined
+  }, ({ token, report }) => {
+    // A model call the child refused as unroutable fails the run that started it, as it would in this process.
+    const child = children.get(token)
+    child?.run.report?.(Object.assign(new Error(`${report.message} (in the child process \`${child.command}\`)`), { name: report.code ? 'FluxError' : 'Error', code: report.code }))
   })
   if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))
   return (g[KEY] = { path, server, children })

@@ -18,6 +18,7 @@ useEngineSandbox()
 const ASK = fileURLToPath(new URL('./fixtures/tree/ask.mjs', import.meta.url))
 const PARENT = fileURLToPath(new URL('./fixtures/tree/parent.mjs', import.meta.url))
 const WORKER = fileURLToPath(new URL('./fixtures/tree/worker.mjs', import.meta.url))
+const WS_CHILD = fileURLToPath(new URL('./fixtures/tree/ws-child.mjs', import.meta.url))
 const SERVER = fileURLToPath(new URL('./fixtures/tree/chat-server.mjs', import.meta.url))
 const KEY = 'sk-proj-tree0recording0key0not0real0aaaaaaaaaaaa'
 
@@ -211,6 +212,16 @@ describe('child processes started inside a run', () => {
     } finally {
       configure({ childBaseUrls: undefined })
     }
+  })
+
+  test('a model call a child cannot have routed (a `ws` upgrade to a provider host) is refused there and fails the run', async () => {
+    const server = await chatServer()
+    const host = new URL(server.url).host
+    const s = await scenario('ws-child', { dir: tempDir(), hosts: { [host]: 'openai-chat' } })
+    const out = await s.run(() => run(process.execPath, [WS_CHILD, `${server.url.replace('http', 'ws')}/v1/realtime`])).catch((e: Error) => e)
+    expect(out).toBeInstanceOf(Error)
+    expect((out as Error).message).toMatch(/FLUX_UNROUTABLE[\s\S]*in the child process `.*ws-child\.mjs/)
+    expect(await server.hits()).toBe(0)
   })
 
   test('a child started outside every run is untouched: no preload, its requests go where they go', async () => {
