@@ -90,7 +90,20 @@ async function captureLive(config: RunConfig, log: RunLog,
 /** What every model cell of `call` says about the request. */
 function modelCellBase(config: RunConfig, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
   const { codec, url, canonical } = call
-  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model ?? socketModel(call.request) }
+  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: config.redactor.url(url.href), request: canonical, model: codec.parseRequest(sentBody(config, call), url).model ?? socketModel(call.request) }
+}
+
+/**
+ * The body the cell's model id is read from: the canonical one, or what was sent when `normalize` rules are set (a
+ * normalized body may say `gpt-4o-<date>`; pricing and the manifest want the model that answered).
+ */
+function sentBody(config: RunConfig, call: ModelRequest): unknown {
+  if (!config.normalize.marker) return call.canonical.body
+  try {
+    return JSON.parse(call.text) as unknown
+  } catch {
+    return call.canonical.body
+  }
 }
 
 function modelCell(config: RunConfig, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
