@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { scenario, type ScenarioOptions } from 'fluxlab'
+import { verifyFixture } from '../../src/cli/verify.js'
 import { tempDir, track, useEngineSandbox } from './helpers.js'
 
 useEngineSandbox()
@@ -54,7 +55,7 @@ async function recordThen(options: ScenarioOptions, recorded: () => Promise<stri
   const again = await (await scenario('echo', { dir, ...options, ...more })).run(replayed)
   expect(again.mode).toBe('replay')
   const cells = readFileSync(join(dir, 'echo/model.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-  return { first, again, cells, manifest: readFileSync(join(dir, 'echo/scenario.yaml'), 'utf8') }
+  return { dir: join(dir, 'echo'), first, again, cells, manifest: readFileSync(join(dir, 'echo/scenario.yaml'), 'utf8') }
 }
 
 describe('normalize', () => {
@@ -121,5 +122,14 @@ describe('normalize', () => {
     const mismatch = again.failures.filter((d) => d.code === 'redaction_mismatch')
     expect(mismatch).toHaveLength(1)
     expect(mismatch[0].message).toMatch(/^the fixture's requests were normalized with v1:[0-9a-f]{8}, today's normalize rules are v1:[0-9a-f]{8} \(\["uuids","iso-dates"\]\); re-record/)
+  })
+
+  test('`fluxlab test` checks the marker against the rules fluxlab.config names, and passes the fixture under its own', async () => {
+    const { host } = await echoServer()
+    const { dir } = await recordThen({ hosts: { [host]: 'openai-chat' }, normalize: ['iso-dates', 'uuids'] }, ask(host, YESTERDAY), ask(host, TODAY))
+    expect(verifyFixture(dir, { normalize: ['iso-dates', 'uuids'] }).problems).toEqual([])
+    const without = verifyFixture(dir, {}).problems
+    expect(without.map((p) => [p.code, p.line])).toEqual([['redaction_mismatch', expect.any(Number)]])
+    expect(without[0].message).toMatch(/^the fixture's requests were normalized under v1:[0-9a-f]{8}, today's rules give none\. Re-record it/)
   })
 })
