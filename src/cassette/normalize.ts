@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import stableStringify from 'fast-json-stable-stringify'
+import { FluxError } from '../errors.js'
 import { escapeRegExp } from '../secrets/find.js'
 import type { JsonDiffRow } from './json-diff.js'
 
@@ -80,7 +81,12 @@ export function createNormalizer(config: readonly NormalizeRule[] = []): Normali
   if (known) return known
   const rules = config.map((r, i): CompiledRule => {
     if (typeof r === 'string') {
-      if (!BUILTINS.includes(r)) throw new Error(`unknown normalize rule ${JSON.stringify(r)}: the built-ins are ${BUILTINS.map((b) => `'${b}'`).join(', ')}`)
+      if (!BUILTINS.includes(r))
+        throw new FluxError('FLUX_BAD_CONFIG', {
+          failed: 'read the fluxlab option `normalize`',
+          reason: `${JSON.stringify(r)} is not a built-in rule`,
+          fix: `Use one of ${BUILTINS.map((b) => `'${b}'`).join(', ')}, or a rule of your own: { pattern: /…/g, replace: '<x>' }.`,
+        })
       return builtin(r)
     }
     const re = typeof r.pattern === 'string' ? new RegExp(escapeRegExp(r.pattern), 'g') : r.pattern
