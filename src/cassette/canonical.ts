@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import stableStringify from 'fast-json-stable-stringify'
 import type { CanonicalRequest } from './cell.js'
+import { normalizeValue, type Normalizer } from './normalize.js'
 import type { Redactor, RequestBody } from './redact.js'
 
 /**
@@ -22,6 +23,8 @@ const CLIENT_ID_OWNERS = new Set(['functionCall', 'functionResponse'])
 export interface CanonicalOptions {
   redactor: Redactor
   ignore?: readonly string[]
+  /** `normalize` rules: applied to the canonical request's path and body strings, only when there are some. */
+  normalize?: Normalizer
 }
 
 /**
@@ -33,7 +36,11 @@ export function canonicalRequest(method: string, url: URL, bodyText: string, opt
   const redacted = opts.redactor.request(url.href, parsedBody(bodyText))
   const redactedUrl = new URL(redacted.url)
   const path = redactedUrl.pathname + sortedQuery(keptQuery(redactedUrl))
-  return { method: method.toUpperCase(), path, body: canonicalBody(redacted.body, opts) }
+  const body = canonicalBody(redacted.body, opts)
+  // @note SPEC §3: the key and the stored request are normalized; what is sent and what is answered never are.
+  const rules = opts.normalize?.rules
+  if (rules?.length) return { method: method.toUpperCase(), path: normalizeValue(path, rules) as string, body: normalizeValue(body, rules) }
+  return { method: method.toUpperCase(), path, body }
 }
 
 /**

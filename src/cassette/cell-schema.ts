@@ -179,6 +179,7 @@ function buildSchemas(z: typeof Zod) {
       keyVars: z.optional(z.array(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected "keyVars" to list variable names')), 'expected "keyVars" (a list of variable names)')),
       cassetteMaxBytes: count('"cassetteMaxBytes"'),
       redaction: z.string('expected "redaction" (the redactor marker)'),
+      normalize: z.optional(z.string('expected "normalize" (the normalize rules\' marker)')),
       fork: z.optional(z.looseObject({ parent: text('"fork.parent"'), parentRecordedAt: z.string(), change: z.string() }, 'expected "fork" {"parent", "parentRecordedAt", "change"}')),
     },
     'expected a mapping with formatVersion, name, recordedAt, …',

@@ -114,6 +114,8 @@ export interface Manifest {
   keyVars?: string[]
   cassetteMaxBytes: number
   redaction: string
+  /** The `normalize` rules' marker the requests were keyed under (absent: none were set). */
+  normalize?: string
 }
 
 export interface Fixture {

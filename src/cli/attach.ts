@@ -111,8 +111,8 @@ export function attachScenario(o: AttachOptions): Attached {
           result.fatal = e as Error
           return result
         }
-        const { redactor, maxBytes } = settings
-        const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, keyVars, maxBytes, redaction: redactor.marker })
+        const { redactor, maxBytes, normalize } = settings
+        const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, keyVars, maxBytes, redaction: redactor.marker, normalize: normalize.marker })
         saveRecording({ dir: o.dir, manifest, model, tools, trace, disable: o.options.redact?.disable })
         result.saved = true
         result.trace = 'recorded'

@@ -9,6 +9,7 @@ import { readFixtureLines } from '../cassette/fixture.js'
 import { problemOf } from '../cassette/fixture-error.js'
 import { FILES } from '../cassette/fixture-files.js'
 import { rerecordCommand } from '../cassette/fixture-source.js'
+import { createNormalizer, type NormalizeRule } from '../cassette/normalize.js'
 import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
 import { scanText } from '../cassette/scan.js'
 import { isFluxError } from '../errors.js'
@@ -34,6 +35,8 @@ export interface FixtureReport {
 export interface VerifyOptions {
   /** Today's redaction rules (from fluxlab.config): the marker every fixture must carry, and the rules the scan skips. */
   redact?: RedactorConfig
+  /** Today's `normalize` rules: the marker every fixture must carry (none when there are none). */
+  normalize?: NormalizeRule[]
   /** `FLUX_GOLDEN=snapshots`: rewrite trace.snap from the cells instead of failing on a difference. */
   rewriteTrace?: boolean
 }
@@ -129,6 +132,14 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
       file: display(join(dir, FILES.manifest)),
       line: lineOf(join(dir, FILES.manifest), /^redaction:/m),
       message: `the fixture was redacted under ${JSON.stringify(fx.manifest.redaction)}, today's rules give ${marker}. Re-record it with FLUX_GOLDEN=update, or put the redact options it was recorded with in fluxlab.config.mjs.`,
+    })
+  const normalized = createNormalizer(opts.normalize).marker
+  if (fx.manifest.normalize !== normalized)
+    problems.push({
+      code: 'redaction_mismatch',
+      file: display(join(dir, FILES.manifest)),
+      line: lineOf(join(dir, FILES.manifest), /^normalize:/m),
+      message: `the fixture's requests were normalized under ${fx.manifest.normalize ?? 'no normalize rules'}, today's rules give ${normalized ?? 'none'}. Re-record it with FLUX_GOLDEN=update, or put the normalize rules it was recorded with in fluxlab.config.mjs.`,
     })
 
   // @note with a bad cell left out, the rebuilt trace would differ for that reason alone: the bad line is the problem.

@@ -40,6 +40,14 @@ export const OPTION_ROWS = {
       'extra JSON paths of request bodies that never count toward a match (`metadata.trace_id`, `messages[*].cache_control`); added to the built-in ' +
       'ones (see [matching](matching-and-divergence.md#request-keys))',
   },
+  normalize: {
+    type: 'NormalizeRule[]',
+    default: '`[]`',
+    doc:
+      "rules, `'iso-dates'`, `'uuids'`, `'temp-paths'`, `'model-dates'` or `{ pattern: RegExp | string, replace: string }` (a string is literal), " +
+      'that rewrite the canonical request (its path and body strings) before it is keyed, never what is sent, the stored response or what the ' +
+      'agent gets; a changed set asks for a re-record (see [normalize](matching-and-divergence.md#normalize-a-request-part-that-changes-every-run))',
+  },
   hosts: {
     type: 'Record<string, ProviderFamily>',
     default: '`{}`',

@@ -1,4 +1,5 @@
 import { FluxError } from '../errors.js'
+import type { NormalizeRule } from '../cassette/normalize.js'
 import type { RedactorConfig } from '../cassette/redact.js'
 import type { PricingTable } from '../pricing/index.js'
 import type { ProviderFamily } from '../providers/types.js'
@@ -17,6 +18,14 @@ export interface FluxOptions {
   timing?: 'recorded' | number
   /** Extra JSON paths of request bodies that never count toward a match (`metadata.trace_id`, `messages[*].cache_control`). */
   ignore?: string[]
+  /**
+   * Rules that rewrite the canonical request before it is keyed, never what is sent, stored as the response, or given
+   * to the agent: built-ins `'iso-dates'`, `'uuids'`, `'temp-paths'`, `'model-dates'`, or `{ pattern, replace }` (a
+   * string pattern is literal text, a RegExp is used as given). Changing them asks for a re-record (`redaction_mismatch`).
+   * @example
+   * fluxlab({ normalize: ['iso-dates', 'uuids', { pattern: /run-\d+/g, replace: 'run-<n>' }] })
+   */
+  normalize?: NormalizeRule[]
   /** Extra hosts (`host` or `host:port`) that belong to a provider family, e.g. `{ 'llm-proxy.internal:8080': 'openai-chat' }`. */
   hosts?: Record<string, ProviderFamily>
   /** Largest body stored whole, in bytes. Default `FLUX_CASSETTE_MAX_BYTES` or 1 MiB. */

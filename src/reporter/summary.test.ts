@@ -44,7 +44,7 @@ describe('summarize', () => {
     expect(formatSummary(s, pc.createColors(false))).toBe(
       ' fluxlab  3 scenarios: 2 replayed, 1 recorded · tests 1 passed, 1 failed, 0 skipped · hermetic 1/2 · live model calls 2 · recorded cost $0.00400 + no price for x · drift warnings 1\n' +
         '          ⚠ capital model#1 model_request_drift: m\n' +
-        '            a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: give it a placeholder with `redact.replace`, or leave its field out of the key with `ignore` (docs/configuration.md)',
+        '            a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: key it with a `normalize` rule (built-ins for dates, uuids, temp paths, model date suffixes, or a pattern), or leave its field out of the key with `ignore` (docs/matching-and-divergence.md)',
     )
   })
 

@@ -236,7 +236,7 @@ function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.create
   const rest = [...groups.values()].slice(5).reduce((n, g) => n + g.length, 0)
   if (rest > 0) lines.push(`${pad}  … ${rest} more`)
   if (drift.some((d) => d.code === 'model_request_drift')) {
-    lines.push(`${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: give it a placeholder with \`redact.replace\`, or leave its field out of the key with \`ignore\` (docs/configuration.md)`)
+    lines.push(`${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: key it with a \`normalize\` rule (built-ins for dates, uuids, temp paths, model date suffixes, or a pattern), or leave its field out of the key with \`ignore\` (docs/matching-and-divergence.md)`)
   }
   return lines
 }

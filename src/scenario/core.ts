@@ -78,9 +78,9 @@ export function saveCore(core: ScenarioCore, run: Run, trace: string): TraceSnap
       reason: `a fixture appeared at ${rel(core.dir)} while this run was recording (two tests use the same scenario name?)`,
       fix: `Give each test its own scenario name, or re-baseline on purpose: ${outcomeCommands(core).rerecord}`,
     })
-  const { redactor, maxBytes } = core.settings
+  const { redactor, maxBytes, normalize } = core.settings
   const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
-  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, keyVars: [...cells.keyVars, ...fileKeysOf(core.test)], maxBytes, redaction: redactor.marker })
+  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, keyVars: [...cells.keyVars, ...fileKeysOf(core.test)], maxBytes, redaction: redactor.marker, normalize: normalize.marker })
   const snapshot = saveRecording({ dir: core.dir, manifest, model: cells.model, tools: cells.tools, trace, disable: core.options.redact?.disable, updateState: core.updateState })
   run.written = true
   return snapshot

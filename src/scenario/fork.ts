@@ -107,6 +107,8 @@ export function writeFork(input: {
   /** The test that recorded the fork (default: the parent's). */
   source?: SourceTest
   redaction: string
+  /** The `normalize` marker its requests were keyed under. */
+  normalize?: string
   maxBytes: number
   disable?: readonly string[]
 }): void {
@@ -120,7 +122,7 @@ export function writeFork(input: {
   })
   const source = input.source ?? input.base.source
   const manifest: Manifest & { fork: ForkOrigin } = {
-    ...manifestFor({ name: input.name, model, source, input: input.base.input, keyVars: fixtureKeyVars({ manifest: input.base, model }), maxBytes: input.maxBytes, redaction: input.redaction }),
+    ...manifestFor({ name: input.name, model, source, input: input.base.input, keyVars: fixtureKeyVars({ manifest: input.base, model }), maxBytes: input.maxBytes, redaction: input.redaction, normalize: input.normalize }),
     fork: input.origin,
   }
   const fx: Fixture = { dir: input.dir, manifest, model, tools, trace: input.trace }

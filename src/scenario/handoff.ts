@@ -6,6 +6,7 @@
  * divergences, live calls, the cells it served) is taken back into the run, as if the run had made those calls.
  */
 import type { Divergence } from '../cassette/divergence.js'
+import { createNormalizer, type NormalizeRule } from '../cassette/normalize.js'
 import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
 import type { Mode } from '../golden/update-mode.js'
 import type { ProviderFamily } from '../providers/types.js'
@@ -29,6 +30,7 @@ export interface RunHandoff {
   settings: {
     redact: Omit<RedactorConfig, 'replace'> & { replace?: Array<{ pattern: string | Pattern; with?: string }> }
     ignore: readonly string[]
+    normalize: Array<Exclude<NormalizeRule, { pattern: unknown }> | { pattern: string | Pattern; replace: string }>
     hosts: Record<string, ProviderFamily>
     maxBytes: number
     timing?: 'recorded' | number
@@ -57,6 +59,8 @@ export interface RunReturn {
 
 const ENV = '%ENV%'
 
+const asJson = (re: RegExp): Pattern => ({ source: re.source, flags: re.flags })
+
 /**
  * A run's configuration as JSON, for its holder.
  * @example
@@ -72,6 +76,7 @@ export function handoffOf(config: { name: string; dir: string; mode: Mode; comma
     settings: {
       redact: { ...redact, ...(replace ? { replace: replace.map((r) => ({ ...r, pattern: typeof r.pattern === 'string' ? r.pattern : { source: r.pattern.source, flags: r.pattern.flags } })) } : {}) },
       ignore: config.ignore,
+      normalize: config.normalize.config.map((r) => (typeof r === 'string' || typeof r.pattern === 'string' ? r : { ...r, pattern: asJson(r.pattern) })),
       hosts: config.hosts,
       maxBytes: config.maxBytes,
       ...(config.timing !== undefined ? { timing: config.timing } : {}),
@@ -96,6 +101,7 @@ export function settingsFrom(h: RunHandoff): { settings: RunSettings; command: (
     settings: {
       redactor: createRedactor(config),
       ignore: h.settings.ignore,
+      normalize: createNormalizer((h.settings.normalize ?? []).map((r): NormalizeRule => (typeof r === 'string' ? r : { ...r, pattern: typeof r.pattern === 'string' ? r.pattern : new RegExp(r.pattern.source, r.pattern.flags) }))),
       hosts: h.settings.hosts,
       maxBytes: h.settings.maxBytes,
       ...(h.settings.timing !== undefined ? { timing: h.settings.timing } : {}),

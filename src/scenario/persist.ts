@@ -17,7 +17,7 @@ import type { TraceSnapshot } from './outcome.js'
  * @example
  * manifestFor({ name, model, source: sourceOf(test), input, keyVars, maxBytes, redaction: redactor.marker })
  */
-export function manifestFor(o: { name: string; model: readonly ModelCell[]; source?: SourceTest; input?: unknown; keyVars: readonly string[]; maxBytes: number; redaction: string }): Manifest {
+export function manifestFor(o: { name: string; model: readonly ModelCell[]; source?: SourceTest; input?: unknown; keyVars: readonly string[]; maxBytes: number; redaction: string; normalize?: string }): Manifest {
   return {
     formatVersion: FORMAT_VERSION,
     fluxlabVersion: VERSION,
@@ -30,6 +30,7 @@ export function manifestFor(o: { name: string; model: readonly ModelCell[]; sour
     keyVars: [...new Set(o.keyVars)].sort(),
     cassetteMaxBytes: o.maxBytes,
     redaction: o.redaction,
+    ...(o.normalize ? { normalize: o.normalize } : {}),
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
+import { createNormalizer } from '../cassette/normalize.js'
 import { createRedactor } from '../cassette/redact.js'
 import { rerunCommand } from '../commands.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
@@ -34,6 +35,7 @@ export function runSettings(options: FluxOptions, offline: boolean): RunSettings
   return {
     redactor: createRedactor(options.redact),
     ignore: options.ignore ?? [],
+    normalize: createNormalizer(options.normalize),
     hosts: options.hosts ?? {},
     maxBytes: options.maxBytes ?? maxBytesFromEnv(),
     timing: options.timing,
@@ -140,15 +142,23 @@ export class Run implements TrackedRun, RequestRoute {
     }
   }
 
-  /** SPEC §3 `redaction_mismatch`: the fixture was redacted by other rules than today's. */
+  /**
+   * SPEC §3 `redaction_mismatch`: the fixture was redacted by other rules than today's, or its requests were keyed under
+   * other `normalize` rules (scenario.yaml `normalize`, absent when none were set): either way its keys are not today's.
+   */
   checkRedaction(): void {
-    const { fixture, redactor } = this.config
+    const { fixture, redactor, normalize } = this.config
+    if (!fixture) return
+    const rerun = `re-record so the fixture matches today's rules: ${this.config.command('FLUX_GOLDEN=update')}`
     const marker = redactor.marker
-    if (fixture && fixture.manifest.redaction !== marker)
+    if (fixture.manifest.redaction !== marker)
+      this.log.diverge('redaction_mismatch', 'scenario.yaml', `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; ${rerun}`)
+    const was = fixture.manifest.normalize
+    if (was !== normalize.marker)
       this.log.diverge(
         'redaction_mismatch',
         'scenario.yaml',
-        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; re-record so the fixture matches today's rules: ${this.config.command('FLUX_GOLDEN=update')}`,
+        `the fixture's requests were normalized with ${was ?? 'no normalize rules'}, today's normalize rules are ${normalize.marker ?? 'none'} (${JSON.stringify(normalize.config.map(String))}); ${rerun}`,
       )
   }
 

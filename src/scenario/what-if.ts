@@ -226,7 +226,7 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
     if (why) forkInfo = { name, dir, status: 'not-written', reason: why }
     else {
       const origin: ForkOrigin = { parent: s.name, parentRecordedAt: parent.manifest.recordedAt, change: iv.applied.map((a) => a.description).filter((d, i, all) => all.indexOf(d) === i).join(', ') || 'none' }
-      writeFork({ dir, name: cfName, steps, trace, origin, base: parent.manifest, source: sourceOf(s.test), redaction: s.settings.redactor.marker, maxBytes: parent.manifest.cassetteMaxBytes, disable })
+      writeFork({ dir, name: cfName, steps, trace, origin, base: parent.manifest, source: sourceOf(s.test), redaction: s.settings.redactor.marker, normalize: s.settings.normalize.marker, maxBytes: parent.manifest.cassetteMaxBytes, disable })
       s.test?.opened.add(dir)
       forkInfo = { name, dir, status: 'written' }
       traceSnapshot = { file: join(dir, FILES.trace), status: 'added', updateState: s.updateState }

@@ -50,7 +50,7 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
     const reports: FixtureReport[] = []
     dirs.forEach((dir, i) => {
       if (!json) out.progress(`verifying ${i + 1}/${dirs.length} ${display(dir)}`)
-      const report = verifyFixture(dir, { redact: options.redact, rewriteTrace: golden === 'snapshots' })
+      const report = verifyFixture(dir, { redact: options.redact, normalize: options.normalize, rewriteTrace: golden === 'snapshots' })
       reports.push(report)
       if (!json) printReport(report, out)
     })

@@ -151,3 +151,18 @@ export function rewriteCall(call: Readonly<ModelRequest>, to: { url: URL; text: 
   const canonical = canonicalRequest(request.method, to.url, to.text, config)
   return Object.freeze({ ...call, request, url: to.url, text: to.text, bytes: Buffer.from(to.text, 'utf8'), canonical, key: requestKey(canonical) })
 }
+
+/**
+ * The body a cell's model id is read from: the canonical one, or what was sent when `normalize` rules are set (a
+ * normalized body may say `gpt-4o-<date>`; pricing and the manifest want the model that was asked for).
+ * @example
+ * codec.parseRequest(modelIdBody(call, config), call.url).model // 'gpt-4o-2024-08-06'
+ */
+export function modelIdBody(call: Readonly<ModelRequest>, config: CanonicalOptions): unknown {
+  if (!config.normalize?.marker) return call.canonical.body
+  try {
+    return JSON.parse(call.text) as unknown
+  } catch {
+    return call.canonical.body
+  }
+}

@@ -1,4 +1,5 @@
 import type { Fixture, ModelCell, ToolCell } from '../../cassette/cell.js'
+import type { Normalizer } from '../../cassette/normalize.js'
 import type { Redactor } from '../../cassette/redact.js'
 import type { TestContext } from '../../context/types.js'
 import type { Mode } from '../../golden/update-mode.js'
@@ -10,6 +11,8 @@ import type { Refusal } from './refuse.js'
 export interface RunSettings {
   redactor: Redactor
   ignore: readonly string[]
+  /** `normalize`: the rules that rewrite a canonical request before it is keyed. */
+  normalize: Normalizer
   hosts: Record<string, ProviderFamily>
   maxBytes: number
   timing?: 'recorded' | number

@@ -8,7 +8,7 @@ import type { HttpFault } from '../faults.js'
 import { injectedModelCell, injectedToolCell } from '../injected-cells.js'
 import type { Intervention, Target } from '../intervention.js'
 import { storedCell } from '../stored.js'
-import { rewriteCall, type Answer, type ClassifyConfig, type Counters, type Stage } from './call.js'
+import { modelIdBody, rewriteCall, type Answer, type ClassifyConfig, type Counters, type Stage } from './call.js'
 import { offTapeResponse } from './http.js'
 import type { RunLog, RunStep } from './log.js'
 
@@ -29,7 +29,7 @@ export function interventionStage(log: RunLog, iv: Intervention, counters: Count
       if (rw) iv.markChanged(call.step, rw.description)
       const fault = iv.modelFault(call.key)
       if (!fault) return next(call)
-      const cell = { family: call.codec.family, url: config.redactor.url(call.url.href), request: call.canonical, model: call.codec.parseRequest(call.canonical.body, call.url).model }
+      const cell = { family: call.codec.family, url: config.redactor.url(call.url.href), request: call.canonical, model: call.codec.parseRequest(modelIdBody(call, config), call.url).model }
       const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) => log.entries.push(s))
       return { response }
     }

@@ -2,7 +2,7 @@ import type { Chunk, ModelCell, RecordedResponse, ToolCell, TransportError } fro
 import { bodyBuffer, bodyText, capChunks } from '../../cassette/chunks.js'
 import { FluxError, isFluxError } from '../../errors.js'
 import { emptyUsage } from '../../providers/types.js'
-import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
+import { modelIdBody, type Answer, type FnToolCall, type HttpToolRequest, type ModelRequest, type Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
 import { ownSender } from '../../context/own-sender.js'
@@ -90,7 +90,7 @@ async function captureLive(config: RunConfig, log: RunLog,
 /** What every model cell of `call` says about the request. */
 function modelCellBase(config: RunConfig, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
   const { codec, url, canonical } = call
-  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: config.redactor.url(url.href), request: canonical, model: codec.parseRequest(canonical.body, url).model ?? socketModel(call.request) }
+  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: config.redactor.url(url.href), request: canonical, model: codec.parseRequest(modelIdBody(call, config), url).model ?? socketModel(call.request) }
 }
 
 function modelCell(config: RunConfig, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {

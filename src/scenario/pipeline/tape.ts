@@ -1,5 +1,6 @@
 import type { Fixture, RecordedResponse } from '../../cassette/cell.js'
 import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
+import { absorbHint } from '../../cassette/normalize.js'
 import { ModelTape, ToolTape } from '../../cassette/tape.js'
 import type { Intervention } from '../intervention.js'
 import type { Answer, Call, Next, Stage } from './call.js'
@@ -71,11 +72,14 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
               : take.reason === 'event'
                 ? `it is a realtime ${call.codec.socket?.event(call.canonical.body)} event where the recording has ${call.codec.socket?.event(take.closest?.request.body)}`
                 : 'no recorded call matches this request exactly'
-        return next(call, { why, details: closest(take.closest?.step, take.diff), closest: take.closest?.step, diff: take.diff })
+        return next(call, { why, details: closest(take.closest?.step, take.diff) + absorbHint(take.diff), closest: take.closest?.step, diff: take.diff })
       }
       const cell = take.cell
       if (take.kind === 'drift')
-        log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}`, { diff: take.diff, closest: cell.step })
+        log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`, {
+          diff: take.diff,
+          closest: cell.step,
+        })
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.entries.push({ seq: call.seq, channel: 'model', cell })
       if (cell.response.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
