@@ -8,12 +8,11 @@ import { rerunCommand, type TestRef } from '../commands.js'
 import { cachedFixture } from './fixture-cache.js'
 import { FILES, yaml } from './fixture-files.js'
 import { rerecordCommand } from './fixture-source.js'
-import { cellState, cellView, deepFreeze, type CellState } from './handout.js'
+import { cellState, cellView, deepFreeze, digestMismatch, type CellState, type DigestMismatch } from './handout.js'
 import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type ToolCell } from './cell.js'
 import { isManifest, isModelCell, isToolCell } from './cell-check.js'
 import { manifestSchema, modelCellSchema, toolCellSchema } from './cell-schema.js'
 import { derivedMismatch } from './derived.js'
-import { digestMismatch } from './digest.js'
 import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem } from './fixture-error.js'
 import { readJsonl, tooDeep } from './jsonl.js'
 import { invalidUtf8Lines } from './line-blocks.js'
@@ -67,14 +66,18 @@ export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture
     const modelFile = join(dir, FILES.model)
     const toolsFile = join(dir, FILES.tools)
     const again = () => rerecord(kept.manifest, dir, opts)
-    const model = cellView(kept.model, (cell, i) => {
-      const problem = digestProblem(cell, modelFile, kept.lines[i], kept.manifest, again) ?? derivedProblem(cell, modelFile, kept.lines[i], again)
-      if (problem) throw fixtureError('FLUX_FIXTURE_INVALID', problem)
-    })
-    const tools = cellView(kept.tools, (cell, i) => {
-      const problem = digestProblem(cell, toolsFile, kept.toolLines[i], kept.manifest, again)
-      if (problem) throw fixtureError('FLUX_FIXTURE_INVALID', problem)
-    })
+    const edited = (file: string, lines: number[]) => (_: unknown, i: number, m: DigestMismatch) => {
+      throw fixtureError('FLUX_FIXTURE_INVALID', digestProblem(m, file, lines[i], kept.manifest, again))
+    }
+    const model = cellView(
+      kept.model,
+      (cell, i) => {
+        const problem = derivedProblem(cell, modelFile, kept.lines[i], again)
+        if (problem) throw fixtureError('FLUX_FIXTURE_INVALID', problem)
+      },
+      edited(modelFile, kept.lines),
+    )
+    const tools = cellView(kept.tools, undefined, edited(toolsFile, kept.toolLines))
     fx = Object.freeze({ dir: kept.dir, manifest: kept.manifest, model, tools, trace: kept.trace })
     kept.views.set(who, fx)
   }
@@ -140,13 +143,8 @@ function derivedProblem(cell: ModelCell, file: string, line: number, command: ()
   }
 }
 
-/**
- * The problem of a cell whose digest is not that of what replay would serve from it (a hand edit), or `undefined`
- * when they agree or the cell has none (recorded before digests).
- */
-function digestProblem(cell: ModelCell | ToolCell, file: string, line: number, manifest: unknown, command: () => string): FixtureProblem | undefined {
-  const m = digestMismatch(cell)
-  if (!m) return undefined
+/** The problem of a cell whose digest is not that of what replay would serve from it (a hand edit). */
+function digestProblem(m: DigestMismatch, file: string, line: number, manifest: unknown, command: () => string): FixtureProblem {
   const name = (manifest as Partial<Manifest> | undefined)?.name
   return {
     code: 'digest_mismatch',
@@ -225,15 +223,16 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean },
   const checkDigest = derived && opts.digests !== false
   const model = modelRead.lines.filter(({ line, value }) => {
     if (!derived) return true
-    const problem = (checkDigest ? digestProblem(value, modelFile, line, manifest, () => again(manifest)) : undefined) ?? derivedProblem(value, modelFile, line, () => again(manifest))
+    const m = checkDigest ? digestMismatch(value) : undefined
+    const problem = m ? digestProblem(m, modelFile, line, manifest, () => again(manifest)) : derivedProblem(value, modelFile, line, () => again(manifest))
     if (problem) problems.push(problem)
     return !problem
   })
   const toolsFile = join(dir, FILES.tools)
   const tools = cells<ToolCell>(FILES.tools, toolCellSchema, isToolCell, false, memo?.trust[1]).lines.filter(({ line, value }) => {
-    const problem = checkDigest ? digestProblem(value, toolsFile, line, manifest, () => again(manifest)) : undefined
-    if (problem) problems.push(problem)
-    return !problem
+    const m = checkDigest ? digestMismatch(value) : undefined
+    if (m) problems.push(digestProblem(m, toolsFile, line, manifest, () => again(manifest)))
+    return !m
   })
   if (memo && !trusted && problems.length === 0) memo.passed()
   problems.sort((a, b) => (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : a.file === modelFile ? -1 : 1))

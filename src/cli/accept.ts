@@ -3,7 +3,7 @@
  * digests of its cells (src/cassette/digest.ts) to what they now serve, the whole fixture swapped in at once.
  */
 import { join } from 'node:path'
-import { digestMismatch } from '../cassette/digest.js'
+import { digestMismatch } from '../cassette/handout.js'
 import { readFixtureLines } from '../cassette/fixture.js'
 import { FILES } from '../cassette/fixture-files.js'
 import { writeFixture } from '../cassette/fixture-write.js'

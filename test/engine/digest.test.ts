@@ -15,7 +15,7 @@ useEngineSandbox()
 /** A streaming OpenAI chat agent that calls a weather API (plain HTTP) and an in-process tool between its two model calls. */
 const agent = (server: ProviderServer, weather: TinyServer) => async (lab: Lab) => {
   const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: 'sk-test', maxRetries: 0 })
-  const tools = lab.tools({ units: async () => ({ unit: 'celsius', scale: 1 }) })
+  const tools = lab.tools({ units: async (_args: object) => ({ unit: 'celsius', scale: 1 }) })
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is 1231 * 2331?' }]
   let forecast = ''
   let units: unknown
