@@ -63,7 +63,7 @@ export interface ModelCell {
   durationMs: number
   truncated: boolean
   originalBytes?: number
-  /** SHA-256 of what replay serves from the cell (./digest.ts); absent in fixtures recorded before 0.1.2: unchecked. */
+  /** SHA-256 of what replay serves from the cell (servedDigest, ./handout.ts); absent in fixtures recorded before digests (issue 28): unchecked. */
   digest?: string
 }
 
@@ -89,7 +89,7 @@ export interface ToolCell {
   durationMs: number
   truncated: boolean
   originalBytes?: number
-  /** SHA-256 of what replay serves from the cell (./digest.ts); absent in fixtures recorded before 0.1.2: unchecked. */
+  /** SHA-256 of what replay serves from the cell (servedDigest, ./handout.ts); absent in fixtures recorded before digests (issue 28): unchecked. */
   digest?: string
 }
 

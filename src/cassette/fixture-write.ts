@@ -24,7 +24,7 @@ export interface SerializedFixture {
 
 /**
  * Serialize a fixture with stable key order (cells sorted by key name, one per line), each cell with the digest
- * of what replay serves from it (./digest.ts).
+ * of what replay serves from it (servedDigest, ./handout.ts).
  * @example
  * serializeFixture(fx).model
  */

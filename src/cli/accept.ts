@@ -1,6 +1,6 @@
 /**
  * `fluxlab test --accept <scenario>`: a deliberate hand edit of a fixture's cells made servable, by rewriting the
- * digests of its cells (src/cassette/digest.ts) to what they now serve, the whole fixture swapped in at once.
+ * digests of its cells (servedDigest, src/cassette/handout.ts) to what they now serve, the whole fixture swapped in at once.
  */
 import { join } from 'node:path'
 import { digestMismatch } from '../cassette/handout.js'
