@@ -119,7 +119,8 @@ export function servedDigest(cell: ModelCell | ToolCell): string {
   const served =
     'kind' in cell && cell.kind === 'fn'
       ? JSON.stringify({ output: c.output, error: c.error })
-      : stableStringify(asStored({ response: c.response, transportError: c.transportError, truncated: c.truncated, injected: c.injected, rpcId: c.rpcId }))
+      : // @note stable-stringified as the write stores these fields, so the string is the same for the value written and the value read back
+        stableStringify({ response: c.response, transportError: c.transportError, truncated: c.truncated, injected: c.injected, rpcId: c.rpcId })
   return `sha256:${createHash('sha256').update(served).digest('hex')}`
 }
 
@@ -128,9 +129,6 @@ export interface DigestMismatch {
   stored: string
   served: string
 }
-
-/** A value as a write stores it and a read gives it back (undefined dropped, as JSON does). */
-const asStored = (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown
 
 /**
  * Where a cell's stored digest differs from what it would serve: both digests, or `undefined` when they agree or
