@@ -11,8 +11,9 @@
  * The tape matches requests on fields the read already checked (key, seq, request) without handing cells
  * out; it reaches them through {@link rawCells} and hands out only the cell it serves, through the view.
  *
- * The view also checks a cell's `digest` there (issue 28; here, so a replayed call enters no more files): SHA-256 of what replay serves from it, written with the cell, so a hand edit of a served byte
- * is `digest_mismatch` on read instead of a silent serve (SPEC §4, issue 28).
+ * The view also checks a cell's `digest` there (issue 28; here, so a replayed call enters no more files): the
+ * SHA-256 of what replay serves from the cell, written with it, so a hand edit of a served byte is
+ * `digest_mismatch` on read instead of a silent serve (SPEC §4). It covers:
  * - model and http tool cells: the response (status, kept headers, chunks with their times, `open`, `clientAbort`),
  *   the transport error, `truncated` (a truncated cell is refused, not served) and `injected`; an http tool's
  *   `rpcId` too (its answer is re-addressed by it). A model cell's text, tool calls and usage are checked against
