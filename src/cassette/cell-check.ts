@@ -52,6 +52,7 @@ function isKey(k: unknown): boolean {
   }
   return true
 }
+const isOptDigest = (v: unknown) => v === undefined || isKey(v)
 
 /**
  * Whether `v` is a model.jsonl line {@link modelCellSchema} accepts (the same set, without zod's cost).
@@ -71,7 +72,7 @@ export function isModelCell(v: unknown): boolean {
   for (const c of toolCalls) if (!isObj(c) || !isText(c.id) || !isText(c.name)) return false
   if (providerError !== undefined && !(isObj(providerError) && isOptText(providerError.type) && isText(providerError.message))) return false
   if (!isTransportError(v.transportError) || !isNonNeg(v.durationMs) || typeof v.truncated !== 'boolean') return false
-  if (v.originalBytes !== undefined && !isCount(v.originalBytes)) return false
+  if ((v.originalBytes !== undefined && !isCount(v.originalBytes)) || !isOptDigest(v.digest)) return false
   const r = response as { status: number; clientAbort?: unknown }
   return r.status !== 0 || v.transportError !== undefined || r.clientAbort !== undefined
 }
@@ -92,7 +93,7 @@ export function isToolCell(v: unknown): boolean {
   if (response !== undefined && !isResponse(response)) return false
   if (rpcId !== undefined && typeof rpcId !== 'string' && !isNum(rpcId)) return false
   if (!isOptText(v.url) || !isTransportError(v.transportError) || !isNonNeg(v.durationMs) || typeof v.truncated !== 'boolean') return false
-  if ((v.originalBytes !== undefined && !isCount(v.originalBytes)) || !isOptText(v.injected)) return false
+  if ((v.originalBytes !== undefined && !isCount(v.originalBytes)) || !isOptText(v.injected) || !isOptDigest(v.digest)) return false
   if (kind === 'fn' && (response !== undefined || (v.output !== undefined && error !== undefined))) return false
   return kind !== 'http' || response !== undefined || v.transportError !== undefined
 }

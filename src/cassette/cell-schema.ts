@@ -114,6 +114,7 @@ function buildSchemas(z: typeof Zod) {
         truncated: z.boolean('expected "truncated" (true or false)'),
         originalBytes: z.optional(count('"originalBytes"')),
         injected: optionalText('"injected"'),
+        digest: z.optional(z.string('expected "digest" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "digest" (sha256:<64 hex>)'))),
       },
       'expected a JSON object (one model call)',
     )
@@ -149,6 +150,7 @@ function buildSchemas(z: typeof Zod) {
         truncated: z.boolean('expected "truncated" (true or false)'),
         originalBytes: z.optional(count('"originalBytes"')),
         injected: optionalText('"injected"'),
+        digest: z.optional(z.string('expected "digest" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "digest" (sha256:<64 hex>)'))),
       },
       'expected a JSON object (one tool call)',
     )

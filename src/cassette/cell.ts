@@ -63,6 +63,8 @@ export interface ModelCell {
   durationMs: number
   truncated: boolean
   originalBytes?: number
+  /** SHA-256 of what replay serves from the cell (servedDigest, ./handout.ts); absent in fixtures recorded before digests (issue 28): unchecked. */
+  digest?: string
 }
 
 /** One line of `tools.jsonl`: an in-process tool call (`fn`) or HTTP to a non-model host (`http`). */
@@ -87,6 +89,8 @@ export interface ToolCell {
   durationMs: number
   truncated: boolean
   originalBytes?: number
+  /** SHA-256 of what replay serves from the cell (servedDigest, ./handout.ts); absent in fixtures recorded before digests (issue 28): unchecked. */
+  digest?: string
 }
 
 export interface SourceTest {

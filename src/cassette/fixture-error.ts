@@ -22,6 +22,8 @@ export interface FixtureProblem {
   reason: string
   /** What to do, with the exact command. */
   fix: string
+  /** Set when the problem has a code of its own in `fluxlab test` (else it is `fixture_invalid`). */
+  code?: 'digest_mismatch'
 }
 
 /** A FluxError that also says, as fields, which file and line is at fault (`fluxlab test` reads them; nothing parses the message). */

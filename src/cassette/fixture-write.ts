@@ -5,7 +5,8 @@
 import { join, relative } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import { writeDirAtomic, writeFileAtomic } from './atomic.js'
-import type { Fixture } from './cell.js'
+import type { Fixture, ModelCell, ToolCell } from './cell.js'
+import { servedDigest } from './handout.js'
 import { refuseSecrets } from './fixture-error.js'
 import { FILES, yaml } from './fixture-files.js'
 import { scanText } from './scan.js'
@@ -22,12 +23,13 @@ export interface SerializedFixture {
 }
 
 /**
- * Serialize a fixture with stable key order (cells sorted by key name, one per line).
+ * Serialize a fixture with stable key order (cells sorted by key name, one per line), each cell with the digest
+ * of what replay serves from it (servedDigest, ./handout.ts).
  * @example
  * serializeFixture(fx).model
  */
 export function serializeFixture(fx: Omit<Fixture, 'dir'>): SerializedFixture {
-  const jsonl = (cells: readonly object[]) => cells.map(cellJson).join('\n') + (cells.length ? '\n' : '')
+  const jsonl = (cells: ReadonlyArray<ModelCell | ToolCell>) => cells.map((c) => cellJson({ ...c, digest: servedDigest(c) })).join('\n') + (cells.length ? '\n' : '')
   return {
     manifest: yaml().stringify(fx.manifest, { lineWidth: 0 }),
     model: jsonl(fx.model),

@@ -8,7 +8,7 @@ import { rerunCommand, type TestRef } from '../commands.js'
 import { cachedFixture } from './fixture-cache.js'
 import { FILES, yaml } from './fixture-files.js'
 import { rerecordCommand } from './fixture-source.js'
-import { cellState, cellView, deepFreeze, type CellState } from './handout.js'
+import { cellState, cellView, deepFreeze, digestMismatch, type CellState, type DigestMismatch } from './handout.js'
 import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type ToolCell } from './cell.js'
 import { isManifest, isModelCell, isToolCell } from './cell-check.js'
 import { manifestSchema, modelCellSchema, toolCellSchema } from './cell-schema.js'
@@ -40,6 +40,8 @@ interface ReadFixtureOptions extends ScanOptions {
    * `scenario()`); `false` to name none (the CLI, whose own command line would be the wrong one).
    */
   rerun?: TestRef | false
+  /** `false`: do not check the cells' digests (`fluxlab test --accept`, which rewrites them). */
+  digests?: false
 }
 
 /**
@@ -62,11 +64,21 @@ export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture
   let fx = kept.views.get(who)
   if (!fx) {
     const modelFile = join(dir, FILES.model)
-    const model = cellView(kept.model, (cell, i) => {
-      const problem = derivedProblem(cell, modelFile, kept.lines[i], () => rerecord(kept.manifest, dir, opts))
-      if (problem) throw fixtureError('FLUX_FIXTURE_INVALID', problem)
-    })
-    fx = Object.freeze({ dir: kept.dir, manifest: kept.manifest, model, tools: cellView(kept.tools), trace: kept.trace })
+    const toolsFile = join(dir, FILES.tools)
+    const again = () => rerecord(kept.manifest, dir, opts)
+    const edited = (file: string, lines: number[]) => (_: unknown, i: number, m: DigestMismatch) => {
+      throw fixtureError('FLUX_FIXTURE_INVALID', digestProblem(m, file, lines[i], kept.manifest, again))
+    }
+    const model = cellView(
+      kept.model,
+      (cell, i) => {
+        const problem = derivedProblem(cell, modelFile, kept.lines[i], again)
+        if (problem) throw fixtureError('FLUX_FIXTURE_INVALID', problem)
+      },
+      edited(modelFile, kept.lines),
+    )
+    const tools = cellView(kept.tools, undefined, edited(toolsFile, kept.toolLines))
+    fx = Object.freeze({ dir: kept.dir, manifest: kept.manifest, model, tools, trace: kept.trace })
     kept.views.set(who, fx)
   }
   return fx
@@ -79,6 +91,7 @@ interface KeptRead {
   model: CellState<ModelCell>
   tools: CellState<ToolCell>
   lines: number[]
+  toolLines: number[]
   trace?: string
   /** What readFixture() handed out, by the test its errors' fixes name. */
   views: Map<string, Fixture>
@@ -86,7 +99,7 @@ interface KeptRead {
 
 function keptRead({ fixture, lines }: FixtureLines): KeptRead {
   const { dir, manifest, model, tools, trace } = fixture
-  return { dir, manifest: deepFreeze(manifest), model: cellState(model), tools: cellState(tools), lines: lines.model, trace, views: new Map() }
+  return { dir, manifest: deepFreeze(manifest), model: cellState(model), tools: cellState(tools), lines: lines.model, toolLines: lines.tools, trace, views: new Map() }
 }
 
 /** The files a fixture read depends on (their stamps, with the directory's, say whether a kept read is still good). */
@@ -127,6 +140,19 @@ function derivedProblem(cell: ModelCell, file: string, line: number, command: ()
     field: m.field,
     reason: `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read "${m.field}")`,
     fix: `Re-record the scenario with ${command()}, or restore the line from version control.`,
+  }
+}
+
+/** The problem of a cell whose digest is not that of what replay would serve from it (a hand edit). */
+function digestProblem(m: DigestMismatch, file: string, line: number, manifest: unknown, command: () => string): FixtureProblem {
+  const name = (manifest as Partial<Manifest> | undefined)?.name
+  return {
+    code: 'digest_mismatch',
+    file,
+    line,
+    field: 'digest',
+    reason: `digest_mismatch: the line was changed since it was recorded (its "digest" is ${m.stored.slice(0, 19)}…, what replay would serve from it hashes to ${m.served.slice(0, 19)}…), and replay never serves an edited cell silently`,
+    fix: `If the edit is deliberate, accept it with \`npx fluxlab test --accept ${name ?? '<scenario>'}\`; otherwise restore the line from version control or re-record the scenario with ${command()}.`,
   }
 }
 
@@ -194,13 +220,20 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean },
     return read
   }
   const modelRead = cells<ModelCell>(FILES.model, modelCellSchema, isModelCell, true, memo?.trust[0])
+  const checkDigest = derived && opts.digests !== false
   const model = modelRead.lines.filter(({ line, value }) => {
     if (!derived) return true
-    const problem = derivedProblem(value, modelFile, line, () => again(manifest))
+    const m = checkDigest ? digestMismatch(value) : undefined
+    const problem = m ? digestProblem(m, modelFile, line, manifest, () => again(manifest)) : derivedProblem(value, modelFile, line, () => again(manifest))
     if (problem) problems.push(problem)
     return !problem
   })
-  const tools = cells<ToolCell>(FILES.tools, toolCellSchema, isToolCell, false, memo?.trust[1]).lines
+  const toolsFile = join(dir, FILES.tools)
+  const tools = cells<ToolCell>(FILES.tools, toolCellSchema, isToolCell, false, memo?.trust[1]).lines.filter(({ line, value }) => {
+    const m = checkDigest ? digestMismatch(value) : undefined
+    if (m) problems.push(digestProblem(m, toolsFile, line, manifest, () => again(manifest)))
+    return !m
+  })
   if (memo && !trusted && problems.length === 0) memo.passed()
   problems.sort((a, b) => (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : a.file === modelFile ? -1 : 1))
   if (problems.length && !opts.collect) throw fixtureError('FLUX_FIXTURE_INVALID', problems[0])

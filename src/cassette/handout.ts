@@ -10,7 +10,20 @@
  *
  * The tape matches requests on fields the read already checked (key, seq, request) without handing cells
  * out; it reaches them through {@link rawCells} and hands out only the cell it serves, through the view.
+ *
+ * The view also checks a cell's `digest` there (issue 28; here, so a replayed call enters no more files): the
+ * SHA-256 of what replay serves from the cell, written with it, so a hand edit of a served byte is
+ * `digest_mismatch` on read instead of a silent serve (SPEC §4). It covers:
+ * - model and http tool cells: the response (status, kept headers, chunks with their times, `open`, `clientAbort`),
+ *   the transport error, `truncated` (a truncated cell is refused, not served) and `injected`; an http tool's
+ *   `rpcId` too (its answer is re-addressed by it). A model cell's text, tool calls and usage are checked against
+ *   its chunks already (./derived.ts), so binding the chunks binds them.
+ * - fn tool cells: the output or the thrown error, in their stored key order (the agent can observe it).
+ * A cell written before digests existed has none, and is read unchecked.
  */
+import { createHash } from 'node:crypto'
+import stableStringify from 'fast-json-stable-stringify'
+import type { ModelCell, ToolCell } from './cell.js'
 
 /** How a kept read's cells are prepared: `check` throws for a cell that may not be handed out. */
 export interface CellState<T> {
@@ -31,17 +44,19 @@ export function cellState<T>(raw: T[]): CellState<T> {
 const views = new WeakMap<object, { raw: readonly unknown[]; at: (i: number) => unknown }>()
 
 /**
- * The cells of `state` as a read-only array whose every element is checked (by `check`, which throws for a
- * bad cell) and deep-frozen the first time it is read.
+ * The cells of `state` as a read-only array whose every element is checked (its digest, then `check`; `edited`
+ * and `check` throw for a bad cell) and deep-frozen the first time it is read.
  * @example
  * const model = cellView(state, (cell, i) => { if (derivedMismatch(cell)) throw … })
  * model[0] // checked, frozen
  */
-export function cellView<T extends object>(state: CellState<T>, check?: (cell: T, i: number) => void): T[] {
+export function cellView<T extends object>(state: CellState<T>, check?: (cell: T, i: number) => void, edited?: (cell: T, i: number, m: DigestMismatch) => void): T[] {
   const { raw, ready } = state
   const at = (i: number): T => {
     const cell = raw[i]
     if (ready[i] === 0) {
+      const m = edited && digestMismatch(cell as ModelCell | ToolCell)
+      if (m) edited(cell, i, m)
       check?.(cell, i)
       deepFreeze(cell)
       ready[i] = 1
@@ -93,4 +108,38 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push(child)
   }
   return value
+}
+
+/**
+ * The digest of what replay serves from `cell`: `sha256:<64 hex>`.
+ * @example
+ * servedDigest(cell) === cell.digest // false after a hand edit of the chunks
+ */
+export function servedDigest(cell: ModelCell | ToolCell): string {
+  const c = cell as Partial<ModelCell & ToolCell> & { injected?: string }
+  const served =
+    'kind' in cell && cell.kind === 'fn'
+      ? JSON.stringify({ output: c.output, error: c.error })
+      : // @note stable-stringified as the write stores these fields, so the string is the same for the value written and the value read back
+        stableStringify({ response: c.response, transportError: c.transportError, truncated: c.truncated, injected: c.injected, rpcId: c.rpcId })
+  return `sha256:${createHash('sha256').update(served).digest('hex')}`
+}
+
+/** A cell whose stored digest is not that of what it serves: both. */
+export interface DigestMismatch {
+  stored: string
+  served: string
+}
+
+/**
+ * Where a cell's stored digest differs from what it would serve: both digests, or `undefined` when they agree or
+ * the cell has no digest (recorded before digests: unchecked).
+ * @example
+ * digestMismatch({ ...cell, output: 'edited' }) // { stored: 'sha256:…', served: 'sha256:…' }
+ */
+export function digestMismatch(cell: ModelCell | ToolCell): DigestMismatch | undefined {
+  const stored = cell.digest
+  if (stored === undefined) return undefined
+  const served = servedDigest(cell)
+  return served === stored ? undefined : { stored, served }
 }

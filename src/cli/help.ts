@@ -31,17 +31,19 @@ Examples:
 Run \`fluxlab <command> --help\` for a command's options. --version prints the version.
 ${EXIT_CODES}`,
 
-  test: `Usage: fluxlab test [name] [--dir D] [--json]
+  test: `Usage: fluxlab test [name] [--dir D] [--json] [--accept name]
 
 Verify fixtures offline, with no network and no key: every file parses (errors name file:line),
 formatVersion is readable, every key re-derives from its stored canonical request, no secret is
-stored, no cell was truncated, the redaction marker matches today's rules, and trace.snap equals
+stored, no cell was truncated, no cell was edited since it was recorded (digest_mismatch), the
+redaction marker matches today's rules, and trace.snap equals
 the trace rebuilt from the cells (unified diff otherwise). Forks (<scenario>/forks/*/) are
 verified too. Finding no fixtures is an error, not a pass.
 
 Options:
   [name]            only this scenario (and its forks), e.g. triage or billing/refund
   --json            machine-readable report on stdout (schema fluxlab.test/v1, see docs/cli.md)
+  --accept <name>   accept deliberate hand edits of this scenario's cells: rewrite their digests, then verify it
 ${COMMON}
 
 Environment:
@@ -50,6 +52,7 @@ Environment:
 Examples:
   npx fluxlab test
   npx fluxlab test triage --json
+  npx fluxlab test --accept weather
   FLUX_GOLDEN=snapshots npx fluxlab test
   npx fluxlab test --dir examples/scenarios
 

@@ -18,6 +18,7 @@ import { display } from './fixtures.js'
 /** Stable problem codes of `fluxlab test` (part of the `--json` schema). */
 type ProblemCode =
   | 'fixture_invalid'
+  | 'digest_mismatch'
   | 'format_version'
   | 'credential_found'
   | 'key_mismatch'

@@ -114,7 +114,7 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
   }
   const { fixture: fx, lines } = read
   for (const p of read.problems)
-    problems.push({ code: 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), ...(p.field ? { field: p.field } : {}), message: problemText(p) })
+    problems.push({ code: p.code ?? 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), ...(p.field ? { field: p.field } : {}), message: problemText(p).replace(/^digest_mismatch: /, '') })
   const cellsOk = read.problems.length === 0
   checkJudgeLines(dir, problems)
   report.name = fx.manifest.name ?? report.name

@@ -227,3 +227,45 @@ describe.concurrent('fluxlab test on fixtures replay would reject (issue 13)', (
     expect(doc.summary).toMatchObject({ fixtures: 7, passed: 2, failed: 5 })
   })
 })
+
+describe('fluxlab test on a hand-edited cell (issue 28: every served byte is bound)', () => {
+  let here: string
+  let tools: string
+  beforeAll(async () => {
+    here = tempDir()
+    const scen = join(here, 'tests/scenarios')
+    // the committed example has no digests (recorded before them): --accept writes them, and a run without --accept checks them
+    tools = join(copyFixture(EXAMPLE, scen, 'capital-agent'), 'tools.jsonl')
+    const r = await fluxlab(['test', '--accept', 'capital-agent'], { cwd: here })
+    expect(r.code, r.output).toBe(0)
+    expect(r.stdout).toContain('nothing to accept in capital-agent')
+    expect(read(tools)).toMatch(/"digest":"sha256:[0-9a-f]{64}"/)
+  })
+
+  test('an http tool body edited by hand is digest_mismatch with file and line, exit 1; --accept accepts it and the next run passes', async () => {
+    replaceIn(tools, '{\\"capital\\":\\"London\\"}', '{\\"capital\\":\\"Paris\\"}')
+    const r = await fluxlab(['test', '--json'], { cwd: here })
+    expect(r.code, r.output).toBe(1)
+    const [problem] = JSON.parse(r.stdout).fixtures[0].problems
+    expect(problem).toMatchObject({ code: 'digest_mismatch', file: 'tests/scenarios/capital-agent/tools.jsonl', line: 1, field: 'digest' })
+    expect(problem.message).toContain('npx fluxlab test --accept capital-agent')
+    const text = await fluxlab(['test'], { cwd: here })
+    expect(text.code, text.output).toBe(1)
+    expect(text.stdout).toContain('tests/scenarios/capital-agent/tools.jsonl:1 digest_mismatch: the line was changed since it was recorded')
+
+    const accepted = await fluxlab(['test', '--accept', 'capital-agent'], { cwd: here })
+    expect(accepted.code, accepted.output).toBe(0)
+    expect(accepted.stdout).toContain('accepted the edits of 1 cell of capital-agent (digests rewritten): tests/scenarios/capital-agent/tools.jsonl:1')
+    expect(read(tools)).toContain('{\\"capital\\":\\"Paris\\"}')
+    expect((await fluxlab(['test'], { cwd: here })).code).toBe(0)
+  })
+
+  test('an http tool response emptied by hand ("chunks":[]) is digest_mismatch too', async () => {
+    const other = tempDir()
+    const copy = join(copyFixture(join(here, 'tests/scenarios/capital-agent'), join(other, 'tests/scenarios'), 'emptied'), 'tools.jsonl')
+    writeFileSync(copy, read(copy).replace(/"chunks":\[[^\]]*\]/, '"chunks":[]'))
+    const r = await fluxlab(['test', '--json'], { cwd: other })
+    expect(r.code, r.output).toBe(1)
+    expect(JSON.parse(r.stdout).fixtures[0].problems).toMatchObject([{ code: 'digest_mismatch', line: 1 }])
+  })
+})

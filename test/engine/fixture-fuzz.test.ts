@@ -8,7 +8,9 @@ import { join } from 'node:path'
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { isFluxError, readFixture, scenario } from 'fluxlab'
+import YAML from 'yaml'
 import { mutateFixture, prng } from '../../bench/mutate.mjs'
+import { serializeFixture } from '../../src/cassette/fixture-write.js'
 import { REPO } from '../e2e/support/project.js'
 import { capitalToolLoop } from '../support/capital-agent.js'
 import { tempDir, useEngineSandbox } from './helpers.js'
@@ -135,5 +137,46 @@ describe('seeded mutations of a committed fixture', () => {
     expect(wrong).toEqual([])
     expect(replayed).toBe(REPLAYS)
     expect(faithful).toBeGreaterThan(REPLAYS / 2)
+  })
+
+  /** Mutants of `source` replayed: how many served the agent a body `source` does not store and did not fail. */
+  async function silentWrongServes(source: Record<string, string>, seed: number, count: number): Promise<{ replayed: number; wrong: string[] }> {
+    process.env.FLUX_OFFLINE = '1'
+    process.env.CI = '1'
+    const root = tempDir()
+    const dir = join(root, 'capital-agent')
+    const rand = prng(seed)
+    const recorded = { model: bodies(source['model.jsonl']), tool: bodies(source['tools.jsonl']) }
+    const wrong: string[] = []
+    let replayed = 0
+    for (let i = 0; i < count; i++) {
+      const { files: m, cls } = mutateFixture(source, rand)
+      write(dir, m)
+      const served: Array<{ channel: 'model' | 'tool'; body: string }> = []
+      let out
+      try {
+        out = await (await scenario('capital-agent', { dir: root })).run(async () => agent(served))
+      } catch {
+        continue
+      }
+      replayed++
+      if (out.divergences.some((d) => d.severity === 'failure')) continue
+      for (const s of served) if (!recorded[s.channel].includes(s.body)) wrong.push(`#${i} ${cls}: a ${s.channel} body the recording does not hold`)
+    }
+    return { replayed, wrong }
+  }
+
+  it('held-out mutants of a fixture with digests never serve other bytes than recorded without failing (issue 28)', { timeout: 240_000 }, async () => {
+    const cells = (f: string) => files[f].split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    const s = serializeFixture({ manifest: YAML.parse(files['scenario.yaml']), model: cells('model.jsonl'), tools: cells('tools.jsonl') })
+    const digested = { ...files, 'model.jsonl': s.model, 'tools.jsonl': s.tools }
+    expect(digested['tools.jsonl']).toContain('"digest":"sha256:')
+    // the same held-out seed on the committed fixture (no digests, read unchecked) shows what the digests catch
+    const before = await silentWrongServes(files, 28, 400)
+    const after = await silentWrongServes(digested, 28, 400)
+    console.log(`silent wrong serves in 400 mutants: ${before.wrong.length} without digests, ${after.wrong.length} with`)
+    expect(before.wrong.length).toBeGreaterThan(0)
+    expect(after.wrong).toEqual([])
+    expect(after.replayed).toBeGreaterThan(50)
   })
 })

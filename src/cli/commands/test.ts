@@ -6,6 +6,7 @@ import { fixtureRoot, loadConfig } from '../config.js'
 import { CliError, EXIT } from '../errors.js'
 import { display, findFixtures, requireFixture } from '../fixtures.js'
 import type { Output } from '../output.js'
+import { acceptEdits } from '../accept.js'
 import { verifyFixture, type FixtureReport } from '../verify.js'
 
 /** `fluxlab test --json` output. Documented in README "The fluxlab CLI"; additions only within `v1`. */
@@ -17,12 +18,15 @@ export interface TestJson {
   ok: boolean
   summary: { fixtures: number; passed: number; failed: number; problems: number; tracesWritten: number }
   fixtures: FixtureReport[]
+  /** `--accept`: the lines whose edits were accepted (`file:line`; empty when none was edited). */
+  accepted?: string[]
   /** Set when the command could not verify anything (no fixtures, unknown scenario, bad config). */
   error?: { exitCode: number; message: string }
 }
 
 /**
- * `fluxlab test [name] [--dir D] [--json]`: verify fixtures offline.
+ * `fluxlab test [name] [--dir D] [--json] [--accept name]`: verify fixtures offline; `--accept` first rewrites the
+ * digests of a scenario's hand-edited cells.
  * @example
  * await testCommand(['capital', '--json'], out) // 0 when every fixture checks out
  */
@@ -31,7 +35,11 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
     dir: { type: 'string' },
     config: { type: 'string' },
     json: { type: 'boolean' },
+    accept: { type: 'string' },
   })
+  const accept = values.accept
+  if (accept !== undefined && positionals.length && positionals[0] !== accept)
+    throw new CliError(EXIT.usage, { failed: 'read the command line', reason: `--accept ${accept} names another scenario than ${positionals[0]}`, fix: 'Pass one scenario: `fluxlab test --accept <scenario>`.' })
   if (positionals.length > 1) throw new CliError(EXIT.usage, { failed: 'read the command line', reason: `test takes one scenario name, got ${positionals.length}`, fix: 'See `fluxlab test --help`.' })
   const json = values.json === true
   let root = ''
@@ -39,7 +47,13 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
     const { options } = await loadConfig(values.config)
     root = fixtureRoot(values.dir, options)
     const golden = readGolden()
-    const dirs = positionals[0] ? findFixtures(requireFixture(positionals[0], root)) : findFixtures(root)
+    const only = positionals[0] ?? accept
+    let accepted: string[] | undefined
+    if (accept !== undefined) {
+      accepted = acceptEdits(requireFixture(accept, root), { disable: options.redact?.disable })
+      if (!json) out.line(accepted.length ? `${out.c.yellow('↻')} accepted the edits of ${accepted.length} cell${accepted.length > 1 ? 's' : ''} of ${accept} (digests rewritten): ${accepted.join(', ')}` : `${out.c.dim(`nothing to accept in ${accept}: no cell was edited (digests written for any cell without one)`)}`)
+    }
+    const dirs = only ? findFixtures(requireFixture(only, root)) : findFixtures(root)
     if (dirs.length === 0)
       throw new CliError(EXIT.error, {
         failed: `verify the fixtures under ${display(root)}`,
@@ -67,6 +81,7 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
         ok: failed.length === 0,
         summary: { fixtures: reports.length, passed: reports.length - failed.length, failed: failed.length, problems, tracesWritten: written },
         fixtures: reports,
+        ...(accepted ? { accepted } : {}),
       }
       out.raw(`${JSON.stringify(doc, null, 2)}\n`)
       return failed.length ? EXIT.failed : EXIT.ok
