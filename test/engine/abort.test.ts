@@ -56,3 +56,24 @@ test('a client abort mid-stream replays as the same abort after the same text', 
     expect(out).toReplayFaithfully()
   }
 })
+
+test('while recording, a client that aborts mid-stream reads no chunk past its abort, as without fluxlab', async () => {
+  const server = await serve(['openai-chat/openai-text.chunks.txt'], { chunking: 'events', delayMs: 20 })
+  /** Read one chunk, abort, wait until more has arrived upstream, then read again: fetch rejects that read. */
+  const readPastAbort = async () => {
+    const controller = new AbortController()
+    const res = await fetch(`${openaiBaseURL(server)}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Tell me a story' }] }), signal: controller.signal })
+    const reader = res.body!.getReader()
+    await reader.read()
+    controller.abort()
+    await new Promise((resolve) => setTimeout(resolve, 120))
+    return reader.read().then(
+      () => 'read on',
+      (e: Error) => e.name,
+    )
+  }
+  const live = await readPastAbort()
+  const recorded = await (await scenario('abort-read-on', { dir: tempDir() })).run(readPastAbort)
+  expect(live).toBe('AbortError')
+  expect(recorded.result).toBe(live)
+})
