@@ -11,6 +11,7 @@ export type DivergenceCode =
   | 'credential_found'
   | 'unwrapped_tool'
   | 'policy_denied'
+  | 'unseen_child'
 
 export type Severity = 'warning' | 'failure'
 
@@ -27,6 +28,6 @@ export interface Divergence {
   closest?: string
 }
 
-const WARNINGS: ReadonlySet<DivergenceCode> = new Set(['model_request_drift', 'unwrapped_tool'])
+const WARNINGS: ReadonlySet<DivergenceCode> = new Set(['model_request_drift', 'unwrapped_tool', 'unseen_child'])
 
 export const severityOf = (code: DivergenceCode): Severity => (WARNINGS.has(code) ? 'warning' : 'failure')

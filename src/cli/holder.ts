@@ -18,7 +18,11 @@ type Continued = Awaited<ReturnType<typeof import('./holder-run.js').continueRun
 let engine: Promise<Continued> | undefined
 const load = (): Promise<Continued> => (engine ??= import('./holder-run.js').then((m) => m.continueRun(holding)))
 
-const server = serveOverSocket(holding.socket, async ({ token }, request) => (token === holding.token ? (await load()).answer(request) : undefined))
+// Whether any process of the child's tree reached this holder (the preload's hello, a request): else the run warns.
+let reached = false
+const server = serveOverSocket(holding.socket, async ({ token }, request) => (token === holding.token ? (await load()).answer(request) : undefined), {
+  contact: (token) => void (reached ||= token === holding.token),
+})
 
 const inherited = (process.env.NODE_OPTIONS ?? '').trim()
 const env = { ...process.env, FLUX_TREE: holding.socket, FLUX_TREE_TOKEN: holding.token, NODE_OPTIONS: `${inherited} --import ${holding.preload}`.trim() }
@@ -41,7 +45,7 @@ child.on('close', (code, signal) => {
     } catch (e) {
       back = { fatal: { message: `fluxlab could not finish the run of \`${holding.command}\`: ${(e as Error).message}`, code: 'FLUX_INTERNAL' } }
     }
-    writeFileSync(holding.result, JSON.stringify({ ...back, ...(spawnError ? { spawnError } : {}) }))
+    writeFileSync(holding.result, JSON.stringify({ ...back, ...(spawnError ? { spawnError } : reached ? {} : { unreached: true }) }))
     server.close()
     if (signal) {
       process.removeAllListeners(signal)

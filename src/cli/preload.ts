@@ -10,12 +10,16 @@ import { acquireInterception, type ChildEnv, type Router } from '../interceptor/
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
-import { forwardOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
+import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
 import { WORKER_TREE } from '../interceptor/worker.js'
 
 // A worker thread finds the tree on its global (its `env` may be the process's own); a process, in its environment.
 const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORKER_TREE] ?? process.env) as NodeJS.ProcessEnv
-if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) acquireInterception(treeRouter(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN, tree.FLUX_TREE_HOSTS))
+if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
+  acquireInterception(treeRouter(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN, tree.FLUX_TREE_HOSTS))
+  // The run learns that this process can reach it: a child that never says so is warned about (src/scenario/tree.ts).
+  void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)
+}
 
 /**
  * A child of a test's run: model calls go to the test's process before this program's own mocks see them, every other

@@ -15,6 +15,8 @@ export interface ChildEnv {
   env: Record<string, string>
   /** Variables it gets only where its environment lacks them (a replay's placeholder keys, filled where it started). */
   defaults?: Record<string, string>
+  /** Called when the child exits (the run then knows whether any process of its tree ever reached it). */
+  exited?(): void
 }
 
 /** Asked at each spawn while interception is held: the environment for a child started now with `command`, if any. */
@@ -63,7 +65,9 @@ export function attachChildProcess(route: () => ChildRouter | undefined): () => 
   const original = proto.spawn
   const patched = function spawn(this: ChildProcess, options: SpawnOptions) {
     const add = options && Array.isArray(options.envPairs) ? route()?.(commandOf(options.args, options.file)) : undefined
-    return original.call(this, add ? { ...options, envPairs: withChildEnv(options.envPairs!, add) } : options)
+    const out = original.call(this, add ? { ...options, envPairs: withChildEnv(options.envPairs!, add) } : options)
+    if (add?.exited) this.once('exit', add.exited)
+    return out
   }
   proto.spawn = patched
   return () => {
@@ -97,25 +101,31 @@ interface SyncOptions {
 
 /**
  * Programs that never start a Node process themselves (nor a provider request fluxlab could see): a synchronous child
- * that is one of them, run as one simple command, needs no holder.
+ * made of them needs no holder, and one that never reached the run is not warned about.
  */
 const NOT_NODE = new Set(
   'git ls cat echo printf grep egrep fgrep rg sed awk which whereis uname whoami id date pwd mkdir rmdir rm cp mv ln touch chmod chown tar gzip gunzip zip unzip head tail wc sort uniq cut tr tee diff cmp stat du df true false sleep test hostname ps kill lsof file basename dirname realpath readlink mktemp sha256sum shasum md5sum'.split(' '),
 )
 
 /**
- * Whether a synchronous child may start Node: anything but one simple command of a program in `NOT_NODE` (no
- * `;`, `&`, `|`, `` ` ``, `$(` or redirect in a shell command). Whatever can run another program (`env`, `xargs`,
- * `find -exec`, an interpreter) is not in it.
+ * Whether a child may start Node: anything but commands of programs in `NOT_NODE`. A shell command is a list of simple
+ * commands (split at `;`, `&&`, `||`, `|`, `&`, new lines); it may start Node when any of them may, and when it
+ * substitutes a command (`` ` ``, `$(`). Variable assignments before a program and redirects are not programs.
+ * Whatever can run another program (`env`, `xargs`, `find -exec`, an interpreter) is not in `NOT_NODE`.
  * @example
  * mayStartNode(['git status'], true) // false
+ * mayStartNode(['rm -rf out && mkdir out'], true) // false
  * mayStartNode(['npx tsx examples/a.ts'], true) // true
  */
 export function mayStartNode(argv: readonly string[], shell: boolean | string): boolean {
-  const words = shell ? argv.join(' ').trim() : argv[0] ?? ''
-  if (shell && /[;&|`<>\n]|\$\(/.test(words)) return true
-  const program = (shell ? words.split(/\s+/)[0] : words).replace(/^.*[\\/]/, '').replace(/\.exe$/i, '')
-  return !NOT_NODE.has(program)
+  const programOf = (word: string) => word.replace(/^.*[\\/]/, '').replace(/\.exe$/i, '')
+  if (!shell) return !NOT_NODE.has(programOf(argv[0] ?? ''))
+  const line = argv.join(' ')
+  if (/`|\$\(/.test(line)) return true
+  return line.replace(/\d*[<>]&?\s*[^\s;|&]+/g, ' ').split(/\|\||&&|[;|&\n]/).some((part) => {
+    const words = part.trim().split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w))
+    return words.length > 0 && !NOT_NODE.has(programOf(words[0]))
+  })
 }
 
 /** `NODE_OPTIONS` and the tree's variables out of `env`: a holder itself is not on any tape. */

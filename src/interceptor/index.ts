@@ -14,6 +14,7 @@ import { attachWorkers } from './worker.js'
 
 export type { Admission, Router } from './interception.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
+export { mayStartNode } from './child-process.js'
 
 /**
  * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it

@@ -19,9 +19,15 @@ export interface TreeRequest {
 }
 
 /** A request the child refused before it could forward it (a model call fluxlab cannot route): the run fails with it. */
-export interface TreeReport {
+interface TreeReport {
   token: string
   report: { message: string; code?: string }
+}
+
+/** A process of the tree loaded the preload: the run that started it knows its requests can reach it. */
+interface TreeHello {
+  token: string
+  hello: true
 }
 
 /** Headers that describe one hop, not the request; the parent builds its own. */
@@ -135,27 +141,54 @@ export async function reportOverSocket(path: string, token: string, error: Error
 }
 
 /**
+ * Say to the process that holds the tape that this process loaded the preload (at its start): a child that exits
+ * without a word from any process of its tree never reached the run, and its run warns. Never throws; tried a few
+ * times only, so a process whose parent is gone is not held back.
+ * @example
+ * void helloOverSocket(path, token)
+ */
+export async function helloOverSocket(path: string, token: string): Promise<void> {
+  try {
+    const socket = await connected(path, 3)
+    const head: TreeHello = { token, hello: true }
+    socket.end(Buffer.concat([encodeFrame(FRAME.head, JSON.stringify(head)), encodeFrame(FRAME.end)]))
+  } catch {
+    // the parent is gone: nothing to tell
+  }
+}
+
+/** What a server of the tree hears besides requests. */
+interface Heard {
+  /** What a child refused. */
+  report?(r: TreeReport): void
+  /** Any word from a process with `token`: a hello, a report or a request. */
+  contact?(token: string): void
+}
+
+/**
  * Listen at `path` for the requests of child processes, and answer each with `answer` (`undefined`: not the
- * tape's, the child sends it itself); `report` takes what a child refused. The server does not keep the process alive.
+ * tape's, the child sends it itself); `heard` takes the rest. The server does not keep the process alive.
  * @example
  * const server = await serveOverSocket(path, (head, request) => route(head.token)?.handle(request))
  */
-export function serveOverSocket(path: string, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, report?: (r: TreeReport) => void): Server {
-  const server = createServer((socket) => void serve(socket, answer, report))
+export function serveOverSocket(path: string, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, heard: Heard = {}): Server {
+  const server = createServer((socket) => void serve(socket, answer, heard))
   server.listen(path)
   server.unref()
   return server
 }
 
-async function serve(socket: Socket, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, report?: (r: TreeReport) => void): Promise<void> {
+async function serve(socket: Socket, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, heard: Heard): Promise<void> {
   socket.on('error', () => {})
   const next = frames(socket)
   const send = (type: (typeof FRAME)[keyof typeof FRAME], payload?: Uint8Array | string) => !socket.destroyed && socket.write(encodeFrame(type, payload))
   try {
     const first = await next()
     if (first?.type !== FRAME.head) return void socket.destroy()
-    const said = json<TreeRequest | TreeReport>(first)
-    if ('report' in said) return void (report?.(said), socket.end())
+    const said = json<TreeRequest | TreeReport | TreeHello>(first)
+    heard.contact?.(said.token)
+    if ('hello' in said) return void socket.end()
+    if ('report' in said) return void (heard.report?.(said), socket.end())
     const head = said
     const chunks: Uint8Array[] = []
     for (let f = await next(); f && f.type !== FRAME.end; f = await next()) if (f.type === FRAME.data) chunks.push(f.payload)

@@ -48,6 +48,25 @@ describe('summarize', () => {
     )
   })
 
+  it('names the child processes that never reached fluxlab, each once with its scenario, and the fix once', () => {
+    const root = project({})
+    const unseen = (command: string) => ({ code: 'unseen_child', step: 'child', message: `the child process \`${command}\` exited without reaching fluxlab: …` })
+    const tests: RanTest[] = [
+      { file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run({ name: 'a/one', warnings: [unseen('NODE_OPTIONS= node tool.mjs')] })]) },
+      { file: join(root, 'a.test.ts'), name: 'two', state: 'passed', facts: facts(root, [], [run({ name: 'a/two', warnings: [unseen('python3 tool.py'), { code: 'model_request_drift', step: 'model#1', message: 'm' }] })]) },
+    ]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
+    expect(s.unseen.map((u) => u.scenario)).toEqual(['a/one', 'a/two'])
+    const out = formatSummary(s, pc.createColors(false)).split('\n')
+    expect(out[0]).toMatch(/ · drift warnings 1 · unseen child processes 2$/)
+    expect(out.slice(-4)).toEqual([
+      '          ⚠ 2 child processes of a run never reached fluxlab (no preload loaded, nothing through a base-URL variable), so what they sent went out unseen and is on no tape:',
+      '            `NODE_OPTIONS= node tool.mjs` in a/one',
+      '            `python3 tool.py` in a/two',
+      '            keep NODE_OPTIONS in their environment (add to it, do not replace it), or set `childBaseUrls: true` (FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)',
+    ])
+  })
+
   it('names the unpriced models once, in one clause: each once, sorted, the first three and a count of the rest', () => {
     // Measured on a real suite: the cost line named 10 unpriced models, on the summary's one head line.
     const root = project({})

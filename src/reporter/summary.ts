@@ -45,6 +45,8 @@ export interface SuiteSummary {
   drift: Array<{ scenario: string; step: string; code: string; message: string }>
   /** `unwrapped_tool` warnings: an in-process tool the replayed model asked for ran for real, not from the tape. */
   unwrapped: SuiteSummary['drift']
+  /** `unseen_child` warnings: a child process of a run that never reached fluxlab, so what it sent was not seen. */
+  unseen: SuiteSummary['drift']
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
   obsolete: string[]
   /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
@@ -74,7 +76,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], obsolete: [], skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], obsolete: [], skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -93,7 +95,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       if (run.mode === 'replay' || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
       for (const w of run.warnings) {
-        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : undefined
+        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : undefined
         list?.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
       }
     }
@@ -172,10 +174,11 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + ${unpricedClause(s.unpriced)}`) : ''}`,
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
     ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
+    ...(s.unseen.length ? [c.yellow(`unseen child processes ${s.unseen.length}`)] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
-  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400))
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400), ...unseenLines(s.unseen, c, pad))
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
@@ -202,6 +205,17 @@ function skippedLines(skipped: SuiteSummary['skippedWithFixture'], c: ReturnType
       ? `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on one that never reaches the wire opens with the \`keys\` option: keys: [${names.map((k) => `'${k}'`).join(', ')}] (or FLUX_KEYS=${names.join(',')})`
       : `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on another variable (a flag, or a key that never reaches the wire) opens with the \`keys\` option (or FLUX_KEYS), naming it`,
   )
+  return lines
+}
+
+/** The child processes that never reached fluxlab: each command with its scenario, then the fix once. */
+function unseenLines(unseen: SuiteSummary['drift'], c: ReturnType<typeof pc.createColors>, pad: string): string[] {
+  if (!unseen.length) return []
+  const n = unseen.length
+  const lines = [`${pad}${c.yellow('⚠')} ${n} child process${n === 1 ? '' : 'es'} of a run never reached fluxlab (no preload loaded, nothing through a base-URL variable), so what ${n === 1 ? 'it' : 'they'} sent went out unseen and is on no tape:`]
+  for (const d of unseen.slice(0, 10)) lines.push(`${pad}  \`${/`([^`]+)`/.exec(d.message)?.[1] ?? '?'}\` in ${d.scenario}`)
+  if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
+  lines.push(`${pad}  keep NODE_OPTIONS in ${n === 1 ? 'its' : 'their'} environment (add to it, do not replace it), or set \`childBaseUrls: true\` (FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)`)
   return lines
 }
 

@@ -20,7 +20,7 @@ import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters
 import { closeReplay } from './pipeline/close.js'
 import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
-import { prepareTree } from './tree.js'
+import { prepareTree, unreachedChildren } from './tree.js'
 import { handoffOf, type RunHandoff, type RunReturn } from './handoff.js'
 import type { UsedCells } from './pipeline/tape.js'
 
@@ -266,6 +266,7 @@ export class Run implements TrackedRun, RequestRoute {
     await this.log.closeStreams()
     if (this.closed) return
     this.closed = true
+    for (const command of unreachedChildren(this)) this.log.diverge('unseen_child', 'child', unseenMessage(command))
     if (this.config.mode === 'replay') closeReplay(this.log, this.pipeline.tape, this.config.intervention, this.config.toolWrap)
   }
 
@@ -274,3 +275,7 @@ export class Run implements TrackedRun, RequestRoute {
     return this.pipeline.journal?.unused() ?? []
   }
 }
+
+/** SPEC §2, the process tree: a child of the run that never reached it, named with the two ways to fix that. */
+const unseenMessage = (command: string): string =>
+  `the child process \`${command}\` exited without reaching fluxlab: it did not load fluxlab's preload (its NODE_OPTIONS was replaced, or it is not a Node program) and sent nothing through a base-URL variable, so any request it made went out unseen and is on no tape; keep NODE_OPTIONS in its environment (add to it, do not replace it), or set \`childBaseUrls: true\` (FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)`

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import { liveFetch, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
+import { liveFetch, mayStartNode, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
 import { serveOverSocket } from '../interceptor/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
@@ -30,6 +30,10 @@ interface Child {
   admit: AdmitChild
   /** Its command line, redacted: what a divergence of one of its requests names. */
   command: string
+  /** A process of its tree reached this one (the preload's hello, a request, a report, a base-URL request). */
+  reached?: boolean
+  /** It exited (a child still running when its run ends is not judged). */
+  exited?: boolean
 }
 
 interface Tree {
@@ -77,10 +81,16 @@ function open(): Tree {
     if (!child || child.run.ended) return refusedLate(request, child?.command)
     const admitted = child.admit(child.run, throughEndpoint(request), child.command)
     return admitted ? admitted.answer() : undefined
-  }, ({ token, report }) => {
-    // A model call the child refused as unroutable fails the run that started it, as it would in this process.
-    const child = children.get(token)
-    child?.run.report?.(Object.assign(new Error(`${report.message} (in the child process \`${child.command}\`)`), { name: report.code ? 'FluxError' : 'Error', code: report.code }))
+  }, {
+    report({ token, report }) {
+      // A model call the child refused as unroutable fails the run that started it, as it would in this process.
+      const child = children.get(token)
+      child?.run.report?.(Object.assign(new Error(`${report.message} (in the child process \`${child.command}\`)`), { name: report.code ? 'FluxError' : 'Error', code: report.code }))
+    },
+    contact(token) {
+      const child = children.get(token)
+      if (child) child.reached = true
+    },
   })
   if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))
   return (g[KEY] = { path, server, children })
@@ -109,7 +119,8 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild):
   const t = open()
   for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
   const token = randomBytes(16).toString('hex')
-  t.children.set(token, { run, admit, command: redactText(command) })
+  const child: Child = { run, admit, command: redactText(command) }
+  t.children.set(token, child)
   const hosts = run.config?.hosts ?? state.options.hosts
   // @note issue 26: under jest `process.env` here is the test file's copy, where a replay filled its placeholder keys;
   // a child's environment is made from the process's own, so they are handed over (never over a value it has).
@@ -123,7 +134,29 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild):
       ...(hosts && Object.keys(hosts).length ? { FLUX_TREE_HOSTS: JSON.stringify(hosts) } : {}),
       ...(childBaseUrls() ? baseUrlEnv(token) : {}),
     },
+    exited: () => void (child.exited = true),
   }
+}
+
+/**
+ * The children of `run` that exited without any process of their tree reaching it: they did not load the preload (a
+ * `NODE_OPTIONS` replaced, a program that is not Node) nor came through a base-URL variable, so whatever they sent
+ * went out unseen. Programs that start no Node process and send nothing fluxlab could see (`git`, `ls`…) are left
+ * out. Each is named once: the run warns when it closes.
+ * @example
+ * for (const command of unreachedChildren(run)) log.diverge('unseen_child', 'child', …)
+ */
+export function unreachedChildren(run: RequestRoute): string[] {
+  const out = unreachedSync.get(run) ?? []
+  unreachedSync.delete(run)
+  const tree = g[KEY]
+  if (!tree) return out
+  for (const [token, c] of tree.children) {
+    if (c.run !== run || !c.exited) continue
+    if (!c.reached && mayStartNode([c.command], true)) out.push(c.command)
+    tree.children.delete(token)
+  }
+  return out
 }
 
 /**
@@ -139,10 +172,14 @@ export function prepareTree(): Promise<void> | undefined {
 /** A request of a child that came through a base-URL variable: to the run that started it, as the provider's. */
 async function answerBaseUrl(token: string, request: Request): Promise<Response | undefined> {
   const child = g[KEY]?.children.get(token)
+  if (child) child.reached = true
   if (!child || child.run.ended) return refusedLate(request, child?.command)
   const admitted = child.admit(child.run, request, `${child.command} (through a base-URL variable)`)
   return admitted ? admitted.answer() : liveFetch(request)
 }
+
+/** Synchronous children whose holder heard nothing from their tree, by run (`unreachedChildren`). */
+const unreachedSync = new WeakMap<RequestRoute, string[]>()
 
 /** What a holder (src/cli/holder.ts) reads: the run to continue, the child to start, where to listen and write back. */
 export interface Holding {
@@ -181,8 +218,10 @@ export function syncChild(run: RequestRoute, command: string): SyncChild | undef
     },
     done() {
       try {
-        const back = JSON.parse(readFileSync(result, 'utf8')) as { counters?: unknown; spawnError?: ReturnType<SyncChild['done']>['spawnError'] }
+        const back = JSON.parse(readFileSync(result, 'utf8')) as { counters?: unknown; unreached?: boolean; spawnError?: ReturnType<SyncChild['done']>['spawnError'] }
         if (back.counters) run.absorb!(back as never)
+        // judged with the run's other children when it closes
+        if (back.unreached) unreachedSync.set(run, [...(unreachedSync.get(run) ?? []), shown])
         return back.spawnError ? { spawnError: back.spawnError } : {}
       } catch (e) {
         run.report?.(

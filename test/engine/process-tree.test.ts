@@ -224,6 +224,27 @@ describe('child processes started inside a run', () => {
     expect(await server.hits()).toBe(0)
   })
 
+  test('a child that never reached the run (NODE_OPTIONS cleared, no base-URL variable) is warned about, naming it; one that did, or starts no Node, is not', async () => {
+    const node = `"${process.execPath}" -e "setTimeout(() => {}, 20)"`
+    const out = await (await scenario('unseen', { dir: tempDir() })).run(async () => {
+      await shell(`NODE_OPTIONS= ${node}`)
+      execSync(`NODE_OPTIONS= ${node} && echo sync`)
+      // reached: the preload said so at its start, though the child sends nothing
+      await run(process.execPath, ['-e', 'setTimeout(() => {}, 20)'])
+      execFileSync(process.execPath, ['-e', '0'])
+      // no Node can start here
+      await shell('rm -f /tmp/fluxlab-none && echo hi | cat > /dev/null')
+      execSync('git --version')
+      return 'done'
+    })
+    expect(out.result).toBe('done')
+    expect(out.divergences.filter((d) => d.code !== 'unseen_child')).toEqual([])
+    const unseen = out.warnings.filter((w) => w.code === 'unseen_child')
+    expect(unseen.map((w) => /`([^`]+)`/.exec(w.message)?.[1])).toEqual([`NODE_OPTIONS= ${node} && echo sync`, `NODE_OPTIONS= ${node}`])
+    expect(unseen[0].message).toMatch(/went out unseen[\s\S]*childBaseUrls: true/)
+    expect(out.warnings.filter((w) => w.code !== 'unseen_child')).toEqual([])
+  })
+
   test('a child started outside every run is untouched: no preload, its requests go where they go', async () => {
     const server = await chatServer()
     const { stdout } = await run(process.execPath, ['-e', 'process.stdout.write(process.env.NODE_OPTIONS ?? "")'])
