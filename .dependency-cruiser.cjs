@@ -1,6 +1,6 @@
 // The layers of src/ (SPEC §10, docs/architecture.md): imports only point down, form no circles, and tie no two folders.
 // Checked by test/architecture/layers.test.ts in `npm test`.
-const entry = '^src/(cli|reporter|plugin)/|^src/(vitest|jest)\\.ts$'
+const entry = '^src/(cli|reporter|plugin)/|^src/(vitest|jest|playwright)\\.ts$'
 /** The files at the top of src/ that code in a folder may import: they import no folder but src/secrets. */
 const topLeaves = '^src/(errors|version|commands)\\.ts$'
 const layers = [
@@ -81,7 +81,7 @@ module.exports = {
       comment: 'Below the entry layer nothing imports vitest, jest or expect (STYLE "Layout shows the architecture").',
       severity: 'error',
       from: { path: '^src/', pathNot: `${entry}|\\.test\\.ts$|/utils/test-` },
-      to: { path: 'node_modules/(vitest|@vitest|jest|@jest|expect)/', dependencyTypesNot: ['type-only'] },
+      to: { path: 'node_modules/(vitest|@vitest|jest|@jest|expect|@playwright|playwright)/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

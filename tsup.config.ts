@@ -31,6 +31,8 @@ export default defineConfig({
     'setup-facts': 'src/reporter/facts.ts',
     'setup-judge': 'src/judge/index.ts',
     'jest-reporter': 'src/reporter/jest-reporter.ts',
+    // Playwright Test as the third runner (its `test` and `expect`; the app server runs under `fluxlab serve`).
+    playwright: 'src/playwright.ts',
     // The `fluxlab` bin (its `#!/usr/bin/env node` line is kept by the build) and the preload it injects
     // into the programs it records or replays (NODE_OPTIONS=--import, so ESM).
     cli: 'src/cli/index.ts',
@@ -50,7 +52,7 @@ export default defineConfig({
   sourcemap: false,
   // @note the CJS build (jest) must not contain `import.meta`: shims turn import.meta.url into the chunk's file URL.
   shims: true,
-  external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite'],
+  external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite', '@playwright/test'],
   esbuildPlugins: [jestLoadCjs],
   esbuildOptions(options, { format }) {
     options.define = { ...options.define, FLUXLAB_BUILD_FORMAT: JSON.stringify(format) }

@@ -4,9 +4,12 @@
  * Never a placeholder: with no test known, the command that started this process.
  */
 
+/** The test runners fluxlab plugs into. */
+export type Runner = 'vitest' | 'jest' | 'playwright'
+
 /** What names a test: the runner (when known), the file relative to the project root, the full test name. */
 export interface TestRef {
-  runner?: 'vitest' | 'jest'
+  runner?: Runner
   /** Relative to the project root (where the runner is started). */
   file: string
   /** The full test name: vitest's `fullTestName` (`suite > test`) or jest's (`suite test`). */
@@ -20,9 +23,11 @@ export interface TestRef {
  * testCommand({ runner: 'jest', file: 'test/a.test.ts', name: 'weather answers' }, 'FLUX_GOLDEN=update')
  */
 export function testCommand(test: TestRef, env?: string, extra?: string): string {
-  const pattern = test.name ? ` -t ${shellQuote(`^${escapeRegExp(runnerName(test))}$`)}` : ''
+  // @note Playwright's -g is matched against the project, file and titles joined: the test's titles end it.
+  const pattern = test.name ? (test.runner === 'playwright' ? ` -g ${shellQuote(`${escapeRegExp(runnerName(test))}$`)}` : ` -t ${shellQuote(`^${escapeRegExp(runnerName(test))}$`)}`) : ''
   const file = shellQuote(test.file)
-  const one = (runner: 'vitest' | 'jest') => `${env ? `${env} ` : ''}${runner === 'jest' ? 'npx jest' : 'npx vitest run'} ${file}${pattern}${extra ? ` ${extra}` : ''}`
+  const bin = { jest: 'npx jest', vitest: 'npx vitest run', playwright: 'npx playwright test' }
+  const one = (runner: Runner) => `${env ? `${env} ` : ''}${bin[runner]} ${file}${pattern}${extra ? ` ${extra}` : ''}`
   // @note a manifest from before `runner` was stored does not say which runner recorded it: give both.
   return test.runner ? one(test.runner) : `${one('vitest')} (or ${one('jest')})`
 }
@@ -45,7 +50,7 @@ function processCommand(argv = process.argv): string {
   return ['node', ...args].map(shellQuote).join(' ')
 }
 
-/** Both runners take `-t` as a pattern over the names joined with spaces; vitest's `fullTestName` joins with ` > `. */
+/** Each runner takes a pattern over the names joined with spaces; vitest's `fullTestName` (and ours for Playwright) joins with ` > `. */
 function runnerName(test: TestRef): string {
   return test.runner === 'jest' || !test.name ? (test.name ?? '') : test.name.split(' > ').join(' ')
 }

@@ -109,7 +109,7 @@ export function isManifest(v: unknown): boolean {
   if (!isObj(v)) return false
   const { source, fork } = v
   if (!isNum(v.formatVersion) || typeof v.fluxlabVersion !== 'string' || !isText(v.name) || (v.name as string).length < 1) return false
-  if (source !== undefined && !(isObj(source) && isText(source.file) && isText(source.name) && isOptText(source.project) && (source.runner === undefined || source.runner === 'vitest' || source.runner === 'jest'))) return false
+  if (source !== undefined && !(isObj(source) && isText(source.file) && isText(source.name) && isOptText(source.project) && (source.runner === undefined || source.runner === 'vitest' || source.runner === 'jest' || source.runner === 'playwright'))) return false
   if (typeof v.recordedAt !== 'string' || !isStrings(v.models) || !isStrings(v.providerHosts) || !isCount(v.cassetteMaxBytes) || typeof v.redaction !== 'string') return false
   if (v.keyVars !== undefined && !(isStrings(v.keyVars) && (v.keyVars as string[]).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)))) return false
   return fork === undefined || (isObj(fork) && isText(fork.parent) && typeof fork.parentRecordedAt === 'string' && typeof fork.change === 'string')

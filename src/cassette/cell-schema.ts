@@ -162,7 +162,7 @@ function buildSchemas(z: typeof Zod) {
 
   const sourceSchema = z.optional(
     z.looseObject(
-      { file: text('"source.file"'), name: text('"source.name"'), project: optionalText('"source.project"'), runner: z.optional(z.enum(['vitest', 'jest'], 'expected "runner" to be vitest or jest')) },
+      { file: text('"source.file"'), name: text('"source.name"'), project: optionalText('"source.project"'), runner: z.optional(z.enum(['vitest', 'jest', 'playwright'], 'expected "runner" to be vitest, jest or playwright')) },
       'expected "source" {"file", "name"}',
     ),
   )

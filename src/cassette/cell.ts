@@ -1,3 +1,4 @@
+import type { Runner } from '../commands.js'
 import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
 
 /** The fixture format this version writes and the only one it reads. */
@@ -98,7 +99,7 @@ export interface SourceTest {
   name: string
   project?: string
   /** The runner that recorded it (absent in fixtures recorded before 0.1.1). */
-  runner?: 'vitest' | 'jest'
+  runner?: Runner
 }
 
 /** `scenario.yaml`. */

@@ -21,7 +21,7 @@ export function readSource(dir: string): SourceTest | undefined {
 function sourceOf(manifest: unknown): SourceTest | undefined {
   const src = (manifest as { source?: Record<string, unknown> } | null)?.source
   if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
-  const runner = src.runner === 'vitest' || src.runner === 'jest' ? src.runner : undefined
+  const runner = src.runner === 'vitest' || src.runner === 'jest' || src.runner === 'playwright' ? src.runner : undefined
   return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
 }
 

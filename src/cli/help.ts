@@ -16,6 +16,7 @@ Commands:
   test [name]               verify every fixture offline (parse, keys, secrets, truncation, redaction, trace.snap)
   record <name> -- <cmd…>   run a Node program under interception and record its calls into a fixture
   replay <name> -- <cmd…>   run it against the fixture: 0 pass · 1 the program failed · 2 it left the tape
+  serve -- <cmd…>           run an app server (a Playwright webServer): each test's server-side calls on its own tape
   show <name> [--html F]    the recorded trace as a tree, or a self-contained HTML timeline
   diff <a> <b>              step-aligned diff of two fixtures' traces
   scan [paths…]             secret scan (pre-commit): file:line:rule, never the secret
@@ -92,6 +93,25 @@ Examples:
 
 Exit codes: 0 replayed (drift printed as warnings) · 1 the program failed · 2 the program left the tape
 (model_index_overflow, tool_call_unrecorded, unused_interaction, …), with a report naming the step · 3 no fixture · 64 bad command line`,
+
+  serve: `Usage: fluxlab serve [--name N] [options] -- <cmd…>
+
+Run an app server under fluxlab, as a Playwright \`webServer\` (with \`test\` from fluxlab/playwright). What the
+server does while handling a test's browser request (model calls, HTTP tool calls, child processes, work still
+running after it answered) records into and replays from that test's fixture. Its calls outside every test's
+request (start-up, warm-up) go to its own scenario, <dir>/app-server/ (--name to rename): recorded when missing,
+replayed when present, refused under CI. Key variables the project's fixtures carried get placeholders where unset.
+
+Options:
+  --name <name>     the server's own scenario (default: app-server)
+${COMMON}
+
+Examples:
+  npx fluxlab serve -- node server.mjs
+  npx fluxlab serve -- npm run start      (in playwright.config.ts: webServer.command)
+
+Exit codes: 0 stopped by a signal, its own scenario settled · the server's own code when it failed · 2 its own
+scenario left the tape · 3 fluxlab could not do it (a refused call under CI) · 64 bad command line`,
 
   show: `Usage: fluxlab show <name> [--html <file>]
 

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   test: async () => (await import('./commands/test.js')).testCommand,
   record: async () => (await import('./commands/run.js')).recordCommand,
   replay: async () => (await import('./commands/run.js')).replayCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
   scan: async () => (await import('./commands/scan.js')).scanCommand,
@@ -44,7 +45,7 @@ export async function main(argv: string[], out = new Output()): Promise<number> 
     }
     const load = COMMANDS[command]
     if (!load) throw usage(undefined, `there is no command "${command}"${command.startsWith('-') ? '' : `; the commands are ${Object.keys(COMMANDS).join(', ')}`}`)
-    const own = command === 'record' || command === 'replay' ? splitCommand(rest).own : rest
+    const own = command === 'record' || command === 'replay' || command === 'serve' ? splitCommand(rest).own : rest
     if (own.includes('--help') || own.includes('-h')) {
       out.line(HELP[command])
       return EXIT.ok

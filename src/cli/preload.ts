@@ -12,11 +12,16 @@ import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
 import { WORKER_TREE } from '../interceptor/worker.js'
+import { attachServerRequests, requestRun, type RunAddress } from '../interceptor/server-requests.js'
+import http from 'node:http'
+import https from 'node:https'
 
 // A worker thread finds the tree on its global (its `env` may be the process's own); a process, in its environment.
 const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORKER_TREE] ?? process.env) as NodeJS.ProcessEnv
 if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
-  acquireInterception(treeRouter(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN, tree.FLUX_TREE_HOSTS))
+  // An app server under `fluxlab serve`: what it does while handling a test's browser request goes to that test's run.
+  if (tree.FLUX_SERVE) attachServerRequests([http.Server.prototype, https.Server.prototype] as never)
+  acquireInterception(treeRouter({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
   // The run learns that this process can reach it: a child that never says so is warned about (src/scenario/tree.ts).
   void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)
 }
@@ -24,32 +29,39 @@ if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
 /**
  * A child of a test's run: model calls go to the test's process before this program's own mocks see them, every other
  * request when none of them answered. Its own children get the same socket and token (an explicit `env` drops them).
+ * In an app server, the run is the one of the browser request being handled (`requestRun`), else the server's own.
  */
-function treeRouter(path: string, token: string, hostsJson: string | undefined): Router {
+function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
+  const address = () => requestRun.getStore() ?? own
   let hosts: Record<string, ProviderFamily> | undefined
   try {
     hosts = hostsJson ? (JSON.parse(hostsJson) as Record<string, ProviderFamily>) : undefined
   } catch {
     hosts = undefined
   }
-  const send = (request: Request): Promise<Response | undefined> =>
+  const send = (request: Request, { path, token } = address()): Promise<Response | undefined> =>
     forwardOverSocket(path, token, request).catch((e: unknown) => {
       // Never out unseen, and never a bare network error: the process that holds the tape is gone (the test ended).
       const error = new FluxError('FLUX_NOT_IN_TEST', {
         failed: `send ${request.method} ${request.url.split('?')[0]}`,
         reason: `this process was started inside a fluxlab run, and the process holding its tape cannot be reached (${(e as Error).message}), so the request was not sent`,
-        fix: 'Wait for child processes to exit inside the test that starts them.',
+        fix: requestRun.getStore()
+          ? 'Let the page finish what it asked the server for before the Playwright test ends (await the answer on the page).'
+          : 'Wait for child processes to exit inside the test that starts them.',
       })
       console.error(error.message)
       return Response.error()
     })
-  const env: ChildEnv = { preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(hostsJson ? { FLUX_TREE_HOSTS: hostsJson } : {}) } }
-  return Object.assign(send, {
-    admit: (request: Request) => ({ preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request) }),
-    child: () => env,
+  const env = ({ path, token }: RunAddress): ChildEnv => ({ preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(hostsJson ? { FLUX_TREE_HOSTS: hostsJson } : {}) } })
+  return Object.assign((request: Request) => send(request), {
+    admit: (request: Request) => {
+      const to = address()
+      return { preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request, to) }
+    },
+    child: () => env(address()),
     // What fluxlab cannot route here (an upgrade, a CONNECT): refused when it is a model call, and the run that started
     // this process fails with it; anything else passes with a warning, as in the test's own process.
     isModelCall: (method: string, url: URL) => isProviderRequest(method, url, hosts),
-    report: (error: Error) => void reportOverSocket(path, token, error),
+    report: (error: Error) => void reportOverSocket(address().path, address().token, error),
   })
 }

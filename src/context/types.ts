@@ -1,3 +1,4 @@
+import type { Runner } from '../commands.js'
 import type { Divergence } from '../cassette/divergence.js'
 import type { UpdateState } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
@@ -30,7 +31,7 @@ export interface TrackedRun {
 
 /** What fluxlab knows about the test that is running. Filled by the vitest or jest setup. */
 export interface TestContext {
-  runner: 'vitest' | 'jest'
+  runner: Runner
   testName: string
   testFile: string
   /** vitest project name, set when the file runs in more than one project. */

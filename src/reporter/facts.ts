@@ -5,6 +5,7 @@
  * reporter creates and reads back when the run completes.
  */
 import { resolve } from 'node:path'
+import type { Runner } from '../commands.js'
 import { AppendFile } from '../cassette/atomic.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
@@ -52,7 +53,7 @@ export interface FileFacts {
 }
 
 export interface TestFacts {
-  runner: 'vitest' | 'jest'
+  runner: Runner
   file: string
   test: string
   project?: string

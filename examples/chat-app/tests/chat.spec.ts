@@ -1,0 +1,25 @@
+import { test, expect } from './fixtures.js'
+
+const CAPITALS = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome' }
+
+for (const [country, capital] of Object.entries(CAPITALS)) {
+  test(`answers the capital of ${country}, streamed token by token`, async ({ page, flux }) => {
+    await page.goto('/')
+    await page.getByLabel('question').fill(`What is the capital of ${country}? Use the tool.`)
+    await page.getByRole('button', { name: 'Ask' }).click()
+    const answer = page.locator('#answer')
+    await expect(answer).toHaveAttribute('data-done', 'yes')
+    await expect(answer).toContainText(capital)
+    const outcome = await flux.outcome()
+    expect(outcome).toCall(['get_capital'], { mode: 'superset' })
+    expect(outcome).toNeverCall('delete_everything')
+    if (flux.mode === 'replay') expect(outcome).toReplayFaithfully()
+    // the stream reached the page as recorded: one event per streamed token
+    test.info().annotations.push({ type: 'events', description: (await answer.getAttribute('data-events')) ?? '' })
+  })
+}
+
+test('shows the page without asking anything', async ({ page }) => {
+  await page.goto('/')
+  await expect(page.getByRole('heading')).toHaveText('Capital chat')
+})

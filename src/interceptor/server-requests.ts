@@ -1,0 +1,64 @@
+/**
+ * An app server under `fluxlab serve` (issue 27): each browser request of a Playwright test carries the address of
+ * its test's run (a header and a cookie, set by `fluxlab/playwright`), and everything the server does while handling
+ * it (the model and tool calls, the children it starts, work still running after it answered) goes to that run. The
+ * handling is entered inside an `AsyncLocalStorage` holding that address, so every continuation of it carries it; a
+ * request without one goes to the server's own run.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { IncomingMessage } from 'node:http'
+
+/** The header a test's browser context sends, and the cookie that carries the same value. */
+export const RUN_HEADER = 'x-fluxlab-run'
+export const RUN_COOKIE = 'fluxlab-run'
+
+/** Where a test's run takes requests: the tree socket of its test process, and the token naming the run there. */
+export interface RunAddress {
+  path: string
+  token: string
+}
+
+/** The address of the test whose browser request is being handled now, if any. */
+export const requestRun = new AsyncLocalStorage<RunAddress>()
+
+/**
+ * The value a test sends, for `address`: URL-safe, so it is a valid header and cookie value.
+ * @example
+ * encodeRunAddress({ path: '/tmp/fluxlab-1.sock', token: 'ab12' }) // 'L3RtcC9mbHV4bGFiLTEuc29jawphYjEy'
+ */
+export function encodeRunAddress(address: RunAddress): string {
+  return Buffer.from(`${address.path}\n${address.token}`).toString('base64url')
+}
+
+/** The address a request carries (its header, else its cookie), or `undefined` when it carries none that parses. */
+function runAddressOf(headers: IncomingMessage['headers']): RunAddress | undefined {
+  const header = headers[RUN_HEADER]
+  const cookie = /(?:^|;\s*)fluxlab-run=([A-Za-z0-9_-]+)/.exec(headers.cookie ?? '')?.[1]
+  const value = (Array.isArray(header) ? header[0] : header) ?? cookie
+  if (!value || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined
+  const [path, token, extra] = Buffer.from(value, 'base64url').toString('utf8').split('\n')
+  return path && token && extra === undefined && /^[0-9a-f]{32}$/.test(token) ? { path, token } : undefined
+}
+
+type Emit = (this: object, event: string | symbol, ...args: unknown[]) => boolean
+
+/**
+ * Patch the servers of `node:http` and `node:https` (Express, Next.js and plain servers all emit through them) so a
+ * `request` that carries a run's address is handled inside it. Returns the undo.
+ * @example
+ * const undo = attachServerRequests([http.Server.prototype, https.Server.prototype])
+ */
+export function attachServerRequests(protos: Array<{ emit: Emit }>): () => void {
+  const undo = protos.map((proto) => {
+    const original = proto.emit
+    const emit: Emit = function (this: object, event, ...args) {
+      const address = event === 'request' ? runAddressOf((args[0] as IncomingMessage).headers) : undefined
+      return address ? requestRun.run(address, () => original.call(this, event, ...args)) : original.call(this, event, ...args)
+    }
+    proto.emit = emit
+    return () => {
+      if (proto.emit === emit) proto.emit = original
+    }
+  })
+  return () => undo.forEach((u) => u())
+}
