@@ -18,7 +18,9 @@ export function offTapeStage(config: RunConfig, log: RunLog, iv: Intervention | 
     if (!miss) return next()
     const { details, closest, diff } = miss
     // A request from a child process names it: the test alone does not say which of its processes made the call.
-    const why = call.origin ? `${miss.why} (sent by the child process \`${call.origin}\`)` : miss.why
+    // @note an app server under `fluxlab serve` is named as such (src/playwright.ts), any other process by its command line.
+    const by = call.origin?.startsWith('the app server') ? call.origin : `the child process \`${call.origin}\``
+    const why = call.origin ? `${miss.why} (sent by ${by})` : miss.why
     if (call.channel === 'model') {
       if (!iv) {
         log.diverge('model_index_overflow', call.step, `${why}${details}`, { diff, closest })

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { join, relative, sep } from 'node:path'
+import { basename, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url))
@@ -15,6 +15,7 @@ const PROJECTS = join(REPO, 'test/e2e/projects')
 const TMP = join(REPO, '.e2e-tmp')
 const VITEST_BIN = join(REPO, 'node_modules/vitest/vitest.mjs')
 const JEST_BIN = join(REPO, 'node_modules/jest/bin/jest.js')
+const PLAYWRIGHT_BIN = join(REPO, 'node_modules/@playwright/test/cli.js')
 
 /** Fail early, with the fix, when the package has not been built (the projects load `dist/`). */
 export function assertBuilt(): void {
@@ -136,6 +137,14 @@ export function createProject(template: Template): Project {
   return new Project(dir)
 }
 
+/** A throwaway copy of a directory of the repo (an example app) as a project, its test output left out. */
+export function copyProject(from: string): Project {
+  mkdirSync(TMP, { recursive: true })
+  const dir = mkdtempSync(join(TMP, `${basename(from)}-`))
+  cpSync(join(REPO, from), dir, { recursive: true, filter: (src) => !/[\\/](test-results|playwright-report)$/.test(src) })
+  return new Project(dir)
+}
+
 /** Variables that would change the runner's update state or fluxlab's mode if inherited from the parent run. */
 const INHERITED_SWITCHES = /^(PROVIDER_URL|GEO_URL|AGENT_LOG|CI|CONTINUOUS_INTEGRATION|BUILD_ID|BUILD_NUMBER|RUN_ID|GITHUB_ACTIONS|GITLAB_CI|BUILDKITE|CIRCLECI|TRAVIS|TF_BUILD|JENKINS_URL|TEAMCITY_VERSION|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR)$/
 
@@ -184,6 +193,11 @@ function spawnRunner(bin: string, project: Project, args: string[], env: Record<
 /** `vitest run <args>` in the project. */
 export function runVitest(project: Project, args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
   return run(VITEST_BIN, project, ['run', ...args], env, timeoutMs)
+}
+
+/** `playwright test <args>` in the project. */
+export function runPlaywright(project: Project, args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
+  return run(PLAYWRIGHT_BIN, project, ['test', ...args], env, timeoutMs)
 }
 
 /** `jest <args>` in the project. */

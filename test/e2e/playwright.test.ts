@@ -1,0 +1,135 @@
+/**
+ * Issue 27: Playwright Test as the third runner, on the example app (examples/chat-app): a chat page whose server
+ * route streams an OpenAI answer (the real `openai` SDK, server-sent events to the page) and calls one HTTP tool.
+ * The app server runs as Playwright's `webServer` under `fluxlab serve`; the tests import `test` and `expect` from
+ * fluxlab/playwright and run in a real browser (the Chromium `@sparticuz/chromium` ships in its npm package), two
+ * workers, fully parallel. Recorded against the local provider, then replayed with the provider closed (a tripwire
+ * counts every connection to its address), the key unset, CI=1 and FLUX_OFFLINE=1: every test keeps its record-run
+ * status, each test's fixture holds its own calls and no other test's, the page gets as many stream events as it
+ * did while recording, and nothing is sent. Under CI, a test the tape cannot serve fails naming the call and the
+ * command that records it.
+ */
+import { readdirSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
+import { assertBuilt, copyProject, linkSelf, runPlaywright, type Project, type RunResult } from './support/project.js'
+
+const TIMEOUT = 180_000
+const KEY = 'sk-proj-Pl4ywr1ghtRec0rdingKey0nlyF0rTh1sE2eTest7'
+const COUNTRIES = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome' }
+const asks = (country: string) => `answers the capital of ${country}, streamed token by token`
+const PLAIN = 'shows the page without asking anything'
+
+interface Spec {
+  title: string
+  tests: Array<{ results: Array<{ status: string; annotations?: Array<{ type: string; description?: string }> }> }>
+}
+interface Suite {
+  specs?: Spec[]
+  suites?: Suite[]
+}
+
+/** Each test's status and its `events` annotation (the stream events the page got), from Playwright's JSON report. */
+function report(p: Project, file: string): Record<string, { status: string; events?: string }> {
+  const out: Record<string, { status: string; events?: string }> = {}
+  const walk = (s: Suite) => {
+    for (const spec of s.specs ?? []) {
+      const result = spec.tests[0]?.results.at(-1)
+      const events = result?.annotations?.find((a) => a.type === 'events')?.description
+      out[spec.title] = { status: result?.status ?? 'missing', ...(events !== undefined ? { events } : {}) }
+    }
+    for (const child of s.suites ?? []) walk(child)
+  }
+  walk(JSON.parse(p.read(file)) as Suite)
+  return out
+}
+
+/** A free port on 127.0.0.1 for the app server. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+describe('a Playwright suite of an AI web app (examples/chat-app), its server under fluxlab serve', () => {
+  let server: CapitalServer
+  let wire: Tripwire | undefined
+  let project: Project
+  let record: RunResult
+  let recorded: ReturnType<typeof report>
+  let port: number
+  const run = (json: string, env: Record<string, string>) =>
+    runPlaywright(project, [], { PORT: String(port), PW_JSON: json, OPENAI_BASE_URL: `${server.url}/v1`, GEO_URL: server.url, ...env }, TIMEOUT)
+
+  beforeAll(async () => {
+    assertBuilt()
+    linkSelf()
+    port = await freePort()
+    project = copyProject('examples/chat-app')
+    server = await startCapitalServer()
+    record = await run('record.json', { OPENAI_API_KEY: KEY })
+    recorded = report(project, 'record.json')
+    await server.close()
+    wire = await tripwire(server.url)
+  }, TIMEOUT)
+  afterAll(async () => {
+    await wire?.close()
+    project?.remove()
+  })
+
+  test('recording runs every test in the browser and passes, sending each server-side call once', () => {
+    expect(record.code, record.output).toBe(0)
+    expect(Object.fromEntries(Object.entries(recorded).map(([t, r]) => [t, r.status]))).toEqual({
+      ...Object.fromEntries(Object.keys(COUNTRIES).map((c) => [asks(c), 'passed'])),
+      [PLAIN]: 'passed',
+    })
+    expect(record.output).toMatch(/Running 5 tests using 2 workers/)
+    const sent = server.requests.map((r) => `${r.kind} ${r.country} ${r.turn ?? ''}`.trim()).sort()
+    expect(sent).toEqual(Object.keys(COUNTRIES).flatMap((c) => [`model ${c} 1`, `model ${c} 2`, `tool ${c}`]).sort())
+    for (const c of Object.keys(COUNTRIES)) expect(Number(recorded[asks(c)].events), c).toBeGreaterThan(1)
+  })
+
+  test("each test's fixture holds its own calls only (0 cross-talk between the workers), and no key", () => {
+    const dirs = readdirSync(project.path('tests/scenarios'))
+    expect(dirs).toHaveLength(Object.keys(COUNTRIES).length)
+    for (const [country, capital] of Object.entries(COUNTRIES)) {
+      const dir = dirs.find((d) => d.includes(`capital-of-${country.toLowerCase()}-`))
+      expect(dir, country).toBeDefined()
+      const files = ['model.jsonl', 'tools.jsonl', 'scenario.yaml', 'trace.snap'].map((f) => project.read(`tests/scenarios/${dir}/${f}`)).join('\n')
+      expect(project.read(`tests/scenarios/${dir}/scenario.yaml`)).toMatch(/runner: playwright/)
+      expect(project.read(`tests/scenarios/${dir}/trace.snap`)).toContain(`text: "The capital of the ${country} is ${capital}."`)
+      for (const other of Object.keys(COUNTRIES).filter((o) => o !== country)) expect(files, `${country}'s fixture`).not.toMatch(new RegExp(`capital of (the )?${other}\\b|country=${other}\\b`))
+      expect(files).not.toContain(KEY.slice(8))
+    }
+    expect(project.exists('tests/scenarios/app-server')).toBe(false)
+  })
+
+  test('replay with the provider closed, the key unset, CI=1 and FLUX_OFFLINE=1: every test keeps its status, the page gets the recorded stream, nothing is sent', async () => {
+    const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
+    const replayed = report(project, 'replay.json')
+    expect.soft(r.code, r.output).toBe(0)
+    expect.soft(Object.fromEntries(Object.entries(replayed).map(([t, x]) => [t, x.status]))).toEqual(Object.fromEntries(Object.entries(recorded).map(([t, x]) => [t, x.status])))
+    // the count of EventSource messages at the browser equals the recording's
+    for (const c of Object.keys(COUNTRIES)) expect.soft(replayed[asks(c)].events, c).toBe(recorded[asks(c)].events)
+    expect.soft(r.output).toMatch(/Running 5 tests using 2 workers/)
+    expect.soft(wire!.connections, 'connections to the closed provider during replay').toBe(0)
+  }, TIMEOUT)
+
+  test('under CI, a test that asks what its tape does not have fails, naming the call and the command that records it; a new test names how to record it', async () => {
+    project.edit('tests/chat.spec.ts', "await page.getByRole('button', { name: 'Ask' }).click()", "await page.getByRole('button', { name: 'Ask' }).click()\n    if (country === 'Japan') await page.getByLabel('question').fill('What is the capital of Italy? Use the tool.'), await page.getByRole('button', { name: 'Ask' }).click()")
+    project.write('tests/new.spec.ts', "import { test, expect } from './fixtures.js'\n\ntest('asks a question nobody recorded', async ({ page }) => {\n  await page.goto('/')\n  await page.getByLabel('question').fill('What is the capital of UK? Use the tool.')\n  await page.getByRole('button', { name: 'Ask' }).click()\n  await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes', { timeout: 3000 })\n})\n")
+    const r = await run('changed.json', { CI: '1', FLUX_OFFLINE: '1' })
+    const changed = report(project, 'changed.json')
+    expect.soft(r.code).toBe(1)
+    expect.soft(changed[asks('Japan')]?.status, r.output).toBe('failed')
+    expect.soft(changed['asks a question nobody recorded']?.status, r.output).toBe('failed')
+    for (const c of ['UK', 'France', 'Italy']) expect.soft(changed[asks(c)]?.status, r.output).toBe('passed')
+    expect.soft(r.output).toMatch(/model_index_overflow[\s\S]*app server/)
+    expect.soft(r.output).toContain(`FLUX_GOLDEN=update npx playwright test tests/chat.spec.ts -g 'answers the capital of Japan, streamed token by token$'`)
+    expect.soft(r.output).toMatch(/FLUX_NO_RECORDING[\s\S]*npx playwright test tests\/new\.spec\.ts -g 'asks a question nobody recorded\$'/)
+    expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+  }, TIMEOUT)
+})
