@@ -15,3 +15,18 @@ if (!present) {
     if (e.code !== 'EEXIST') throw e
   }
 }
+
+// …and `npx fluxlab` too (the Playwright example's webServer runs `npx fluxlab serve`), as npm links a dependency's bin.
+const bin = 'node_modules/.bin/fluxlab'
+let binPresent = false
+try {
+  binPresent = lstatSync(bin).isSymbolicLink() || existsSync(bin)
+} catch {}
+if (!binPresent) {
+  mkdirSync('node_modules/.bin', { recursive: true })
+  try {
+    symlinkSync('../fluxlab/dist/cli.js', bin)
+  } catch (e) {
+    if (e.code !== 'EEXIST') throw e
+  }
+}

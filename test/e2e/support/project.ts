@@ -137,11 +137,12 @@ export function createProject(template: Template): Project {
   return new Project(dir)
 }
 
-/** A throwaway copy of a directory of the repo (an example app) as a project, its test output left out. */
+/** A throwaway copy of a directory of the repo (an example app) as a project, its test output and fixtures left out. */
 export function copyProject(from: string): Project {
   mkdirSync(TMP, { recursive: true })
   const dir = mkdtempSync(join(TMP, `${basename(from)}-`))
-  cpSync(join(REPO, from), dir, { recursive: true, filter: (src) => !/[\\/](test-results|playwright-report)$/.test(src) })
+  // @note its committed fixtures stay behind: the test records its own.
+  cpSync(join(REPO, from), dir, { recursive: true, filter: (src) => !/[\\/](test-results|playwright-report)$|[\\/]tests[\\/]scenarios$/.test(src) })
   return new Project(dir)
 }
 
