@@ -106,6 +106,16 @@ export const test = base.extend<FluxFixtures>({
   },
 })
 
+/**
+ * The app server entry of `playwright.config` (`webServer`), run under `fluxlab serve`: its command is wrapped, and it
+ * is stopped with SIGTERM (Playwright's default is a kill), so the server's own scenario is settled when it ends.
+ * @example
+ * webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000' })
+ */
+export function withFluxlab<T extends { command: string }>(server: T, o: { name?: string } = {}): T {
+  return { gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 }, ...server, command: `npx fluxlab serve${o.name ? ` --name ${o.name}` : ''} -- ${server.command}` }
+}
+
 /** Each matcher as Playwright's `expect.extend` types one: its own arguments after the received value. */
 type PlaywrightMatchers = {
   [K in keyof typeof matchers]: (this: ExpectMatcherState, received: unknown, ...args: Parameters<(typeof matchers)[K]> extends [unknown, ...infer A] ? A : never) => MatcherReturnType

@@ -119,6 +119,7 @@ const OPTIONS: ts.CompilerOptions = {
     'fluxlab/vitest': ['src/vitest.ts'],
     'fluxlab/jest': ['src/jest.ts'],
     'fluxlab/matchers': ['src/matchers/index.ts'],
+    'fluxlab/playwright': ['src/playwright.ts'],
   },
 }
 

@@ -1,0 +1,17 @@
+import { describe, expect, test } from 'vitest'
+import { withFluxlab } from './playwright.js'
+
+describe('withFluxlab', () => {
+  test("wraps the user's webServer command in fluxlab serve and stops it with SIGTERM, keeping every other field", () => {
+    expect(withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000', reuseExistingServer: true })).toEqual({
+      command: 'npx fluxlab serve -- npm run start',
+      url: 'http://127.0.0.1:3000',
+      reuseExistingServer: true,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
+    })
+    expect(withFluxlab({ command: 'next start', gracefulShutdown: { signal: 'SIGINT', timeout: 100 } }, { name: 'web' })).toEqual({
+      command: 'npx fluxlab serve --name web -- next start',
+      gracefulShutdown: { signal: 'SIGINT', timeout: 100 },
+    })
+  })
+})
