@@ -33,6 +33,7 @@ export default defineConfig({
     'jest-reporter': 'src/reporter/jest-reporter.ts',
     // Playwright Test as the third runner (its `test` and `expect`; the app server runs under `fluxlab serve`).
     playwright: 'src/playwright.ts',
+    'playwright-reporter': 'src/reporter/playwright-reporter.ts',
     // The `fluxlab` bin (its `#!/usr/bin/env node` line is kept by the build) and the preload it injects
     // into the programs it records or replays (NODE_OPTIONS=--import, so ESM).
     cli: 'src/cli/index.ts',

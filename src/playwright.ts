@@ -22,6 +22,7 @@ import type { TestContext } from './context/types.js'
 import type { UpdateState } from './golden/update-mode.js'
 import { encodeRunAddress, RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
 import { matchers } from './matchers/index.js'
+import { collectFacts, FACTS_ATTACHMENT } from './reporter/facts.js'
 import type { Outcome } from './scenario/outcome.js'
 import { admitTo } from './scenario/router.js'
 import { openTestScenario } from './scenario/test-scenario.js'
@@ -74,7 +75,8 @@ export const test = base.extend<FluxFixtures>({
   flux: [
     async ({ fluxlab }, use, info) => {
     const ctx = contextOf(info)
-    const scenario = openTestScenario(ctx, { ...state.options, ...fluxlab })
+    const options = { ...state.options, ...fluxlab }
+    const scenario = openTestScenario(ctx, options)
     const { run } = scenario
     run.register()
     const tree = childEnv(run, `the app server, for "${ctx.testName}"`, admitTo)
@@ -90,9 +92,14 @@ export const test = base.extend<FluxFixtures>({
         return ctx.perTest!.outcome() as Outcome
       },
     })
-    await close()
-    await scenario.finish(info.status === info.expectedStatus)
-    await finishTest(ctx)
+    try {
+      await close()
+      await scenario.finish(info.status === info.expectedStatus)
+      await finishTest(ctx)
+    } finally {
+      // what the summary reporter counts (src/reporter/playwright-reporter.ts)
+      await info.attach(FACTS_ATTACHMENT, { body: JSON.stringify(collectFacts(ctx, { dir: options.dir, pricing: options.pricing })), contentType: 'application/json' })
+    }
     },
     { auto: true },
   ],

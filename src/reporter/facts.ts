@@ -11,6 +11,9 @@ import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import type { TestContext, TrackedRun } from '../context/test-context.js'
 
+/** The attachment of a Playwright test's result that carries its facts (src/playwright.ts adds it). */
+export const FACTS_ATTACHMENT = 'fluxlab-facts'
+
 /** Env var naming the jest facts file (set by the jest reporter in the main process, inherited by workers). */
 export const FACTS_ENV = 'FLUX_FACTS_FILE'
 

@@ -14,6 +14,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
 import { assertBuilt, copyProject, linkSelf, runPlaywright, type Project, type RunResult } from './support/project.js'
+import { parseRunSummary } from './support/run-summary.js'
 
 const TIMEOUT = 180_000
 const KEY = 'sk-proj-Pl4ywr1ghtRec0rdingKey0nlyF0rTh1sE2eTest7'
@@ -90,6 +91,11 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     const sent = server.requests.map((r) => `${r.kind} ${r.country} ${r.turn ?? ''}`.trim()).sort()
     expect(sent).toEqual(Object.keys(COUNTRIES).flatMap((c) => [`model ${c} 1`, `model ${c} 2`, `tool ${c}`]).sort())
     for (const c of Object.keys(COUNTRIES)) expect(Number(recorded[asks(c)].events), c).toBeGreaterThan(1)
+    // the summary reporter's counts are the runner's, and the live calls are the server's
+    const summary = parseRunSummary(record.output)
+    expect(summary?.line, record.output).toContain('4 scenarios: 0 replayed, 4 recorded (1 test with no model call: nothing to record)')
+    expect(summary?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
+    expect(summary?.liveModelCalls).toBe(8)
   })
 
   test("each test's fixture holds its own calls only (0 cross-talk between the workers), and no key", () => {
@@ -116,6 +122,11 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     for (const c of Object.keys(COUNTRIES)) expect.soft(replayed[asks(c)].events, c).toBe(recorded[asks(c)].events)
     expect.soft(r.output).toMatch(/Running 5 tests using 2 workers/)
     expect.soft(wire!.connections, 'connections to the closed provider during replay').toBe(0)
+    const summary = parseRunSummary(r.output)
+    expect.soft(summary?.line, r.output).toContain('4 scenarios: 4 replayed, 0 recorded')
+    expect.soft(summary?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
+    expect.soft(summary?.liveModelCalls).toBe(0)
+    expect.soft(summary?.line).toContain('hermetic 4/4')
   }, TIMEOUT)
 
   // The Japan test asks a second question once the first is answered: a third model call, which its tape does not have.
@@ -132,5 +143,6 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     expect.soft(r.output).toContain(`FLUX_GOLDEN=update npx playwright test tests/chat.spec.ts -g 'answers the capital of Japan, streamed token by token$'`)
     expect.soft(r.output).toMatch(/FLUX_NO_RECORDING[\s\S]*npx playwright test tests\/new\.spec\.ts -g 'asks a question nobody recorded\$'/)
     expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+    expect.soft(parseRunSummary(r.output)?.tests).toEqual({ passed: 4, failed: 2, skipped: 0, refusals: { FLUX_DIVERGED: 1, FLUX_NO_RECORDING: 1 } })
   }, TIMEOUT)
 })

@@ -1,0 +1,102 @@
+/**
+ * The fluxlab run summary for Playwright Test (`reporter: [['list'], ['fluxlab/playwright-reporter']]`). Each test's
+ * facts come with its result, as the `fluxlab-facts` attachment the `flux` fixture adds (src/playwright.ts); the
+ * counts are the runner's own.
+ * @note the app server's own scenario (its calls outside every test's request) is reported by `fluxlab serve` when
+ * the server stops: Playwright does not wait for the server's process tree, so its facts could come after the summary.
+ */
+import { join } from 'node:path'
+import pc from 'picocolors'
+import { afterRetry, FACTS_ATTACHMENT, type TestFacts } from './facts.js'
+import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
+
+interface TestCaseLike {
+  titlePath(): string[]
+  /** `unexpected` is a failure for the runner; an expected failure (`test.fail()`) is not. */
+  outcome(): 'skipped' | 'expected' | 'unexpected' | 'flaky'
+  location: { file: string }
+  parent: { project?(): { name: string } | undefined }
+}
+interface TestResultLike {
+  status: string
+  errors: Array<{ message?: string }>
+  attachments: Array<{ name: string; body?: Buffer }>
+}
+interface ConfigLike {
+  rootDir: string
+  configFile?: string
+  projects: unknown[]
+}
+
+export interface PlaywrightReporterOptions {
+  /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
+  dirs?: string[]
+}
+
+/**
+ * @example
+ * // playwright.config.ts
+ * reporter: [['list'], ['fluxlab/playwright-reporter']]
+ */
+export default class FluxlabPlaywrightReporter {
+  private readonly results = new Map<string, { file: string; name: string; state: TestState; errors: string[]; facts?: TestFacts }>()
+  private interrupted = false
+
+  constructor(private readonly options: PlaywrightReporterOptions = {}) {}
+
+  printsToStdio(): boolean {
+    return false
+  }
+
+  onTestEnd(test: TestCaseLike, result: TestResultLike): void {
+    const name = test.titlePath().slice(3).join(' > ')
+    const key = `${test.location.file}\0${test.titlePath().slice(1).join('\0')}`
+    const body = result.attachments.find((a) => a.name === FACTS_ATTACHMENT)?.body
+    let facts: TestFacts | undefined
+    try {
+      facts = body ? (JSON.parse(body.toString('utf8')) as TestFacts) : undefined
+    } catch {
+      facts = undefined
+    }
+    // A retried test reports each attempt: its last one, carrying the earlier ones' live calls.
+    const earlier = this.results.get(key)?.facts
+    this.results.set(key, {
+      file: test.location.file,
+      name,
+      state: toState(test.outcome()),
+      errors: result.errors.map((e) => e.message ?? ''),
+      ...(facts ? { facts: earlier ? afterRetry(earlier, facts) : facts } : {}),
+    })
+  }
+
+  onEnd(result: { status: string }): void {
+    this.interrupted = result.status === 'interrupted' || result.status === 'timedout'
+  }
+
+  onExit(): void {
+    const tests: RanTest[] = [...this.results.values()].map((r) => ({ file: r.file, name: r.name, state: r.state, ...(r.errors.length ? { errors: r.errors } : {}), ...(r.facts ? { facts: r.facts } : {}) }))
+    const files = [...new Set(tests.map((t) => t.file))]
+    const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (this.config?.rootDir ?? process.cwd())
+    const summary = summarize({ tests, files, rootDir, bases: this.options.dirs ?? [], checkObsolete: !this.interrupted })
+    process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
+  }
+
+  private config?: ConfigLike
+
+  onBegin(config: ConfigLike): void {
+    this.config = config
+  }
+}
+
+/** A test's outcome as the runner counts it: `flaky` (passed on a retry) passed, `unexpected` failed. */
+function toState(outcome: ReturnType<TestCaseLike['outcome']>): TestState {
+  return outcome === 'unexpected' ? 'failed' : outcome === 'skipped' ? 'skipped' : 'passed'
+}
+
+function colorOn(stream: { isTTY?: boolean }): boolean {
+  if (process.env.NO_COLOR) return false
+  if (process.env.FORCE_COLOR) return process.env.FORCE_COLOR !== '0'
+  return stream.isTTY === true
+}
+
+const isCi = () => !!process.env.CI && process.env.CI !== '0' && process.env.CI !== 'false'
