@@ -40,7 +40,7 @@ interface ItemsServer {
  * A real MCP server: `mark_item` marks one item after a delay (reporting progress first when asked to) and answers with
  * the item's id in its structured result too; `wait_for_client` sends progress, then waits for `client_saw`.
  */
-async function startItemsMcp(n: number): Promise<ItemsServer> {
+async function startItemsMcp(n: number, opts: { ignoreCancel?: boolean } = {}): Promise<ItemsServer> {
   const server: ItemsServer = { url: '', maxInFlight: 0, finished: [], close: async () => {} }
   let inFlight = 0
   const gates = new Map<string, () => void>()
@@ -68,7 +68,15 @@ async function startItemsMcp(n: number): Promise<ItemsServer> {
   })
   const sessions = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() })
   await mcp.connect(sessions)
-  const http = createServer((req, res) => void sessions.handleRequest(req, res))
+  const http = createServer(async (req, res) => {
+    if (!opts.ignoreCancel || req.method !== 'POST') return void sessions.handleRequest(req, res)
+    // A server that does not honour cancellation (as many do not): it answers a call the client gave up on all the same.
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string }
+    if (body.method === 'notifications/cancelled') return void res.writeHead(202).end()
+    void sessions.handleRequest(req, res, body)
+  })
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()))
   server.url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`
   server.close = async () => {
@@ -110,7 +118,7 @@ const toolLines = (dir: string, name: string) =>
   readFileSync(join(dir, name, 'tools.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { name: string })
+    .map((l) => JSON.parse(l) as { name: string; args: unknown; response?: { chunks: unknown[]; clientAbort?: unknown } })
 
 function expectFaithful(out: Outcome<unknown>) {
   expect(out.divergences).toEqual([])
@@ -180,5 +188,43 @@ test('a progress notification reaches the client while its call is still open, a
 
   const out = await (await scenario('mcp-progress', { dir })).run(agent(url.replace(/:\d+\//, ':9/')))
   expect(out.result).toEqual(['progress 1/2', 'seen t1'])
+  expectFaithful(out)
+}, 30_000)
+
+test('a call the client gave up on (its timeout, then notifications/cancelled) replays as given up on, so the retry replays too', async () => {
+  const dir = tempDir()
+  const server = await startItemsMcp(3, { ignoreCancel: true })
+  // The agent: item 99 with a timeout shorter than the server takes, retried once with a longer one, as agent SDKs do.
+  const agent = (url: string) => async () => {
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+    const tries: string[] = []
+    const mark = async (id: number, timeout: number): Promise<string> =>
+      client.callTool({ name: 'mark_item', arguments: { id } }, undefined, { timeout }).then(text, (e: Error) => {
+        tries.push(`${id}: ${e.message}`)
+        return mark(id, 5_000)
+      })
+    try {
+      const results = await Promise.all([1, 2, 3].map((id) => mark(id, 5_000)).concat(mark(LATE, 300)))
+      return { results, tries }
+    } finally {
+      await client.close()
+    }
+  }
+  const rec = await (await scenario('mcp-gave-up', { dir })).run(agent(server.url))
+  expect(rec.result).toEqual({ results: ['marked 1', 'marked 2', 'marked 3', 'marked 99'], tries: ['99: MCP error -32001: Request timed out'] })
+  const lines = toolLines(dir, 'mcp-gave-up')
+  const cells = lines.map((c) => c.name)
+  expect(cells.filter((c) => c === 'mcp mark_item')).toHaveLength(5)
+  expect(cells).toContain('mcp notifications/cancelled')
+  // the answer the server sent after the client gave up is not on the tape: the call is aborted by the client there
+  const late = lines.filter((c) => c.name === 'mcp mark_item' && JSON.stringify(c.args).includes(`"id":${LATE}`))
+  expect(late.map((c) => JSON.stringify(c.response?.chunks).includes('marked 99'))).toEqual([false, true])
+  expect(late[0].response?.clientAbort).toEqual({ afterChunks: 0, t: expect.any(Number) })
+  const url = server.url
+  await server.close()
+
+  const out = await (await scenario('mcp-gave-up', { dir })).run(agent(url.replace(/:\d+\//, ':9/')))
+  expect(out.result).toEqual(rec.result)
   expectFaithful(out)
 }, 30_000)
