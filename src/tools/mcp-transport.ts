@@ -65,7 +65,7 @@ interface Answers {
 const encoder = new TextEncoder()
 const isRequest = (m: Message) => typeof m.method === 'string' && m.id !== undefined
 const isResponse = (m: Message) => m.method === undefined && m.id !== undefined
-const progressTokenOf = (m: Message) => (m.params as { _meta?: { progressToken?: string | number } } | undefined)?._meta?.progressToken
+const requestedToken = (m: Message) => (m.params as { _meta?: { progressToken?: string | number } } | undefined)?._meta?.progressToken
 
 /**
  * Wrap an MCP transport so its messages go on the tape of the run `route` names. The result is
@@ -148,7 +148,7 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
       if (latest?.done) end(latest)
       let controller!: ReadableStreamDefaultController<Uint8Array>
       const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
-      const answers: Answers = { id: isRequest(m) ? m.id : undefined, token: progressTokenOf(m), done: !isRequest(m), controller, body, closed: false }
+      const answers: Answers = { id: isRequest(m) ? m.id : undefined, token: requestedToken(m), done: !isRequest(m), controller, body, closed: false }
       open.add(answers)
       latest = answers
       await inner.send(m)
