@@ -116,7 +116,7 @@ export function httpToolCall(
   url: URL,
   bodyText: string,
   opts: CanonicalOptions & { mcp?: boolean },
-): { name: string; args: Record<string, unknown>; key: string; rpcId?: string | number } {
+): { name: string; args: Record<string, unknown>; key: string; rpcId?: string | number; legacyKey?: string } {
   const redacted = opts.redactor.request(url.href, parsedBody(bodyText))
   const query = keptQuery(new URL(redacted.url)).sort(([a], [b]) => (a < b ? -1 : 1))
   const args: Record<string, unknown> = {}
@@ -127,11 +127,20 @@ export function httpToolCall(
   const rpc = jsonRpc(body)
   if (rpc && 'id' in rpc) rpc.id = '<jsonrpc-id>'
   if (body !== null) args.body = body
+  // @note issue 28: an MCP progress token is positional too (the official client sends the request's id), so parallel
+  // calls made in another order have other tokens. A fixture recorded before this keyed the token itself: `legacyKey`.
+  const meta = (rpc?.params as { _meta?: Record<string, unknown> } | undefined)?._meta
+  const token = meta && typeof meta === 'object' && 'progressToken' in meta ? meta.progressToken : undefined
+  let legacyArgs: Record<string, unknown> | undefined
+  if (meta && token !== undefined) {
+    legacyArgs = structuredClone(args)
+    meta.progressToken = '<progress-token>'
+  }
   // @note MCP over stdio (src/tools/mcp-transport.ts): the client's answer to a server request (sampling, roots) is protocol, not a tool.
   const answer = url.protocol === 'stdio:' && rpc !== undefined && rpc.method === undefined && ('result' in rpc || 'error' in rpc)
   const name = answer ? 'mcp response' : (mcpName(method, rpc, opts.mcp) ?? `${method} ${url.host}${url.pathname}`)
   const rpcId = rpc ? rpcIdOf(bodyText) : undefined
-  return { name, args, key: toolKey(name, args), ...(rpcId !== undefined ? { rpcId } : {}) }
+  return { name, args, key: toolKey(name, args), ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyArgs ? { legacyKey: toolKey(name, legacyArgs) } : {}) }
 }
 
 /** The JSON-RPC 2.0 request in a canonical body, if it is one. */

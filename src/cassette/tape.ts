@@ -112,7 +112,8 @@ export class ToolTape {
   private readonly used = new Set<number>()
   constructor(readonly cells: readonly ToolCell[]) {}
 
-  take(call: { kind: 'http' | 'fn'; name: string; key: string; callId?: string; args: unknown }): ToolTake {
+  /** `legacyKey`: the call's key as a fixture recorded before issue 28 keyed it (an MCP progress token kept as sent). */
+  take(call: { kind: 'http' | 'fn'; name: string; key: string; legacyKey?: string; callId?: string; args: unknown }): ToolTake {
     const free = this.cells.filter((c) => !this.used.has(c.seq) && c.kind === call.kind)
     if (call.callId) {
       const byId = free.find((c) => c.callId === call.callId)
@@ -121,7 +122,7 @@ export class ToolTape {
         return { kind: 'miss', closest: byId, diff: diffJson(byId.args, call.args), idMismatch: true }
       }
     }
-    const byKey = free.find((c) => c.name === call.name && c.key === call.key)
+    const byKey = free.find((c) => c.name === call.name && (c.key === call.key || c.key === call.legacyKey))
     if (byKey) return this.hit(byKey)
     // SPEC §3 / issue 12: the MCP handshake need not repeat exactly (another client version or capabilities, a client
     // that connects twice): the next recorded message of the same method answers it, else the last one used.

@@ -53,6 +53,8 @@ type Route = (request: Request) => Promise<Response | undefined>
 interface Answers {
   /** The request's id (a request); a notification or a response has none. */
   id?: string | number
+  /** The request's progress token (`params._meta.progressToken`), if it asked for progress. */
+  token?: string | number
   /** The request was answered (or needs no answer): the stream ends when the next message is sent. */
   done: boolean
   controller: ReadableStreamDefaultController<Uint8Array>
@@ -63,6 +65,7 @@ interface Answers {
 const encoder = new TextEncoder()
 const isRequest = (m: Message) => typeof m.method === 'string' && m.id !== undefined
 const isResponse = (m: Message) => m.method === undefined && m.id !== undefined
+const requestedToken = (m: Message) => (m.params as { _meta?: { progressToken?: string | number } } | undefined)?._meta?.progressToken
 
 /**
  * Wrap an MCP transport so its messages go on the tape of the run `route` names. The result is
@@ -102,9 +105,13 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
   }
   const start = () => (started ??= inner.start())
 
-  // A server message joins the answers of the request it answers (by id), else of the latest message sent.
+  // A server message joins the answers of the request it answers (by id) or reports progress on (by token), else of
+  // the latest message sent.
+  // @note issue 28: progress went to the latest message, so with parallel calls one call's cell held the others' progress.
   inner.onmessage = (m) => {
-    const target = isResponse(m) ? [...open].find((a) => !a.done && a.id === m.id) : latest && !latest.closed ? latest : undefined
+    const token = m.method === 'notifications/progress' ? (m.params as { progressToken?: unknown } | undefined)?.progressToken : undefined
+    const owner = token === undefined ? undefined : [...open].find((a) => !a.done && a.token === token)
+    const target = isResponse(m) ? [...open].find((a) => !a.done && a.id === m.id) : (owner ?? (latest && !latest.closed ? latest : undefined))
     if (!target) {
       // @note nothing was sent yet (or the message answers a request that went out untouched): it is on no tape. Said once.
       if (!untouched && !warned) {
@@ -141,7 +148,7 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
       if (latest?.done) end(latest)
       let controller!: ReadableStreamDefaultController<Uint8Array>
       const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
-      const answers: Answers = { id: isRequest(m) ? m.id : undefined, done: !isRequest(m), controller, body, closed: false }
+      const answers: Answers = { id: isRequest(m) ? m.id : undefined, token: requestedToken(m), done: !isRequest(m), controller, body, closed: false }
       open.add(answers)
       latest = answers
       await inner.send(m)

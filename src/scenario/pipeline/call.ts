@@ -55,6 +55,8 @@ export interface HttpToolRequest extends CallBase {
   callId?: undefined
   /** The JSON-RPC id the client sent (the key holds a placeholder instead). */
   rpcId?: string | number
+  /** The key a fixture recorded before issue 28 gave this call (its MCP progress token as sent). */
+  legacyKey?: string
 }
 
 /** A call of an in-process tool wrapped with `lab.tools` / `lab.tool`. */
@@ -122,8 +124,8 @@ export async function classifyRequest(request: Request, { codec, seq, n, step, o
     return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical), ...(origin ? { origin } : {}) })
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
-  const { name, args, key, rpcId } = httpToolCall(request.method, url, text, { ...config, mcp })
-  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(origin ? { origin } : {}) })
+  const { name, args, key, rpcId, legacyKey } = httpToolCall(request.method, url, text, { ...config, mcp })
+  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
 }
 
 /**

@@ -5,6 +5,7 @@ import { emptyUsage } from '../../providers/types.js'
 import { modelIdBody, type Answer, type FnToolCall, type HttpToolRequest, type ModelRequest, type Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
+import { cutAtCancel, noteCancel } from './mcp-cancel.js'
 import { ownSender } from '../../context/own-sender.js'
 import { redirectModeOf } from '../../interceptor/index.js'
 import { socketModel } from '../../context/realtime-socket.js'
@@ -23,7 +24,10 @@ import type { RunLog, RunStep } from './log.js'
 export function liveStage(config: RunConfig, log: RunLog): Stage {
   return async (call): Promise<Answer> => {
     if (call.channel === 'model') return captureLive(config, log, call, (res, stored, transportError, durationMs) => modelCell(config, call, res, stored, transportError, durationMs))
-    if (call.kind === 'http') return captureLive(config, log, call, (_res, stored, transportError, durationMs) => httpCell(config, call, stored, transportError, durationMs))
+    if (call.kind === 'http') {
+      noteCancel(log, call)
+      return captureLive(config, log, call, (_res, stored, transportError, durationMs) => httpCell(config, call, stored, transportError, durationMs))
+    }
     return runTool(config, log, call)
   }
 }
@@ -76,7 +80,9 @@ async function captureLive(config: RunConfig, log: RunLog,
     const aborted = (failed !== undefined || open === true) && call.request.signal.aborted
     if (aborted) delete stored.rec.open
     if (aborted) stored.rec.clientAbort = { afterChunks: chunks.length, t: Math.round(performance.now() - start) }
-    const transportError = aborted ? undefined : failed
+    // @note issue 28: an MCP request the client cancelled (its timeout) is aborted by the client at the cancel.
+    if (call.channel === 'tool') stored.rec = cutAtCancel(log, call, start, stored.rec)
+    const transportError = aborted || stored.rec.clientAbort ? undefined : failed
     const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
     log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
     journalCell(config, log, call.channel, cell)

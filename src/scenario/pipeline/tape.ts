@@ -1,6 +1,7 @@
-import type { Fixture, RecordedResponse } from '../../cassette/cell.js'
+import type { Fixture } from '../../cassette/cell.js'
 import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
 import { absorbHint } from '../../cassette/normalize.js'
+import { readdressed } from '../../cassette/rpc-readdress.js'
 import { ModelTape, ToolTape } from '../../cassette/tape.js'
 import type { Intervention } from '../intervention.js'
 import type { Answer, Call, Next, Stage } from './call.js'
@@ -32,17 +33,6 @@ export interface UsedCells {
  * @example
  * const tape = tapeStage(config, log, fixture, iv)
  */
-/**
- * A JSON-RPC answer re-addressed to the id the client sent today (a client shared across tests
- * numbers its requests on from the last test's).
- */
-function readdressed(rec: RecordedResponse, recorded: string | number | undefined, now: string | number | undefined): RecordedResponse {
-  if (recorded === undefined || now === undefined || recorded === now) return rec
-  const from = `"id":${JSON.stringify(recorded)}`
-  const to = `"id":${JSON.stringify(now)}`
-  return { ...rec, chunks: rec.chunks.map((c) => (c.text !== undefined && c.text.includes(from) ? { ...c, text: c.text.split(from).join(to) } : c)) }
-}
-
 /** A request the client aborted before any response: the replay answers nothing until the client aborts again. */
 function untilAbort(signal: AbortSignal): Promise<Response> {
   return new Promise((resolve) => {
@@ -105,7 +95,9 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     if (!cell.response && cell.transportError) return { response: Response.error() }
     if (cell.response?.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
     const rec = cell.response ?? { status: 200, headers: {}, chunks: [] }
-    return { response: replayResponse(readdressed(rec, cell.rpcId, call.rpcId), { timing, transportError: cell.transportError, signal: call.request.signal }) }
+    // @note a JSON-RPC answer goes to today's id and progress token: a client shared across tests numbers on, and parallel calls number in arrival order.
+    const served = call.rpcId === undefined ? rec : readdressed(rec, cell.rpcId, { rpcId: call.rpcId, body: call.bytes })
+    return { response: replayResponse(served, { timing, transportError: cell.transportError, signal: call.request.signal }) }
   }
   return Object.assign(stage, {
     unused: () => ({ model: model.unused(), tools: tools.unused() }),
