@@ -49,8 +49,6 @@ export interface Pipeline {
    * returned, the recorded error thrown, and the body never run (replay).
    */
   callTool(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown>
-  /** Answer one call. Throws only for a fluxlab error (journal divergence, FLUX_OFFLINE) or a bug. */
-  dispatch(call: Call): Promise<Answer>
   /** The tape stage (replay), for the calls it never served. */
   tape?: TapeStage
   /** The journal stage (durable()), for the results nobody asked for. */
@@ -97,11 +95,14 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
     if ('output' in answer) return answer.output
     throw log.fail(new Error('the pipeline answered a tool call with a Response'), c.step)
   }
-  return { handle, callTool, dispatch, tape, journal }
+  return { handle, callTool, tape, journal }
 }
 
-/** The stages a run's kind needs, and the one function that walks them. */
-function stagesOf(config: RunConfig, log: RunLog, counters: Counters): Pick<Pipeline, 'dispatch' | 'tape' | 'journal'> {
+/**
+ * The stages a run's kind needs, and `dispatch`, which walks them with one call: it throws only for a fluxlab error
+ * (journal divergence, FLUX_OFFLINE) or a bug.
+ */
+function stagesOf(config: RunConfig, log: RunLog, counters: Counters): Pick<Pipeline, 'tape' | 'journal'> & { dispatch: (call: Call) => Promise<Answer> } {
   const { mode, fixture, intervention: iv, journal: hooks, refusal } = config
   if (refusal) {
     const refuse = refusalStage(log, refusal)
