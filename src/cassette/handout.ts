@@ -41,7 +41,7 @@ export function cellState<T>(raw: T[]): CellState<T> {
   return { raw: Object.freeze(raw), ready: new Uint8Array(raw.length) }
 }
 
-const views = new WeakMap<object, { raw: readonly unknown[]; at: (i: number) => unknown }>()
+const views = new WeakMap<object, CellHandout<unknown>>()
 
 /**
  * The cells of `state` as a read-only array whose every element is checked (its digest, then `check`; `edited`
@@ -80,18 +80,25 @@ export function cellView<T extends object>(state: CellState<T>, check?: (cell: T
       return Reflect.getOwnPropertyDescriptor(target, p)
     },
   })
-  views.set(view, { raw, at })
+  views.set(view, { raw, ready, at })
   return view
 }
 
+/** What {@link rawCells} gives a reader of a view: its unprepared cells, which of them are ready, and cell i handed out. */
+interface CellHandout<T> extends CellState<T> {
+  /** Cell i, checked and frozen first if it is not ready yet. */
+  at(i: number): T
+}
+
 /**
- * The unprepared cells behind a {@link cellView} and how to hand cell i out through it, for a reader that
- * looks at fields the read checked (the tape's matching) before it hands one out; `undefined` for a plain array.
+ * The unprepared cells behind a {@link cellView}, which of them are ready (checked and frozen: a reader may take
+ * those as they are), and how to hand cell i out through the view, for a reader that looks at fields the read checked
+ * (the tape's matching) before it hands one out; `undefined` for a plain array.
  * @example
- * const r = rawCells(fixture.model); const served = r ? r.at(i) : fixture.model[i]
+ * const r = rawCells(fixture.model); const served = r ? (r.ready[i] ? r.raw[i] : r.at(i)) : fixture.model[i]
  */
-export function rawCells<T>(cells: readonly T[]): { raw: readonly T[]; at: (i: number) => T } | undefined {
-  return views.get(cells) as { raw: readonly T[]; at: (i: number) => T } | undefined
+export function rawCells<T>(cells: readonly T[]): CellHandout<T> | undefined {
+  return views.get(cells) as CellHandout<T> | undefined
 }
 
 /**

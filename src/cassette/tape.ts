@@ -22,11 +22,7 @@ export class ModelTape {
   private readonly raw: readonly ModelCell[]
   private readonly at: (i: number) => ModelCell
   constructor(readonly cells: readonly ModelCell[]) {
-    // @note issue 14: a fixture's cells are checked against their chunks at first use (./handout.ts); matching must
-    // not hand out (so check) every cell it passes over, only the one it serves or names.
-    const view = rawCells(cells)
-    this.raw = view?.raw ?? cells
-    this.at = view?.at ?? ((i) => cells[i])
+    ;({ raw: this.raw, at: this.at } = handOut(cells))
   }
 
   take(req: CanonicalRequest, key: string, opts: { exactOnly?: boolean } = {}): ModelTake {
@@ -110,16 +106,21 @@ export type ToolTake = { kind: 'hit'; cell: ToolCell } | { kind: 'miss'; closest
  */
 export class ToolTape {
   private readonly used = new Set<number>()
-  constructor(readonly cells: readonly ToolCell[]) {}
+  /** As on the model channel: matching reads the cells as read, and only the cell served or named is handed out. */
+  private readonly raw: readonly ToolCell[]
+  private readonly at: (i: number) => ToolCell
+  constructor(readonly cells: readonly ToolCell[]) {
+    ;({ raw: this.raw, at: this.at } = handOut(cells))
+  }
 
   /** `legacyKey`: the call's key as a fixture recorded before issue 28 keyed it (an MCP progress token kept as sent). */
   take(call: { kind: 'http' | 'fn'; name: string; key: string; legacyKey?: string; callId?: string; args: unknown }): ToolTake {
-    const free = this.cells.filter((c) => !this.used.has(c.seq) && c.kind === call.kind)
+    const free = this.raw.filter((c) => !this.used.has(c.seq) && c.kind === call.kind)
     if (call.callId) {
       const byId = free.find((c) => c.callId === call.callId)
       if (byId) {
         if (byId.name === call.name && byId.key === call.key) return this.hit(byId)
-        return { kind: 'miss', closest: byId, diff: diffJson(byId.args, call.args), idMismatch: true }
+        return { kind: 'miss', closest: this.out(byId), diff: diffJson(byId.args, call.args), idMismatch: true }
       }
     }
     const byKey = free.find((c) => c.name === call.name && (c.key === call.key || c.key === call.legacyKey))
@@ -127,16 +128,16 @@ export class ToolTape {
     // SPEC §3 / issue 12: the MCP handshake need not repeat exactly (another client version or capabilities, a client
     // that connects twice): the next recorded message of the same method answers it, else the last one used.
     if (isMcpHandshake(call.name)) {
-      const same = free.find((c) => c.name === call.name) ?? [...this.cells].reverse().find((c) => c.name === call.name && this.used.has(c.seq))
+      const same = free.find((c) => c.name === call.name) ?? [...this.raw].reverse().find((c) => c.name === call.name && this.used.has(c.seq))
       if (same) return this.hit(same)
     }
     // @note the closest call for the message: the same tool, else (HTTP) the same method and path on another host:port.
     const endpoint = (name: string) => name.replace(/^(\S+) [^/]*/, '$1 ')
     const sameName =
       free.find((c) => c.name === call.name) ??
-      this.cells.find((c) => c.name === call.name) ??
+      this.raw.find((c) => c.name === call.name) ??
       (call.kind === 'http' ? free.find((c) => c.kind === 'http' && endpoint(c.name) === endpoint(call.name)) : undefined)
-    return { kind: 'miss', closest: sameName, diff: sameName ? diffJson(sameName.args, call.args) : undefined, idMismatch: false }
+    return { kind: 'miss', closest: sameName && this.out(sameName), diff: sameName ? diffJson(sameName.args, call.args) : undefined, idMismatch: false }
   }
 
   /** The `seq` of every cell served so far; `markUsed` marks them so on another tape of the same fixture. */
@@ -150,13 +151,33 @@ export class ToolTape {
 
   /** Recorded calls never made, but for the MCP handshake, which a client shared across tests need not repeat. */
   unused(): ToolCell[] {
-    return this.cells.filter((c) => !this.used.has(c.seq) && !isMcpHandshake(c.name))
+    return this.raw.filter((c) => !this.used.has(c.seq) && !isMcpHandshake(c.name)).map((c) => this.out(c))
   }
 
   private hit(cell: ToolCell): ToolTake {
+    const served = this.out(cell)
     this.used.add(cell.seq)
-    return { kind: 'hit', cell }
+    return { kind: 'hit', cell: served }
   }
+
+  /** A cell matched on its raw fields, handed out (checked first: a cell that fails throws, and stays unused). */
+  private out(cell: ToolCell): ToolCell {
+    return this.at(this.raw.indexOf(cell))
+  }
+}
+
+/**
+ * The cells behind a fixture's first-use view (./handout.ts), and cell i handed out: as it is once the view checked it,
+ * else through the view, which checks and freezes it first. A plain array's cells are handed out as they are.
+ * @note issue 14: a fixture's cells are checked at first use; matching must not hand out (so check) every cell it passes
+ * over, only the one it serves or names. Issue 25: a cell already checked (most are, by the time a replay serves them)
+ * is read from the raw cells without a call into the view.
+ */
+function handOut<T>(cells: readonly T[]): { raw: readonly T[]; at: (i: number) => T } {
+  const view = rawCells(cells)
+  if (!view) return { raw: cells, at: (i) => cells[i] }
+  const { raw, ready, at } = view
+  return { raw, at: (i) => (ready[i] === 1 ? raw[i] : at(i)) }
 }
 
 /**

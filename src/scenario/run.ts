@@ -7,18 +7,14 @@ import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../co
 import { state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TrackedRun } from '../context/types.js'
-import { isFluxError } from '../errors.js'
 import type { TraceStep } from '../golden/trace.js'
 import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { detectModelCall } from '../providers/registry.js'
-import type { ModelCallCodec } from '../providers/types.js'
 import { wrapMcpTransport } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { fixtureKeyVars } from './key-vars.js'
 import type { Agent, Lab } from './lab.js'
-import { buildPipeline, classifyRequest, classifyToolCall, RunLog, type Counters, type Pipeline, type RunConfig, type RunInit, type RunSettings } from './pipeline/index.js'
+import { buildPipeline, RunLog, type Counters, type Pipeline, type RunConfig, type RunInit, type RunSettings } from './pipeline/index.js'
 import { closeReplay } from './pipeline/close.js'
-import { offTapeResponse } from './pipeline/http.js'
 import { router } from './router.js'
 import { prepareTree, unreachedChildren } from './tree.js'
 import { handoffOf, type RunHandoff, type RunReturn } from './handoff.js'
@@ -70,6 +66,13 @@ export class Run implements TrackedRun, RequestRoute {
   acknowledgedUpTo?: number
   /** Set when the fixture this run recorded was written. */
   written = false
+  /**
+   * Answer one intercepted request (`Pipeline.handle`): given its place in the run, identified once, and walked down
+   * the stages. Never throws. `known`: its family, as the router found it.
+   */
+  readonly handle: Pipeline['handle']
+  /** One in-process tool call (`lab.tools`, `tools()`): `Pipeline.callTool`. */
+  readonly callTool: Pipeline['callTool']
   private readonly counters: Counters = { seq: 0, model: 0, tool: 0 }
   private readonly pipeline: Pipeline
   private closed = false
@@ -86,6 +89,10 @@ export class Run implements TrackedRun, RequestRoute {
     })
     this.log = new RunLog(this.config.name, this.config.command)
     this.pipeline = buildPipeline(this.config, this.log, this.counters)
+    // @note issue 25: the pipeline's own entrances, not methods that pass through: the router binds `handle` to a
+    // request, so answering it enters the pipeline directly.
+    this.handle = this.pipeline.handle
+    this.callTool = this.pipeline.callTool
     if (start) {
       Object.assign(this.counters, start.counters)
       if (start.used) this.pipeline.tape?.markUsed(start.used)
@@ -162,50 +169,9 @@ export class Run implements TrackedRun, RequestRoute {
       )
   }
 
-  /**
-   * Answer one intercepted request. Never throws: msw would turn a throw into a 500 that SDKs
-   * retry. A fluxlab error is kept in `fatal` and answered off-tape; so is a bug of ours, which
-   * says so (it must never look like a network error). `known`: its family, as the router found it.
-   */
-  async handle(request: Request, known?: { codec?: ModelCallCodec; origin?: string }): Promise<Response> {
-    let step = `${request.method} ${request.url}`
-    try {
-      const codec = known && 'codec' in known ? known.codec : detectModelCall(request.method, new URL(request.url), this.config.hosts)
-      // its place in the run: `seq` among every call, `n` on its channel
-      const seq = ++this.counters.seq
-      const n = codec ? ++this.counters.model : ++this.counters.tool
-      step = codec ? `model#${n}` : `tool#${n}`
-      const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin }, this.config)
-      step = call.step
-      const answer = await this.pipeline.dispatch(call)
-      if ('response' in answer) return answer.response
-      throw new Error(`the pipeline answered HTTP ${call.step} without a Response`)
-    } catch (e) {
-      return offTapeResponse(this.log.fail(e, step).message)
-    }
-  }
-
   /** A request refused before it reached `handle` (an undici WebSocket to a model host): the run fails with it. */
   report(error: Error): void {
     this.log.fatal ??= error
-  }
-
-  /**
-   * One in-process tool call (`lab.tools`): live, its output or thrown error kept (record); or
-   * the recorded result returned, the recorded error thrown, and the body never run (replay).
-   */
-  async callTool(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> {
-    let answer
-    const c = classifyToolCall(call, run, this.counters, this.config.redactor)
-    try {
-      answer = await this.pipeline.dispatch(c)
-    } catch (e) {
-      if (isFluxError(e)) throw e
-      throw this.log.fail(e, c.step)
-    }
-    if ('error' in answer) throw answer.error
-    if ('output' in answer) return answer.output
-    throw this.log.fail(new Error('the pipeline answered a tool call with a Response'), c.step)
   }
 
   /** What the agent function receives. */

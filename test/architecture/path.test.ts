@@ -23,9 +23,10 @@ const REPEAT = ['src/scenario/pipeline/index.ts', 'src/providers/*/**']
 const BOUND: Bound = { maxFiles: 8, allowRepeat: REPEAT }
 /**
  * What the path is held to: each file entered once (the first half of issue 25's bound), in no more files than it
- * takes today (the page says why not 8). A new file on the path, or a file entered twice, fails.
+ * takes today: 10 for each call (14 and 13 before; the page says what 8 would take). A new file on the path, or a
+ * file entered twice, fails.
  */
-const HELD: Record<(typeof KINDS)[number], Bound> = { model: { maxFiles: 14, allowRepeat: REPEAT }, tool: { maxFiles: 13, allowRepeat: REPEAT } }
+const HELD: Record<(typeof KINDS)[number], Bound> = { model: { maxFiles: 10, allowRepeat: REPEAT }, tool: { maxFiles: 10, allowRepeat: REPEAT } }
 const KINDS = ['model', 'tool'] as const
 
 describe('the path of a replayed call (docs/architecture.md)', () => {

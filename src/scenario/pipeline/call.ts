@@ -1,10 +1,9 @@
-import { canonicalRequest, httpToolCall, requestKey, toolKey, type CanonicalOptions } from '../../cassette/canonical.js'
+import { canonicalRequest, requestKey, type CanonicalOptions } from '../../cassette/canonical.js'
 import { redirectModeOf } from '../../interceptor/index.js'
 import type { CanonicalRequest } from '../../cassette/cell.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
 import type { Redactor } from '../../cassette/redact.js'
 import type { ModelCallCodec, ProviderFamily } from '../../providers/types.js'
-import { toJsonValue } from './cell-values.js'
 
 /** Why the tape could not answer a call: handed on to the off-tape stage, which decides what happens next. */
 export interface TapeMiss {
@@ -71,7 +70,7 @@ export interface FnToolCall extends CallBase {
   run: () => unknown
 }
 
-/** One call of a run, identified once when it arrives (`classifyRequest`, `classifyToolCall`) and frozen: the stages only read it. */
+/** One call of a run, identified once when it enters the pipeline (`classifyRequest`, `classifyToolCall`, ./index.ts) and frozen: the stages only read it. */
 export type Call = Readonly<ModelRequest> | Readonly<HttpToolRequest> | Readonly<FnToolCall>
 
 /** What a stage answers: a Response for HTTP, the tool's output or thrown error for an in-process tool. */
@@ -92,52 +91,6 @@ export interface Counters {
   seq: number
   model: number
   tool: number
-}
-
-const EMPTY = Buffer.alloc(0)
-
-/** Where a request arrived in its run, before its body is read: its codec (a model call) and its position. */
-export interface Arrival {
-  codec?: ModelCallCodec
-  seq: number
-  n: number
-  /** `model#2`, `tool#3`: what a failure while identifying the request names. */
-  step: string
-  /** The child process that sent it, if another process of the tree did. */
-  origin?: string
-}
-
-/**
- * Identify one intercepted request, once: a model call of a known family (its canonical redacted request and key), or
- * an HTTP tool call (its name, arguments and key). The call is frozen: every stage reads the same one.
- * @example
- * const call = await classifyRequest(request, { codec, seq, n, step: `model#${n}` }, config)
- */
-export async function classifyRequest(request: Request, { codec, seq, n, step, origin }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
-  const url = new URL(request.url)
-  // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
-  // it), and a live send reuses these bytes.
-  const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
-  const text = bytes.toString('utf8')
-  if (codec) {
-    const canonical = canonicalRequest(request.method, url, text, config)
-    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical), ...(origin ? { origin } : {}) })
-  }
-  const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
-  const { name, args, key, rpcId, legacyKey } = httpToolCall(request.method, url, text, { ...config, mcp })
-  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
-}
-
-/**
- * Classify one in-process tool call (`lab.tools`): its args redacted and made JSON-safe, its key computed.
- * @example
- * const call = classifyToolCall({ name: 'read', args: { path } }, run, counters, redactor)
- */
-export function classifyToolCall(call: { name: string; args: unknown; callId?: string }, run: () => unknown, counters: Counters, redactor: Redactor): FnToolCall {
-  const seq = ++counters.seq
-  const n = ++counters.tool
-  const args = redactor.json(toJsonValue(call.args))
-  return Object.freeze({ channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key: toolKey(call.name, args), name: call.name, callId: call.callId, args, run })
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Chunk, RecordedResponse, TransportError } from '../../cassette/cell.js'
-import { decodeChunk, encodeChunk } from '../../cassette/chunks.js'
+import type { Chunk, TransportError } from '../../cassette/cell.js'
+import { encodeChunk } from '../../cassette/chunks.js'
 
 /** Headers never kept in a fixture: they change every call, or describe an encoding we undo. */
 const VOLATILE = new Set([
@@ -127,55 +127,6 @@ export function forwardCapturing(
   else stop?.addEventListener('abort', onStop, { once: true })
   void pump()
   return { body, captured }
-}
-
-const NULL_BODY = new Set([101, 204, 205, 304])
-
-/**
- * A Response that replays recorded chunks with their exact byte boundaries,
- * optionally paced by recorded gaps, and fails mid-stream like the original when it did.
- * @example
- * replayResponse(cell.response, { timing: 'recorded' })
- */
-export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded' | number; transportError?: TransportError; signal?: AbortSignal } = {}): Response {
-  // @note status 0 is a call that never got a response (a fault a what-if injected: reset, timeout).
-  if (rec.status === 0) return Response.error()
-  const headers = new Headers(rec.headers)
-  if (NULL_BODY.has(rec.status)) return new Response(null, { status: rec.status, headers })
-  const scale = opts.timing === 'recorded' ? 1 : typeof opts.timing === 'number' ? opts.timing : 0
-  let i = 0
-  let last = 0
-  // @note issue 25: no chunk is read ahead (highWaterMark 0): each is decoded when the client reads, as a live body arrives.
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (i >= rec.chunks.length) {
-          // @note a stream open at the end of the recording, or one the client aborted, stays open until the client
-          // closes (or aborts) it: the client sees its own abort, never a network error it did not get.
-          // (the abort is wired here: a mocked body does not see the request's signal by itself)
-          if (rec.open || rec.clientAbort)
-            return new Promise<void>((resolve) => {
-              const abort = () => {
-                controller.error(new DOMException('This operation was aborted', 'AbortError'))
-                resolve()
-              }
-              if (opts.signal?.aborted) abort()
-              else opts.signal?.addEventListener('abort', abort, { once: true })
-            })
-          if (opts.transportError) controller.error(Object.assign(new TypeError('terminated'), { cause: opts.transportError }))
-          else controller.close()
-          return
-        }
-        const chunk = rec.chunks[i++]
-        const gap = (chunk.t - last) * scale
-        last = chunk.t
-        if (gap > 0) await new Promise((r) => setTimeout(r, gap))
-        controller.enqueue(decodeChunk(chunk))
-      },
-    },
-    { highWaterMark: 0 },
-  )
-  return new Response(body, { status: rec.status, headers })
 }
 
 /**

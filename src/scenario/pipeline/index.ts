@@ -1,7 +1,7 @@
 /**
- * The request pipeline: every call of a run, on either channel, is classified once
- * (`classifyRequest` / `classifyToolCall`) and then walks these sources top to bottom,
- * each answering it or passing it on:
+ * The request pipeline: where every call of a run enters, on either channel (`handle` for an intercepted request,
+ * `callTool` for an in-process tool), is given its place in the run and identified once, and then walks these sources
+ * top to bottom, each answering it or passing it on:
  *
  *   journal     durable(): results an earlier, crashed run already journaled
  *   intervene   a what-if's change or a check's rules: halts, rewrites, faults, substitutes, policy
@@ -14,19 +14,41 @@
  * A run has only the stages its kind needs: record is journal? → live; replay is
  * intervene? → tape → off-tape → live (reached only when an intervention allows it); a refusal is refusal.
  */
-import type { Answer, Call, Counters, Stage, TapeMiss } from './call.js'
+import { canonicalRequest, httpToolCall, requestKey, toolKey } from '../../cassette/canonical.js'
+import type { Redactor } from '../../cassette/redact.js'
+import { isFluxError } from '../../errors.js'
+import { detectModelCall } from '../../providers/registry.js'
+import type { ModelCallCodec } from '../../providers/types.js'
+import type { Answer, Call, ClassifyConfig, Counters, FnToolCall, HttpToolRequest, ModelRequest, Stage, TapeMiss } from './call.js'
+import { toJsonValue } from './cell-values.js'
+import type { RunConfig } from './config.js'
+import { offTapeResponse } from './http.js'
 import { interventionStage } from './intervene.js'
 import { journalStage } from './journal.js'
 import { liveStage } from './live.js'
 import type { RunLog } from './log.js'
 import { offTapeStage } from './off-tape.js'
-import type { RunConfig } from './config.js'
 import { refusalStage } from './refuse.js'
 import { tapeStage, type TapeStage } from './tape.js'
 
+/** What the router already found out about a request: its model-call codec (none for any other request), and the child process that sent it. */
+interface Known {
+  codec?: ModelCallCodec
+  origin?: string
+}
+
 export interface Pipeline {
-  /** Answer one call. Throws only for a fluxlab error (journal divergence, FLUX_OFFLINE) or a bug. */
-  dispatch(call: Call): Promise<Answer>
+  /**
+   * Answer one intercepted request. Never throws: msw would turn a throw into a 500 that SDKs retry. A fluxlab error
+   * is kept in the log's `fatal` and answered off-tape; so is a bug of ours, which says so (it must never look like a
+   * network error). `known`: what the router found; a source that did not ask it first has the family found here.
+   */
+  handle(request: Request, known?: Known): Promise<Response>
+  /**
+   * One in-process tool call (`lab.tools`): live, its output or thrown error kept (record); or the recorded result
+   * returned, the recorded error thrown, and the body never run (replay).
+   */
+  callTool(call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown>
   /** The tape stage (replay), for the calls it never served. */
   tape?: TapeStage
   /** The journal stage (durable()), for the results nobody asked for. */
@@ -34,12 +56,53 @@ export interface Pipeline {
 }
 
 /**
- * The stages of one run, in order, from its configuration.
+ * The stages of one run, in order, from its configuration, and its two entrances.
  * @example
  * const pipeline = buildPipeline(config, log, counters)
- * const answer = await pipeline.dispatch(call)
+ * const response = await pipeline.handle(request, { codec })
  */
 export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters): Pipeline {
+  const { dispatch, tape, journal } = stagesOf(config, log, counters)
+  // @note issue 25: the run handed each request to `classifyRequest` (./call.ts) and then to `dispatch` here; the
+  // pipeline, which holds the run's counters and log already, now gives the place and identifies the call itself.
+  const handle = async (request: Request, known?: Known): Promise<Response> => {
+    let step = `${request.method} ${request.url}`
+    try {
+      const codec = known && 'codec' in known ? known.codec : detectModelCall(request.method, new URL(request.url), config.hosts)
+      // its place in the run: `seq` among every call, `n` on its channel
+      const seq = ++counters.seq
+      const n = codec ? ++counters.model : ++counters.tool
+      step = codec ? `model#${n}` : `tool#${n}`
+      const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin }, config)
+      step = call.step
+      const answer = await dispatch(call)
+      if ('response' in answer) return answer.response
+      throw new Error(`the pipeline answered HTTP ${call.step} without a Response`)
+    } catch (e) {
+      return offTapeResponse(log.fail(e, step).message)
+    }
+  }
+  const callTool = async (call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> => {
+    let answer
+    const c = classifyToolCall(call, run, counters, config.redactor)
+    try {
+      answer = await dispatch(c)
+    } catch (e) {
+      if (isFluxError(e)) throw e
+      throw log.fail(e, c.step)
+    }
+    if ('error' in answer) throw answer.error
+    if ('output' in answer) return answer.output
+    throw log.fail(new Error('the pipeline answered a tool call with a Response'), c.step)
+  }
+  return { handle, callTool, tape, journal }
+}
+
+/**
+ * The stages a run's kind needs, and `dispatch`, which walks them with one call: it throws only for a fluxlab error
+ * (journal divergence, FLUX_OFFLINE) or a bug.
+ */
+function stagesOf(config: RunConfig, log: RunLog, counters: Counters): Pick<Pipeline, 'tape' | 'journal'> & { dispatch: (call: Call) => Promise<Answer> } {
   const { mode, fixture, intervention: iv, journal: hooks, refusal } = config
   if (refusal) {
     const refuse = refusalStage(log, refusal)
@@ -60,7 +123,53 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
   return { dispatch: (call) => run(0, call), tape, journal }
 }
 
-export { classifyRequest, classifyToolCall, type Counters } from './call.js'
+const EMPTY = Buffer.alloc(0)
+
+/** Where a request arrived in its run, before its body is read: its codec (a model call) and its position. */
+interface Arrival {
+  codec?: ModelCallCodec
+  seq: number
+  n: number
+  /** `model#2`, `tool#3`: what a failure while identifying the request names. */
+  step: string
+  /** The child process that sent it, if another process of the tree did. */
+  origin?: string
+}
+
+/**
+ * Identify one intercepted request, once: a model call of a known family (its canonical redacted request and key), or
+ * an HTTP tool call (its name, arguments and key). The call is frozen: every stage reads the same one.
+ * @example
+ * const call = await classifyRequest(request, { codec, seq, n, step: `model#${n}` }, config)
+ */
+async function classifyRequest(request: Request, { codec, seq, n, step, origin }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
+  const url = new URL(request.url)
+  // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
+  // it), and a live send reuses these bytes.
+  const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
+  const text = bytes.toString('utf8')
+  if (codec) {
+    const canonical = canonicalRequest(request.method, url, text, config)
+    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical), ...(origin ? { origin } : {}) })
+  }
+  const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
+  const { name, args, key, rpcId, legacyKey } = httpToolCall(request.method, url, text, { ...config, mcp })
+  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
+}
+
+/**
+ * Classify one in-process tool call (`lab.tools`): its args redacted and made JSON-safe, its key computed.
+ * @example
+ * const call = classifyToolCall({ name: 'read', args: { path } }, run, counters, redactor)
+ */
+function classifyToolCall(call: { name: string; args: unknown; callId?: string }, run: () => unknown, counters: Counters, redactor: Redactor): FnToolCall {
+  const seq = ++counters.seq
+  const n = ++counters.tool
+  const args = redactor.json(toJsonValue(call.args))
+  return Object.freeze({ channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key: toolKey(call.name, args), name: call.name, callId: call.callId, args, run })
+}
+
+export { type Counters } from './call.js'
 export { RunLog } from './log.js'
 export type { RunConfig, RunInit, RunSettings } from './config.js'
 export type { Refusal } from './refuse.js'

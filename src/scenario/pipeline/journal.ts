@@ -3,7 +3,7 @@ import { ModelTape, ToolTape } from '../../cassette/tape.js'
 import { FluxError } from '../../errors.js'
 import type { Answer, Stage } from './call.js'
 import { restoreError } from './cell-values.js'
-import { replayResponse } from './http.js'
+import { replayResponse } from './tape.js'
 import type { JournalHooks, RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 

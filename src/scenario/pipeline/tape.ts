@@ -1,4 +1,5 @@
-import type { Fixture } from '../../cassette/cell.js'
+import type { Fixture, RecordedResponse, TransportError } from '../../cassette/cell.js'
+import { decodeChunk } from '../../cassette/chunks.js'
 import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
 import { absorbHint } from '../../cassette/normalize.js'
 import { readdressed } from '../../cassette/rpc-readdress.js'
@@ -6,7 +7,6 @@ import { ModelTape, ToolTape } from '../../cassette/tape.js'
 import type { Intervention } from '../intervention.js'
 import type { Answer, Call, Next, Stage } from './call.js'
 import { restoreError } from './cell-values.js'
-import { replayResponse } from './http.js'
 import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 
@@ -26,13 +26,56 @@ export interface UsedCells {
   tools: number[]
 }
 
+const NULL_BODY = new Set([101, 204, 205, 304])
+
 /**
- * Serve a call from the fixture: the first unused cell with its key (model requests fall back
- * to the next cell in order, as drift, unless the intervention asks for exact keys). A call the
- * tape cannot answer is passed on to the off-tape stage with its miss.
+ * A Response that replays recorded chunks with their exact byte boundaries,
+ * optionally paced by recorded gaps, and fails mid-stream like the original when it did.
+ * Built where the cell is served (the journal stage replays with it too).
  * @example
- * const tape = tapeStage(config, log, fixture, iv)
+ * replayResponse(cell.response, { timing: 'recorded' })
  */
+export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded' | number; transportError?: TransportError; signal?: AbortSignal } = {}): Response {
+  // @note status 0 is a call that never got a response (a fault a what-if injected: reset, timeout).
+  if (rec.status === 0) return Response.error()
+  const headers = new Headers(rec.headers)
+  if (NULL_BODY.has(rec.status)) return new Response(null, { status: rec.status, headers })
+  const scale = opts.timing === 'recorded' ? 1 : typeof opts.timing === 'number' ? opts.timing : 0
+  let i = 0
+  let last = 0
+  // @note issue 25: no chunk is read ahead (highWaterMark 0): each is decoded when the client reads, as a live body arrives.
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (i >= rec.chunks.length) {
+          // @note a stream open at the end of the recording, or one the client aborted, stays open until the client
+          // closes (or aborts) it: the client sees its own abort, never a network error it did not get.
+          // (the abort is wired here: a mocked body does not see the request's signal by itself)
+          if (rec.open || rec.clientAbort)
+            return new Promise<void>((resolve) => {
+              const abort = () => {
+                controller.error(new DOMException('This operation was aborted', 'AbortError'))
+                resolve()
+              }
+              if (opts.signal?.aborted) abort()
+              else opts.signal?.addEventListener('abort', abort, { once: true })
+            })
+          if (opts.transportError) controller.error(Object.assign(new TypeError('terminated'), { cause: opts.transportError }))
+          else controller.close()
+          return
+        }
+        const chunk = rec.chunks[i++]
+        const gap = (chunk.t - last) * scale
+        last = chunk.t
+        if (gap > 0) await new Promise((r) => setTimeout(r, gap))
+        controller.enqueue(decodeChunk(chunk))
+      },
+    },
+    { highWaterMark: 0 },
+  )
+  return new Response(body, { status: rec.status, headers })
+}
+
 /** A request the client aborted before any response: the replay answers nothing until the client aborts again. */
 function untilAbort(signal: AbortSignal): Promise<Response> {
   return new Promise((resolve) => {
@@ -41,6 +84,13 @@ function untilAbort(signal: AbortSignal): Promise<Response> {
   })
 }
 
+/**
+ * Serve a call from the fixture: the first unused cell with its key (model requests fall back
+ * to the next cell in order, as drift, unless the intervention asks for exact keys). A call the
+ * tape cannot answer is passed on to the off-tape stage with its miss.
+ * @example
+ * const tape = tapeStage(config, log, fixture, iv)
+ */
 export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: Intervention | undefined): TapeStage {
   // @note a fork stores the faults it injected as cells (so its trace shows them); they are the change, not the
   // world, so a counterfactual never serves them from the tape (it injects them again).
