@@ -25,6 +25,7 @@ import { pollyNock } from './polly-nock.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
+import { playwrightBench } from './playwright.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -45,8 +46,9 @@ const SETUP_IMPORTS = int('BENCH_SETUP_IMPORTS', 7)
 const SUITE_ROUNDS = int('BENCH_SUITE_ROUNDS', 3)
 /** `BENCH_SUITE_SHAPES=50x10,500x1`: the generated suites, files × tests per file (the default keeps the bench short). */
 const SUITE_SHAPES = (process.env.BENCH_SUITE_SHAPES ?? '50x10,100x1').split(',').map((s) => s.split('x').map(Number))
-/** `BENCH_ONLY=replay,record,load,setup,suite`: run only those sections (default all). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load,setup,suite').split(','))
+/** `BENCH_ONLY=replay,record,load,setup,suite,browser`: run only those sections (default all). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'replay,record,load,setup,suite,browser').split(','))
+const BROWSER_ROUNDS = int('BENCH_BROWSER_ROUNDS', 5)
 
 // ---------------------------------------------------------------- stats
 
@@ -425,6 +427,16 @@ try {
     shard.shards.forEach((s, i) => console.log(`     shard ${i + 1}/2:  ${s?.line}`))
     console.log(`     merged:    ${shard.merged?.line}   (${shard.mergedTests})`)
     console.log(`     the merged summary ${same(shard.whole, shard.merged) ? 'is whole: its counts equal the unsharded run' : 'is NOT whole: its counts differ from the unsharded run'}\n`)
+  }
+  if (ONLY.has('browser')) {
+    const b = await playwrightBench({ rounds: BROWSER_ROUNDS, median })
+    console.log(`6. A browser suite: examples/chat-app's Playwright suite (5 tests, 2 workers, headless Chromium), whole \`playwright test\` runs, ${BROWSER_ROUNDS} interleaved rounds`)
+    console.log(`   ${padEnd('suite', 44)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('× msw', 8)} ${pad('CPU×msw', 8)}`)
+    for (const [label, v] of [['static msw handler in the server (baseline)', 'msw'], ['fluxlab serve, each test replayed', 'flux']]) {
+      const xs = b.times[v]
+      console.log(`   ${padEnd(label, 44)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(ratio(median(xs) / median(b.times.msw)), 8)} ${pad(ratio(median(b.cpu[v]) / median(b.cpu.msw)), 8)}`)
+    }
+    console.log(`   ${padEnd('  per-round fluxlab / msw (wall)', 44)} ${spread(b.perRound)}\n`)
   }
 } finally {
   removeInstall()

@@ -3,14 +3,16 @@ import { withFluxlab } from './playwright.js'
 
 describe('withFluxlab', () => {
   test("wraps the user's webServer command in fluxlab serve and stops it with SIGTERM, keeping every other field", () => {
+    // this fluxlab's CLI, started by this node (no npx lookup at every run)
+    const cli = `${process.execPath} ${new URL('./cli.js', import.meta.url).pathname}`
     expect(withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000', reuseExistingServer: true })).toEqual({
-      command: 'npx fluxlab serve -- npm run start',
+      command: `${cli} serve -- npm run start`,
       url: 'http://127.0.0.1:3000',
       reuseExistingServer: true,
       gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
     })
     expect(withFluxlab({ command: 'next start', gracefulShutdown: { signal: 'SIGINT', timeout: 100 } }, { name: 'web' })).toEqual({
-      command: 'npx fluxlab serve --name web -- next start',
+      command: `${cli} serve --name web -- next start`,
       gracefulShutdown: { signal: 'SIGINT', timeout: 100 },
     })
   })

@@ -13,20 +13,14 @@
  * })
  * ```
  */
-import { dirname } from 'node:path'
-import { test as base, expect as baseExpect, type ExpectMatcherState, type MatcherReturnType, type TestInfo } from '@playwright/test'
+import { fileURLToPath } from 'node:url'
+import { test as base, expect as baseExpect, type ExpectMatcherState, type MatcherReturnType } from '@playwright/test'
 import type { FluxOptions } from './context/options.js'
-import { state } from './context/state.js'
-import { finishTest } from './context/test-context.js'
-import type { TestContext } from './context/types.js'
-import type { UpdateState } from './golden/update-mode.js'
-import { encodeRunAddress, RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
-import { matchers } from './matchers/index.js'
-import { collectFacts, FACTS_ATTACHMENT } from './reporter/facts.js'
+import { RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
+import { lazyMatchers } from './matchers/lazy.js'
+import type { matchers } from './matchers/index.js'
+import type { InfoLike } from './plugin/playwright-engine.js'
 import type { Outcome } from './scenario/outcome.js'
-import { admitTo } from './scenario/router.js'
-import { openTestScenario } from './scenario/test-scenario.js'
-import { childEnv } from './scenario/tree.js'
 
 /** What a test gets as `flux`. */
 export interface Flux {
@@ -49,57 +43,16 @@ export interface FluxFixtures {
   fluxlab: FluxOptions
 }
 
-/** Playwright's `updateSnapshots` as an update state: CI never records (SPEC §2), `-u` rewrites trace snapshots. */
-function updateStateOf(info: TestInfo): UpdateState {
-  const update = info.config.updateSnapshots
-  if (update === 'all' || update === 'changed') return 'all'
-  return update === 'none' || process.env.CI ? 'none' : 'new'
-}
-
-/** The test as whole-suite mode names it: its file under the config's directory, its titles joined with ` > `. */
-function contextOf(info: TestInfo): TestContext {
-  return {
-    runner: 'playwright',
-    testName: info.titlePath.slice(1).join(' > '),
-    testFile: info.file,
-    ...(info.config.projects.length > 1 && info.project.name ? { project: info.project.name } : {}),
-    rootDir: info.config.configFile ? dirname(info.config.configFile) : info.config.rootDir,
-    updateState: updateStateOf(info),
-    runs: [],
-    opened: new Set(),
-  }
-}
-
 export const test = base.extend<FluxFixtures>({
   fluxlab: [{}, { option: true }],
   flux: [
     async ({ fluxlab }, use, info) => {
-    const ctx = contextOf(info)
-    const options = { ...state.options, ...fluxlab }
-    const scenario = openTestScenario(ctx, options)
-    const { run } = scenario
-    run.register()
-    const tree = childEnv(run, `the app server, for "${ctx.testName}"`, admitTo)
-    const id = tree ? encodeRunAddress({ path: tree.env.FLUX_TREE, token: tree.env.FLUX_TREE_TOKEN }) : ''
-    let closed: Promise<void> | undefined
-    const close = () => (closed ??= run.close())
-    await use({
-      scenario: run.config.name,
-      mode: run.config.mode,
-      id,
-      async outcome() {
-        await close()
-        return ctx.perTest!.outcome() as Outcome
-      },
-    })
-    try {
-      await close()
-      await scenario.finish(info.status === info.expectedStatus)
-      await finishTest(ctx)
-    } finally {
-      // what the summary reporter counts (src/reporter/playwright-reporter.ts)
-      await info.attach(FACTS_ATTACHMENT, { body: JSON.stringify(collectFacts(ctx, { dir: options.dir, pricing: options.pricing })), contentType: 'application/json' })
-    }
+      // @note the engine loads here, in the worker, at the first test: the config file imports this module too.
+      const { openFlux } = await import('./plugin/playwright-engine.js')
+      const opened = openFlux(info as unknown as InfoLike, fluxlab)
+      const { finish, ...flux } = opened
+      await use(flux)
+      await finish()
     },
     { auto: true },
   ],
@@ -114,13 +67,16 @@ export const test = base.extend<FluxFixtures>({
 })
 
 /**
- * The app server entry of `playwright.config` (`webServer`), run under `fluxlab serve`: its command is wrapped, and it
- * is stopped with SIGTERM (Playwright's default is a kill), so the server's own scenario is settled when it ends.
+ * The app server entry of `playwright.config` (`webServer`), run under `fluxlab serve`: its command is wrapped (this
+ * fluxlab's CLI, started by node), and it is stopped with SIGTERM (Playwright's default is a kill), so the server's
+ * own scenario is settled when it ends.
  * @example
  * webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000' })
  */
-export function withFluxlab<T extends { command: string }>(server: T, o: { name?: string } = {}): T {
-  return { gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 }, ...server, command: `npx fluxlab serve${o.name ? ` --name ${o.name}` : ''} -- ${server.command}` }
+export function withFluxlab<const T extends { command: string }>(server: T, o: { name?: string } = {}): T {
+  // @note this fluxlab's own CLI, started by node: `npx` would look it up again at every run (a few hundred ms).
+  const cli = [process.execPath, fileURLToPath(new URL('./cli.js', import.meta.url))].map((p) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `"${p}"`)).join(' ')
+  return { gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 }, ...server, command: `${cli} serve${o.name ? ` --name ${o.name}` : ''} -- ${server.command}` }
 }
 
 /** Each matcher as Playwright's `expect.extend` types one: its own arguments after the received value. */
@@ -128,5 +84,12 @@ type PlaywrightMatchers = {
   [K in keyof typeof matchers]: (this: ExpectMatcherState, received: unknown, ...args: Parameters<(typeof matchers)[K]> extends [unknown, ...infer A] ? A : never) => MatcherReturnType
 }
 
-/** Playwright's `expect` with fluxlab's matchers. */
-export const expect = baseExpect.extend(matchers as unknown as PlaywrightMatchers)
+/**
+ * Playwright's `expect` with fluxlab's matchers. Their code comes with the engine (every test's `flux` fixture loads
+ * it before the test body runs).
+ */
+export const expect = baseExpect.extend(
+  lazyMatchers(() => {
+    throw new Error('no fluxlab test has started in this worker: use `test` from fluxlab/playwright')
+  }) as unknown as PlaywrightMatchers,
+)

@@ -1,10 +1,11 @@
 import { defineConfig } from '@playwright/test'
+import { withFluxlab } from 'fluxlab/playwright' // fluxlab
 
 const PORT = Number(process.env.PORT ?? 3210)
 
-// The app's Playwright config. Its fluxlab lines: the webServer's command (the server runs under `fluxlab serve`, so
-// what it does for each test goes on that test's tape; tests import `test` and `expect` from fluxlab/playwright), and
-// the run summary reporter.
+// The app's Playwright config. Its fluxlab lines: the webServer runs under `fluxlab serve` (withFluxlab wraps its
+// command), so what the server does for each test goes on that test's tape (the tests import `test` and `expect` from
+// fluxlab/playwright), and the run summary reporter.
 export default defineConfig({
   testDir: 'tests',
   fullyParallel: true,
@@ -12,12 +13,11 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: process.env.PW_JSON ?? 'test-results/report.json' }], ['fluxlab/playwright-reporter']], // fluxlab
   globalSetup: './browser-setup.ts',
   use: { baseURL: `http://127.0.0.1:${PORT}` },
-  webServer: {
-    command: 'npx fluxlab serve -- node server.mjs', // fluxlab
+  webServer: withFluxlab({ // fluxlab
+    command: 'node server.mjs',
     url: `http://127.0.0.1:${PORT}/health`,
     env: { PORT: String(PORT) },
     reuseExistingServer: false,
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
     stdout: 'pipe',
-  },
+  }),
 })

@@ -8,13 +8,12 @@
 import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
 import { fixtureExists, readFixture } from '../../cassette/fixture.js'
-import { findFixtures } from '../../cassette/find.js'
+import { fileKeyVars } from '../../context/file-keys.js'
 import { keysFrom } from '../../context/options.js'
 import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
 import { FluxError } from '../../errors.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../../golden/update-mode.js'
 import { isProviderRequest } from '../../providers/registry.js'
-import { fixtureKeyVars } from '../../scenario/key-vars.js'
 import { refusalRun } from '../../scenario/refusals.js'
 import { admitTo } from '../../scenario/router.js'
 import { childEnv } from '../../scenario/tree.js'
@@ -55,9 +54,9 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   env.NODE_OPTIONS = `${inherited} --import ${tree.preload}`.trim()
   // SPEC §2: a server built at import (`new OpenAI()` at the top of a route module) starts on replay with no key: it gets
   // placeholders for the key variables the project's fixtures carried, where they are unset.
-  const keyVars = new Set(keysFrom(options))
-  for (const d of findFixtures(root)) for (const k of safeKeyVars(d, options.redact?.disable)) keyVars.add(k)
-  for (const k of missingKeyVars(env, [...keyVars])) env[k] = replayKeyFor(k)
+  // @note read from the manifests alone (no fixture is parsed): the server starts as soon as it would without fluxlab.
+  const keyVars = [...keysFrom(options), ...fileKeyVars(root, process.cwd(), '(app server)', { suite: true }).keyVars]
+  for (const k of missingKeyVars(env, keyVars)) env[k] = replayKeyFor(k)
 
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((done) => {
     const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env })
@@ -91,15 +90,6 @@ async function settle(attached: Attached | undefined, run: Run, o: { name: strin
   for (const f of r.failures) o.out.error(`${o.name} ${f.step} ${f.code}: ${f.message}`)
   if (o.failed) return o.code
   return r.fatal ? EXIT.error : r.failures.length ? EXIT.diverged : EXIT.ok
-}
-
-/** The key variables a fixture's requests carried; a fixture that does not read is left to the test that opens it. */
-function safeKeyVars(dir: string, disable: readonly string[] | undefined): string[] {
-  try {
-    return fixtureKeyVars(readFixture(dir, { disable }))
-  } catch {
-    return []
-  }
 }
 
 /** Under CI (or FLUX_OFFLINE) with no fixture of its own, the server's calls outside any test's request are refused. */

@@ -1,0 +1,134 @@
+// Section 6 of the bench: a browser suite. examples/chat-app's Playwright suite (5 tests, 2 workers, headless
+// Chromium from @sparticuz/chromium) run whole, twice per round, interleaved:
+// - fluxlab: as committed, the server under `fluxlab serve`, every server-side call replayed from each test's fixture;
+// - msw: the same app and tests with the model and the tool mocked by a static msw handler loaded into the server
+//   (`node --import ./msw-mock.mjs server.mjs`), which answers the same recorded bytes chunk by chunk, and the tests
+//   importing `test` from @playwright/test with their fluxlab assertions left out.
+// Each copy lives in a temp dir (its node_modules a link to the repo's); nothing is written into the repo.
+import { spawn } from 'node:child_process'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const REPO = fileURLToPath(new URL('..', import.meta.url))
+const APP = join(REPO, 'examples/chat-app')
+const CLI = join(REPO, 'node_modules/@playwright/test/cli.js')
+
+/** The mock the msw copy's server loads: each recorded answer, by country and turn, replayed chunk by chunk. */
+function mswMock(answers) {
+  return `import { setupServer } from 'msw/node'
+import { http } from 'msw'
+const answers = ${JSON.stringify(answers)}
+const stream = (chunks, type) => new Response(new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(new TextEncoder().encode(x)); c.close() } }), { headers: { 'content-type': type } })
+setupServer(
+  http.post('https://api.openai.com/v1/chat/completions', async ({ request }) => {
+    const body = await request.json()
+    const country = /capital of (\\w+)/.exec(body.messages[0].content)[1]
+    return stream(answers.model[country + ' ' + (body.messages.length > 1 ? 2 : 1)], 'text/event-stream')
+  }),
+  http.get('http://127.0.0.1:4010/geo/capital', ({ request }) => stream(answers.tool[new URL(request.url).searchParams.get('country')], 'application/json')),
+).listen({ onUnhandledRequest: 'error' })
+`
+}
+
+/** The recorded answers of the committed fixtures, as the static mock serves them. */
+function recordedAnswers() {
+  const root = join(APP, 'tests/scenarios')
+  const out = { model: {}, tool: {} }
+  for (const dir of readdirSync(root)) {
+    const lines = (f) => readFileSync(join(root, dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    for (const cell of lines('model.jsonl')) {
+      const country = /capital of (\w+)/.exec(cell.request.body.messages[0].content)[1]
+      out.model[`${country} ${cell.request.body.messages.length > 1 ? 2 : 1}`] = cell.response.chunks.map((c) => c.text)
+    }
+    for (const cell of lines('tools.jsonl')) out.tool[cell.args.query.country] = cell.response.chunks.map((c) => c.text)
+  }
+  return out
+}
+
+/** A copy of the app: `flux` as committed, `msw` rewritten to mock the model in the server instead. */
+function copy(base, kind) {
+  const dir = join(base, kind)
+  cpSync(APP, dir, { recursive: true, filter: (src) => !/[\\/]test-results$/.test(src) })
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  if (kind === 'msw') {
+    rmSync(join(dir, 'tests/scenarios'), { recursive: true })
+    writeFileSync(join(dir, 'msw-mock.mjs'), mswMock(recordedAnswers()))
+    const edit = (file, pairs) => {
+      let text = readFileSync(join(dir, file), 'utf8')
+      for (const [from, to] of pairs) {
+        if (!text.includes(from)) throw new Error(`bench/playwright: ${file} has no ${JSON.stringify(from)}`)
+        text = text.split(from).join(to)
+      }
+      writeFileSync(join(dir, file), text)
+    }
+    edit('playwright.config.ts', [
+      ["import { withFluxlab } from 'fluxlab/playwright' // fluxlab\n", ''],
+      ['webServer: withFluxlab({ // fluxlab', 'webServer: ({'],
+      ["command: 'node server.mjs'", "command: 'node --import ./msw-mock.mjs server.mjs'"],
+      [", ['fluxlab/playwright-reporter']", ''],
+    ])
+    edit('tests/fixtures.ts', [
+      ["import { test as base } from 'fluxlab/playwright'", "import { test as base } from '@playwright/test'"],
+      ["export { expect } from 'fluxlab/playwright'", "export { expect } from '@playwright/test'"],
+    ])
+    edit('tests/chat.spec.ts', [
+      ['async ({ page, flux }) =>', 'async ({ page }) =>'],
+      ["    const outcome = await flux.outcome()\n    expect(outcome).toCall(['get_capital'], { mode: 'superset' })\n    expect(outcome).toNeverCall('delete_everything')\n    if (flux.mode === 'replay') expect(outcome).toReplayFaithfully()\n", ''],
+    ])
+  }
+  return dir
+}
+
+/** One whole `playwright test` of `dir`: wall and CPU (user + system of it and its children) in ms. */
+function runSuite(dir, port) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const env = { ...process.env, CI: '1', FLUX_OFFLINE: '1', PORT: String(port), PW_JSON: join(dir, 'report.json') }
+    for (const k of Object.keys(env)) if (/_API_KEY$|_BASE_URL$/.test(k)) delete env[k]
+    // the mocked server builds its client at import as the app does: it needs a key (fluxlab serve fills a placeholder)
+    if (dir.endsWith('msw')) env.OPENAI_API_KEY = 'sk-mocked-by-a-static-msw-handler'
+    const child = spawn('bash', ['-c', `TIMEFORMAT='%U %S'; time "${process.execPath}" "${CLI}" test > out.log 2>&1`], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] })
+    let times = ''
+    child.stderr.on('data', (b) => (times += b))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const wall = performance.now() - started
+      const out = readFileSync(join(dir, 'out.log'), 'utf8')
+      if (code !== 0 || !/5 passed/.test(out)) return reject(new Error(`bench/playwright: the ${dir} suite failed (exit ${code}):\n${out}`))
+      const [user, sys] = times.trim().split(/\s+/).map(Number)
+      resolve({ wall, cpu: (user + sys) * 1000 })
+    })
+  })
+}
+
+/**
+ * The browser suite, fluxlab's replay against the static msw mock, `rounds` interleaved rounds (the order flips
+ * each round), after one unmeasured run of each.
+ * @example
+ * const { times, cpu, perRound } = await playwrightBench({ rounds: 5, median })
+ */
+export async function playwrightBench({ rounds, median }) {
+  const base = mkdtempSync(join(tmpdir(), 'flux-bench-pw-'))
+  if (process.env.BENCH_PW_KEEP) console.log('copies in', base)
+  try {
+    const dirs = { flux: copy(base, 'flux'), msw: copy(base, 'msw') }
+    const times = { flux: [], msw: [] }
+    const cpu = { flux: [], msw: [] }
+    const perRound = []
+    let port = 3400 + (process.pid % 500)
+    for (const v of ['flux', 'msw']) await runSuite(dirs[v], port++)
+    for (let r = 0; r < rounds; r++) {
+      for (const v of r % 2 ? ['msw', 'flux'] : ['flux', 'msw']) {
+        const t = await runSuite(dirs[v], port++)
+        times[v].push(t.wall)
+        cpu[v].push(t.cpu)
+      }
+      perRound.push(times.flux[r] / times.msw[r])
+    }
+    return { times, cpu, perRound, ratio: median(times.flux) / median(times.msw), cpuRatio: median(cpu.flux) / median(cpu.msw) }
+  } finally {
+    if (!process.env.BENCH_PW_KEEP) rmSync(base, { recursive: true, force: true })
+  }
+}
