@@ -26,9 +26,13 @@ const PAGE = `<!doctype html>
       answer.dataset.events = '0'
       delete answer.dataset.done
       const source = new EventSource('/api/chat?q=' + encodeURIComponent(document.getElementById('q').value))
+      let first
       source.onmessage = (m) => {
         answer.textContent += JSON.parse(m.data).delta
         answer.dataset.events = String(Number(answer.dataset.events) + 1)
+        // how long the tokens took to arrive, first to last: the pace the page renders at
+        first ??= performance.now()
+        answer.dataset.span = String(Math.round(performance.now() - first))
       }
       source.addEventListener('done', () => { source.close(); answer.dataset.done = 'yes' })
       source.addEventListener('failed', (m) => { source.close(); answer.dataset.done = 'failed'; answer.textContent = m.data })

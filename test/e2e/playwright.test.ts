@@ -21,6 +21,7 @@ const KEY = 'sk-proj-Pl4ywr1ghtRec0rdingKey0nlyF0rTh1sE2eTest7'
 const COUNTRIES = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome' }
 const asks = (country: string) => `answers the capital of ${country}, streamed token by token`
 const PLAIN = 'shows the page without asking anything'
+const PACE_MS = 25
 
 interface Spec {
   title: string
@@ -31,14 +32,15 @@ interface Suite {
   suites?: Suite[]
 }
 
-/** Each test's status and its `events` annotation (the stream events the page got), from Playwright's JSON report. */
-function report(p: Project, file: string): Record<string, { status: string; events?: string }> {
-  const out: Record<string, { status: string; events?: string }> = {}
+/** Each test's status and its `events` and `span` annotations (the stream events the page got, first to last ms). */
+function report(p: Project, file: string): Record<string, { status: string; events?: string; span?: number }> {
+  const out: Record<string, { status: string; events?: string; span?: number }> = {}
   const walk = (s: Suite) => {
     for (const spec of s.specs ?? []) {
       const result = spec.tests[0]?.results.at(-1)
       const events = result?.annotations?.find((a) => a.type === 'events')?.description
-      out[spec.title] = { status: result?.status ?? 'missing', ...(events !== undefined ? { events } : {}) }
+      const span = result?.annotations?.find((a) => a.type === 'span')?.description
+      out[spec.title] = { status: result?.status ?? 'missing', ...(events !== undefined ? { events } : {}), ...(span ? { span: Number(span) } : {}) }
     }
     for (const child of s.suites ?? []) walk(child)
   }
@@ -70,7 +72,8 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     linkSelf()
     port = await freePort()
     project = copyProject('examples/chat-app')
-    server = await startCapitalServer()
+    // The provider paces its events, as a real one does: the page's tokens come over a while.
+    server = await startCapitalServer({ paceMs: PACE_MS })
     record = await run('record.json', { OPENAI_API_KEY: KEY })
     recorded = report(project, 'record.json')
     await server.close()
@@ -127,6 +130,23 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     expect.soft(summary?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
     expect.soft(summary?.liveModelCalls).toBe(0)
     expect.soft(summary?.line).toContain('hermetic 4/4')
+  }, TIMEOUT)
+
+  test("with timing: 'recorded', the page gets its tokens at the recorded pace; by default as fast as it reads them", async () => {
+    const fast = report(project, 'replay.json')
+    project.edit('playwright.config.ts', 'use: { baseURL:', "use: { fluxlab: { timing: 'recorded' }, baseURL:")
+    const r = await run('paced.json', { CI: '1', FLUX_OFFLINE: '1' })
+    const paced = report(project, 'paced.json')
+    project.edit('playwright.config.ts', "use: { fluxlab: { timing: 'recorded' }, baseURL:", 'use: { baseURL:')
+    expect(r.code, r.output).toBe(0)
+    for (const c of Object.keys(COUNTRIES)) {
+      const recordedSpan = recorded[asks(c)].span!
+      // several events PACE_MS apart while recording
+      expect(recordedSpan, c).toBeGreaterThanOrEqual(3 * PACE_MS)
+      expect.soft(paced[asks(c)].span, `${c}: recorded ${recordedSpan} ms`).toBeGreaterThanOrEqual(0.8 * recordedSpan)
+      expect.soft(fast[asks(c)].span, `${c}: recorded ${recordedSpan} ms`).toBeLessThan(0.5 * recordedSpan)
+      expect.soft(paced[asks(c)].events, c).toBe(recorded[asks(c)].events)
+    }
   }, TIMEOUT)
 
   // The Japan test asks a second question once the first is answered: a third model call, which its tape does not have.

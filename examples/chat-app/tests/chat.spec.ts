@@ -14,8 +14,8 @@ for (const [country, capital] of Object.entries(CAPITALS)) {
     expect(outcome).toCall(['get_capital'], { mode: 'superset' })
     expect(outcome).toNeverCall('delete_everything')
     if (flux.mode === 'replay') expect(outcome).toReplayFaithfully()
-    // the stream reached the page as recorded: one event per streamed token
-    test.info().annotations.push({ type: 'events', description: (await answer.getAttribute('data-events')) ?? '' })
+    // the stream reached the page as recorded: one event per streamed token, at the pace they came
+    test.info().annotations.push({ type: 'events', description: (await answer.getAttribute('data-events')) ?? '' }, { type: 'span', description: (await answer.getAttribute('data-span')) ?? '' })
   })
 }
 

@@ -10,7 +10,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import { loadExchanges, splitBody, type Exchange } from '../../support/index.js'
 
 export const CAPITALS: Record<string, string> = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome', Spain: 'Madrid', Germany: 'Berlin' }
@@ -57,6 +57,8 @@ export interface CapitalServerOptions {
   rendezvousTimeoutMs?: number
   /** Only first-turn requests for these countries take part in the rendezvous (default: every one). */
   rendezvousCountries?: string[]
+  /** Milliseconds between the events of a streamed answer (default: one event a turn of the event loop). */
+  paceMs?: number
 }
 
 /**
@@ -103,7 +105,7 @@ export async function startCapitalServer(opts: CapitalServerOptions = {}): Promi
           return json(res, 400, { error: { message: `capital-server: no recorded turn for ${JSON.stringify(prompt)} (${parsed.messages.length} messages)` } })
         const ex = forCountry(turn === 1 ? TOOL_TURN : ANSWER_TURN, country)
         const meets = turn === 1 && opts.rendezvous && (!opts.rendezvousCountries || opts.rendezvousCountries.includes(country))
-        void (meets ? rendezvous() : Promise.resolve()).then(() => stream(res, ex))
+        void (meets ? rendezvous() : Promise.resolve()).then(() => stream(res, ex, opts.paceMs))
         return
       }
       json(res, 404, { error: { message: `capital-server: nothing at ${req.method} ${req.url}` } })
@@ -177,13 +179,13 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false', 'content-length': Buffer.byteLength(text) }).end(text)
 }
 
-async function stream(res: ServerResponse, ex: Exchange): Promise<void> {
+async function stream(res: ServerResponse, ex: Exchange, paceMs?: number): Promise<void> {
   res.writeHead(ex.status, { ...ex.headers, 'x-request-id': `req_${Math.random().toString(16).slice(2)}`, date: new Date().toUTCString() })
   res.flushHeaders()
   for (const piece of splitBody(ex.body, 'events')) {
     if (res.destroyed) return
     res.write(piece)
-    await nextTurn()
+    await (paceMs ? sleep(paceMs) : nextTurn())
   }
   res.end()
 }
