@@ -6,6 +6,7 @@
  * @note a raw socket, not `node:http`: the child's own `node:http` is intercepted, and the parent's may be too.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFrame, FRAME, FrameDecoder, type Frame } from './frames.js'
 
@@ -29,6 +30,13 @@ interface TreeHello {
   token: string
   hello: true
 }
+
+/**
+ * A fresh socket path for a tree: in `dir` (Unix), or a named pipe (Windows).
+ * @example
+ * treeSocketPath(tmpdir(), 'fluxlab-123-ab12cd34') // '/tmp/fluxlab-123-ab12cd34.sock'
+ */
+export const treeSocketPath = (dir: string, id: string): string => (process.platform === 'win32' ? `\\\\.\\pipe\\${id}` : join(dir, `${id}.sock`))
 
 /** Headers that describe one hop, not the request; the parent builds its own. */
 const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection', 'content-length'])

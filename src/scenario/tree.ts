@@ -16,7 +16,7 @@ import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
 import { liveFetch, mayStartNode, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
-import { serveOverSocket } from '../interceptor/tree-wire.js'
+import { serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
 import { baseUrlEnv, childBaseUrls, openBaseUrls, throughEndpoint } from './base-urls.js'
@@ -67,14 +67,11 @@ function unbuilt(run: RequestRoute, command: string, name: string): undefined {
   return undefined
 }
 
-/** A fresh socket path: in `dir` (Unix), or a named pipe (Windows). */
-const socketPath = (dir: string, id: string): string => (process.platform === 'win32' ? `\\\\.\\pipe\\${id}` : join(dir, `${id}.sock`))
 
-/** The socket of this process's tree, opened on first use. */
-function open(): Tree {
+/** The socket of this process's tree, opened on first use (at `at` when given: a process started before it opened). */
+function open(at?: string): Tree {
   if (g[KEY]) return g[KEY]
-  const id = `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`
-  const path = socketPath(tmpdir(), id)
+  const path = at ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
   const children = new Map<string, Child>()
   const server = serveOverSocket(path, async ({ token }, request) => {
     const child = children.get(token)
@@ -109,16 +106,17 @@ async function refusedLate(request: Request, command: string | undefined): Promi
 
 /**
  * What a child started now with `command` in `run` gets: the preload, and the socket and token its requests go to.
- * `undefined` (the child gets nothing, and the run fails with why) when the preload has not been built.
+ * `undefined` (the child gets nothing, and the run fails with why) when the preload has not been built. `at`: the
+ * socket and token a child already started was given (`fluxlab serve` starts the server before loading the engine).
  * @example
  * const env = childEnv(run, 'node child.mjs', admitTo)
  */
-export function childEnv(run: RequestRoute, command: string, admit: AdmitChild): ChildEnv | undefined {
+export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, at?: { path: string; token: string }): ChildEnv | undefined {
   const preload = built('preload.js')?.href
   if (!preload) return unbuilt(run, command, 'preload.js')
-  const t = open()
+  const t = open(at?.path)
   for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
-  const token = randomBytes(16).toString('hex')
+  const token = at?.token ?? randomBytes(16).toString('hex')
   const child: Child = { run, admit, command: redactText(command) }
   t.children.set(token, child)
   const hosts = run.config?.hosts ?? state.options.hosts
@@ -212,7 +210,7 @@ export function syncChild(run: RequestRoute, command: string): SyncChild | undef
   const shown = redactText(command)
   return {
     argv({ argv, shell }) {
-      const holding: Holding = { run: run.handoff!(), argv, shell, command: shown, socket: socketPath(dir, 'h'), token: randomBytes(16).toString('hex'), preload: preload.href, result }
+      const holding: Holding = { run: run.handoff!(), argv, shell, command: shown, socket: treeSocketPath(dir, 'h'), token: randomBytes(16).toString('hex'), preload: preload.href, result }
       writeFileSync(join(dir, 'holding.json'), JSON.stringify(holding))
       return [fileURLToPath(holder), join(dir, 'holding.json')]
     },
