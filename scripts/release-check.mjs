@@ -26,6 +26,8 @@ const EXPECT = {
   './jest-preset': ['setupFilesAfterEnv', 'transform'],
   './jest-config': ['withFluxlab'],
   './jest-reporter': ['default'],
+  './playwright': ['test', 'expect', 'withFluxlab'],
+  './playwright-reporter': ['default'],
   './matchers': [],
   './package.json': ['name', 'version'],
 }
@@ -50,7 +52,7 @@ try {
   if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`)
   const [{ filename }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')))
   const dev = pkg.devDependencies
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'release-probe', private: true, dependencies: { fluxlab: `file:./${filename}`, vitest: dev.vitest, jest: dev.jest } }, null, 2))
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'release-probe', private: true, dependencies: { fluxlab: `file:./${filename}`, vitest: dev.vitest, jest: dev.jest, '@playwright/test': dev['@playwright/test'] } }, null, 2))
   step('install the packed tarball', 'npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: work })
   // Each export in its own process: the setup entries register hooks on the runner's globals, which exist only
   // inside a run, so those are loaded with stand-ins for beforeEach/afterEach/expect. An ESM import of a CJS entry
