@@ -8,7 +8,10 @@
 //   2. record against the local provider (compat/provider.mjs, 127.0.0.1) with a key set;
 //   3. replay with the provider down, the key unset and CI=1;
 //   4. type-check with the cell's TypeScript;
-// and asserts that every test has the same result in replay as in the record run, none skipped.
+// and asserts that every test has the same result in replay as in the record run, none skipped. A Playwright cell
+// (compat/shared-playwright: an app server under `fluxlab serve`, tests from fluxlab/playwright in a real browser) is
+// also checked for cross-talk (each test's fixture holds its own test's calls only) and for 0 connections, during the
+// replay, to where the provider was.
 // A full run writes docs/compatibility.md; it exits non-zero when a cell not listed as unsupported fails.
 //
 //   node scripts/compat.mjs                       every cell, writes docs/compatibility.md
