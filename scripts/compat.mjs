@@ -8,7 +8,10 @@
 //   2. record against the local provider (compat/provider.mjs, 127.0.0.1) with a key set;
 //   3. replay with the provider down, the key unset and CI=1;
 //   4. type-check with the cell's TypeScript;
-// and asserts that every test has the same result in replay as in the record run, none skipped.
+// and asserts that every test has the same result in replay as in the record run, none skipped. A Playwright cell
+// (compat/shared-playwright: an app server under `fluxlab serve`, tests from fluxlab/playwright in a real browser) is
+// also checked for cross-talk (each test's fixture holds its own test's calls only) and for 0 connections, during the
+// replay, to where the provider was.
 // A full run writes docs/compatibility.md; it exits non-zero when a cell not listed as unsupported fails.
 //
 //   node scripts/compat.mjs                       every cell, writes docs/compatibility.md
@@ -25,7 +28,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startProvider } from '../compat/provider.mjs'
+import { createServer } from 'node:net'
+import { CAPITALS, startProvider } from '../compat/provider.mjs'
 
 const REPO = fileURLToPath(new URL('../', import.meta.url))
 const COMPAT = join(REPO, 'compat')
@@ -33,6 +37,8 @@ const CELLS = join(COMPAT, 'cells')
 const DOC = join(REPO, 'docs/compatibility.md')
 const KEY = 'sk-compat-recording-key-not-real'
 const RUN_TIMEOUT = 180_000
+/** A Playwright cell's run builds and starts its app server (`next build` included) before the browser tests. */
+const PLAYWRIGHT_TIMEOUT = 420_000
 /** Lib-check errors listed per known failure in docs/compatibility.md. */
 const KNOWN_ERRORS_SHOWN = 5
 
@@ -63,18 +69,19 @@ function readCell(name) {
   const dir = join(CELLS, name)
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   const deps = { ...pkg.dependencies, ...pkg.devDependencies }
-  const runner = deps.jest ? 'jest' : 'vitest'
+  const runner = deps.jest ? 'jest' : deps['@playwright/test'] ? 'playwright' : 'vitest'
   const transformer = TRANSFORMERS.find((t) => deps[t]) ?? (runner === 'jest' && pkg.compat?.env?.NODE_OPTIONS?.includes('--experimental-vm-modules') ? 'native ESM' : undefined)
   return {
     name,
     dir,
     pkg,
     runner,
-    version: deps[runner],
+    version: deps[runner === 'playwright' ? '@playwright/test' : runner],
     // The shared sources the cell's own files go over: compat/shared (vitest), compat/shared-jest, …
-    shared: pkg.compat?.shared ?? (runner === 'jest' ? 'shared-jest' : 'shared'),
+    // A list layers them: a cell may build on another cell's files (`["shared-playwright", "cells/playwright-next"]`).
+    shared: [pkg.compat?.shared ?? (runner === 'jest' ? 'shared-jest' : 'shared')].flat(),
     env: pkg.compat?.env ?? {},
-    label: `${runner} ${deps[runner]}${transformer ? ` + ${transformer}${deps[transformer] ? ` ${deps[transformer]}` : ''}` : ''}`,
+    label: `${runner === 'playwright' ? '@playwright/test' : runner} ${deps[runner === 'playwright' ? '@playwright/test' : runner]}${transformer ? ` + ${transformer}${deps[transformer] ? ` ${deps[transformer]}` : ''}` : ''}${pkg.compat?.server ? `, app server ${pkg.compat.server}` : ''}`,
     // A client that is part of Node (node:http) is named by `compat.client`; none listed is the global fetch.
     clients: [pkg.compat?.client, ...CLIENTS.filter((c) => deps[c]).map((c) => `${c} ${deps[c]}`), overridden(pkg)].filter(Boolean).join(', '),
     fluxlabMsw: fluxlabMsw(pkg),
@@ -103,8 +110,40 @@ const CLIENTS = ['openai', '@anthropic-ai/sdk', 'ai', '@ai-sdk/openai', '@ai-sdk
 
 /** The runner's command line for one run writing its JSON report to `out` (vitest's and jest's have the same shape). */
 function runnerArgs(cell, dir, out) {
+  // Playwright's JSON reporter is in the cell's config, writing where PW_JSON says (runnerEnv).
+  if (cell.runner === 'playwright') return [join(dir, 'node_modules/@playwright/test/cli.js'), 'test']
   if (cell.runner === 'jest') return [join(dir, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`]
   return [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]
+}
+
+/** What a run adds to the cell's environment: where Playwright writes its report, and the app server's port. */
+const runnerEnv = (cell, out, port) => (cell.runner === 'playwright' ? { PW_JSON: out, PORT: String(port) } : {})
+
+/** A free port on 127.0.0.1 (a Playwright cell's app server). */
+async function freePort() {
+  const server = createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/**
+ * Listen where the closed provider was and count every connection made to it, closing each at once: the provider stays
+ * down, and a replay that tried to reach it is seen.
+ */
+async function tripwire(url) {
+  const { hostname, port } = new URL(url)
+  let connections = 0
+  const server = createServer((socket) => {
+    connections++
+    socket.destroy()
+  })
+  await new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(Number(port), hostname, resolve)
+  })
+  return { connections: () => connections, close: () => new Promise((resolve) => server.close(resolve)) }
 }
 
 function env(extra) {
@@ -176,7 +215,7 @@ async function pack(work) {
 /** Copy the shared consumer sources, then the cell's own files over them. */
 function stage(cell, work) {
   const dir = join(work, cell.name)
-  cpSync(join(COMPAT, cell.shared), dir, { recursive: true })
+  for (const shared of cell.shared) cpSync(join(COMPAT, shared), dir, { recursive: true })
   for (const f of readdirSync(cell.dir)) cpSync(join(cell.dir, f), join(dir, f), { recursive: true })
   return dir
 }
@@ -184,9 +223,54 @@ function stage(cell, work) {
 /** Per-test status from vitest's JSON report, keyed by file and full name. */
 function results(file) {
   const report = JSON.parse(readFileSync(file, 'utf8'))
+  if (report.suites) return playwrightResults(file, report)
   const out = {}
   for (const f of report.testResults) for (const a of f.assertionResults) out[`${relative(dirname(file), f.name)} > ${a.fullName}`] = a.status
   return { tests: out, pending: report.numPendingTests + (report.numTodoTests ?? 0), failedFiles: report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).map((f) => `${relative(dirname(file), f.name)}: ${f.message}`) }
+}
+
+/** The same from Playwright's JSON report: each test's last result, keyed by file and title path. */
+function playwrightResults(file, report) {
+  const out = {}
+  let pending = 0
+  const walk = (suite, titles) => {
+    for (const spec of suite.specs ?? [])
+      for (const t of spec.tests) {
+        const status = t.results.at(-1)?.status ?? 'missing'
+        if (status === 'skipped') pending++
+        out[`${spec.file} > ${[...titles, spec.title].join(' > ')}${t.projectName ? ` [${t.projectName}]` : ''}`] = status
+      }
+    for (const child of suite.suites ?? []) walk(child, suite.file === child.file && child.title !== child.file ? [...titles, child.title] : titles)
+  }
+  for (const s of report.suites) walk(s, [])
+  // An error outside every test (the webServer did not start, a file did not load) fails the run as a whole.
+  return { tests: out, pending, failedFiles: (report.errors ?? []).map((e) => clip(String(e.message ?? e).replace(/\u001b\[\d+m/g, ''), 2000)) }
+}
+
+/**
+ * A Playwright cell's tests are named by the country they ask about (`answers the capital of France …`): each one's
+ * fixture must hold its own country's calls and no other's, whichever worker recorded it, next to which other tests.
+ */
+function crossTalk(dir, fixtures, serverHosts) {
+  const problems = []
+  for (const d of fixtures) {
+    // The server's own scenario (its calls outside every test's request) may hold the public hosts it calls by itself.
+    if (d === 'app-server' && serverHosts.length) {
+      const calls = ['model.jsonl', 'tools.jsonl'].map((f) => join(dir, 'tests/scenarios', d, f)).filter(existsSync).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)))
+      for (const c of calls) if (!serverHosts.includes(new URL(c.url ?? 'http://model.invalid').hostname)) problems.push(`app-server: holds ${c.name ?? c.url ?? 'a model call'}, not a call to ${serverHosts.join(' or ')}`)
+      continue
+    }
+    const own = Object.keys(CAPITALS).find((c) => d.includes(`-of-${c.toLowerCase()}-`))
+    if (!own) {
+      problems.push(`${d}: a fixture no test of the cell names a country for (the server's own scenario is written when it calls a model outside every test's request)`)
+      continue
+    }
+    const text = ['model.jsonl', 'tools.jsonl'].map((f) => join(dir, 'tests/scenarios', d, f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n')
+    if (!text.includes(`capital of ${own}`)) problems.push(`${d}: holds no call asking for the capital of ${own}`)
+    for (const other of Object.keys(CAPITALS).filter((c) => c !== own))
+      if (new RegExp(`capital of (the )?${other}\\b|country=${other}\\b`).test(text)) problems.push(`${d}: holds a call of ${other}'s test`)
+  }
+  return problems
 }
 
 /** One cell: { cell, vitest, node, unsupported?, install, record, replay, typecheck ('pass' | 'fail' | 'not run'), tests, error?, ms }. */
@@ -212,14 +296,19 @@ async function runCell(cell, work, tarball) {
 
     if (cell.expect === 'startup-error') return await expectStartupError(res, dir, nodeBin, runnerArgs(cell, dir, 'record.json'), cell)
 
+    const timeout = cell.runner === 'playwright' ? PLAYWRIGHT_TIMEOUT : RUN_TIMEOUT
+    const port = cell.runner === 'playwright' ? await freePort() : 0
     const provider = await startProvider()
     let record
     try {
-      record = await run(node, runnerArgs(cell, dir, 'record.json'), { cwd: dir, nodeBin, extraEnv: { ...cell.env, PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, GOOGLE_GENERATIVE_AI_API_KEY: KEY } })
+      // A public host the app calls on its own (`next dev`: registry.npmjs.org) goes to the local provider while recording.
+      const upstream = (cell.pkg.compat?.upstream ?? []).map((host) => `${host}=${provider.url}`).join(',')
+      record = await run(node, runnerArgs(cell, dir, 'record.json'), { cwd: dir, nodeBin, timeout, extraEnv: { ...cell.env, ...runnerEnv(cell, join(dir, 'record.json'), port), ...(upstream ? { FLUX_UPSTREAM: upstream } : {}), PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY, GOOGLE_GENERATIVE_AI_API_KEY: KEY } })
     } finally {
       await provider.close()
     }
     res.steps.record = record.ms
+    writeFileSync(join(dir, 'record.log'), record.output)
     if (record.code !== 0 || !existsSync(join(dir, 'record.json'))) return fail('record', `${cell.runner} exited ${record.code}:\n${tail(record.output, 40)}`)
     const rec = results(join(dir, 'record.json'))
     res.tests = Object.keys(rec.tests).length
@@ -230,12 +319,25 @@ async function runCell(cell, work, tarball) {
       const model = join(dir, 'tests/scenarios', d, 'model.jsonl')
       if (existsSync(model) && readFileSync(model, 'utf8').includes(KEY)) return fail('record', `the key reached ${relative(dir, model)}`)
     }
+    if (cell.runner === 'playwright') {
+      const problems = crossTalk(dir, fixtures, cell.pkg.compat?.upstream ?? [])
+      if (problems.length) return fail('record', `cross-talk between the tests' fixtures: ${problems.join('; ')}`)
+    }
     res.record = 'pass'
     res.fixtures = fixtures.length
 
-    // The provider is closed: its URL refuses connections, so any live call fails the replay.
-    const replay = await run(node, runnerArgs(cell, dir, 'replay.json'), { cwd: dir, nodeBin, extraEnv: { ...cell.env, PROVIDER_URL: provider.url, CI: '1' } })
+    // The provider is closed: its URL refuses connections, so any live call fails the replay. A Playwright cell's
+    // server is another process tree: a tripwire where the provider was counts every connection it makes there.
+    const wire = cell.runner === 'playwright' ? await tripwire(provider.url) : undefined
+    let replay
+    try {
+      replay = await run(node, runnerArgs(cell, dir, 'replay.json'), { cwd: dir, nodeBin, timeout, extraEnv: { ...cell.env, ...runnerEnv(cell, join(dir, 'replay.json'), port), PROVIDER_URL: provider.url, CI: '1' } })
+    } finally {
+      await wire?.close()
+    }
     res.steps.replay = replay.ms
+    writeFileSync(join(dir, 'replay.log'), replay.output)
+    if (wire?.connections()) return fail('replay', `${wire.connections()} connection(s) to the closed provider during the replay:\n${tail(replay.output, 40)}`)
     if (replay.code !== 0 || !existsSync(join(dir, 'replay.json'))) return fail('replay', `${cell.runner} exited ${replay.code}:\n${tail(replay.output, 40)}`)
     const rep = results(join(dir, 'replay.json'))
     const differ = Object.keys({ ...rec.tests, ...rep.tests }).filter((k) => rec.tests[k] !== rep.tests[k])
@@ -244,8 +346,10 @@ async function runCell(cell, work, tarball) {
     const summary = /fluxlab {2}(\d+) scenarios?: (\d+) replayed, (\d+) recorded · tests (\d+) passed, (\d+) failed/.exec(replay.output)
     if (!summary) return fail('replay', `no fluxlab run summary in the output:\n${tail(replay.output)}`)
     const passed = Object.values(rep.tests).filter((s) => s === 'passed').length
-    if (summary[1] !== summary[2] || summary[3] !== '0' || summary[5] !== '0' || Number(summary[4]) !== passed || Number(summary[1]) < fixtures.length)
-      return fail('replay', `the run summary says "${summary[0]}": expected every scenario replayed (${fixtures.length} fixtures), none recorded, and the runner's ${passed} passed tests, none failed`)
+    // Playwright's summary counts the tests' scenarios; the server's own is `fluxlab serve`'s to report.
+    const testFixtures = cell.runner === 'playwright' ? fixtures.filter((d) => d !== 'app-server') : fixtures
+    if (summary[1] !== summary[2] || summary[3] !== '0' || summary[5] !== '0' || Number(summary[4]) !== passed || Number(summary[1]) < testFixtures.length)
+      return fail('replay', `the run summary says "${summary[0]}": expected every scenario replayed (${testFixtures.length} fixtures), none recorded, and the runner's ${passed} passed tests, none failed`)
     res.replay = 'pass'
 
     // As a default tsconfig (`tsc --init`, vite's templates) has it: skipLibCheck.
@@ -314,6 +418,14 @@ function writeDoc(rows) {
     '  `types: [\'jest\', \'fluxlab/jest\']`; compat/shared-jest-esm for native ESM) adopt with `preset: \'fluxlab\'`',
     '  and `globals: { fluxlab: { scenarios: \'per-test\' } }`: a key skip-gate, a client built at import, a client',
     '  built per call, `jest.retryTimes(3)`, an explicit `scenario()` test and a file that never uses fluxlab.',
+    '- Playwright cells (compat/shared-playwright) are a small app server, run as the `webServer` under',
+    '  `fluxlab serve` (`withFluxlab`), with a Playwright suite importing `test` and `expect` from `fluxlab/playwright`,',
+    '  in the Chromium of `@sparticuz/chromium` 147, 2 workers, fully parallel. The app streams an OpenAI answer to a',
+    '  chat page (the `openai` SDK, server-sent events) and calls one HTTP tool; `playwright-express` adds a plain form',
+    '  post, the Next.js cells (App Router route handlers, `next build` + `next start`, and `next dev`) a server action,',
+    '  `playwright-node-http-proxy` a router that forwards every request to a worker process over HTTP. Besides the',
+    '  checks above, each test\'s fixture must hold its own test\'s calls and no other test\'s, and a tripwire where the',
+    '  provider was counts 0 connections during the replay.',
     '',
     '| cell | runner | Node | client | TypeScript | install | record | replay | typecheck | lib check | error or note |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -407,7 +519,9 @@ function worksWithTable() {
   }
   for (const c of cells) {
     const deps = { ...c.pkg.dependencies, ...c.pkg.devDependencies }
-    add(c.runner, deps[c.runner], c)
+    if (c.runner === 'playwright') add('Playwright', `@playwright/test ${deps['@playwright/test']}`, c)
+    else add(c.runner, deps[c.runner], c)
+    if (c.pkg.compat?.server) add('app server', c.pkg.compat.server, c)
     add('Node', c.node === '22' ? '22.23' : '20', c)
     const transformer = TRANSFORMERS.find((t) => deps[t])
     if (c.runner === 'jest') add('jest transform', transformer ? `${transformer} ${deps[transformer]}` : c.label.includes('native ESM') ? 'native ESM' : 'babel-jest (the preset\'s)', c)
@@ -417,12 +531,13 @@ function worksWithTable() {
     add("fluxlab's msw", `msw ${c.fluxlabMsw}${c.fluxlabMsw === FLUXLAB_MSW ? ' (its dependency)' : ' (npm overrides)'}`, c)
   }
   const peers = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).peerDependencies
-  const order = ['vitest', 'jest', 'jest transform', 'Node', 'model SDK', 'agent framework', 'HTTP client', 'app\'s own msw', "fluxlab's msw"]
+  const order = ['vitest', 'jest', 'jest transform', 'Playwright', 'app server', 'Node', 'model SDK', 'agent framework', 'HTTP client', 'app\'s own msw', "fluxlab's msw"]
   const lines = ['| | tested versions (each a cell in docs/compatibility.md) | range |', '|---|---|---|']
   for (const what of order.filter((w) => rows.has(w))) {
     const versions = [...rows.get(what)].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
     const text = versions.map(([v, nodes]) => (what !== 'Node' && nodes.every((n) => n === '22') ? `${v} (Node 22)` : v)).join(', ')
-    lines.push(`| ${what} | ${text} | ${peers[what] ? `\`${peers[what].replace(/\|/g, '\\|')}\`` : ''} |`)
+    const peer = peers[what === 'Playwright' ? '@playwright/test' : what]
+    lines.push(`| ${what} | ${text} | ${peer ? `\`${peer.replace(/\|/g, '\\|')}\`` : ''} |`)
   }
   return `<!-- works-with:start (generated by \`node scripts/compat.mjs --readme\` from compat/cells) -->\n${lines.join('\n')}\n<!-- works-with:end -->`
 }
@@ -487,7 +602,8 @@ async function main() {
 /** vitest cells, then jest cells; vitest-3.2.0 before vitest-3.2 before vitest-4.0.0 …: by the runner's version. */
 function byVersion(a, b) {
   const [ca, cb] = [readCell(a), readCell(b)]
-  if (ca.runner !== cb.runner) return ca.runner === 'vitest' ? -1 : 1
+  const rank = ['vitest', 'jest', 'playwright']
+  if (ca.runner !== cb.runner) return rank.indexOf(ca.runner) - rank.indexOf(cb.runner)
   const v = (c) => c.version.split('.').map(Number)
   const [x, y] = [v(ca), v(cb)]
   for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0)

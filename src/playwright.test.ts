@@ -1,3 +1,4 @@
+import { defineConfig } from '@playwright/test'
 import { describe, expect, test } from 'vitest'
 import { withFluxlab } from './playwright.js'
 
@@ -15,5 +16,10 @@ describe('withFluxlab', () => {
       command: `${cli} serve --name web -- next start`,
       gracefulShutdown: { signal: 'SIGINT', timeout: 100 },
     })
+  })
+
+  test("keeps the entry's literal fields typed as Playwright's config takes them (compiled by npm run typecheck)", () => {
+    const config = defineConfig({ webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000', stdout: 'pipe', stderr: 'pipe' }) })
+    expect(config.webServer).toMatchObject({ stdout: 'pipe', stderr: 'pipe' })
   })
 })

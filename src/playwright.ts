@@ -14,7 +14,7 @@
  * ```
  */
 import { fileURLToPath } from 'node:url'
-import { test as base, expect as baseExpect, type ExpectMatcherState, type MatcherReturnType } from '@playwright/test'
+import { test as base, expect as baseExpect, type Config, type ExpectMatcherState, type MatcherReturnType } from '@playwright/test'
 import type { FluxOptions } from './context/options.js'
 import { RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
 import { lazyMatchers } from './matchers/lazy.js'
@@ -67,13 +67,20 @@ export const test = base.extend<FluxFixtures>({
 })
 
 /**
+ * One `webServer` entry of a Playwright config. @note The constraint of `withFluxlab`'s parameter: against a bare
+ * `{ command: string }`, `stdout: 'pipe'` in the user's entry was inferred as `string` and the config no longer
+ * type-checked (TS2769 in the playwright-express compat cell).
+ */
+type WebServer = Exclude<NonNullable<Config['webServer']>, readonly unknown[]>
+
+/**
  * The app server entry of `playwright.config` (`webServer`), run under `fluxlab serve`: its command is wrapped (this
  * fluxlab's CLI, started by node), and it is stopped with SIGTERM (Playwright's default is a kill), so the server's
  * own scenario is settled when it ends.
  * @example
  * webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000' })
  */
-export function withFluxlab<const T extends { command: string }>(server: T, o: { name?: string } = {}): T {
+export function withFluxlab<T extends WebServer>(server: T, o: { name?: string } = {}): T {
   // @note this fluxlab's own CLI, started by node: `npx` would look it up again at every run (a few hundred ms).
   const cli = [process.execPath, fileURLToPath(new URL('./cli.js', import.meta.url))].map((p) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `"${p}"`)).join(' ')
   return { gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 }, ...server, command: `${cli} serve${o.name ? ` --name ${o.name}` : ''} -- ${server.command}` }

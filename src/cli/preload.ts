@@ -12,7 +12,7 @@ import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
 import { WORKER_TREE } from '../interceptor/worker.js'
-import { attachServerRequests, requestRun, type RunAddress } from '../interceptor/server-requests.js'
+import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../interceptor/server-requests.js'
 import http from 'node:http'
 import https from 'node:https'
 
@@ -20,7 +20,7 @@ import https from 'node:https'
 const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORKER_TREE] ?? process.env) as NodeJS.ProcessEnv
 if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
   // An app server under `fluxlab serve`: what it does while handling a test's browser request goes to that test's run.
-  if (tree.FLUX_SERVE) attachServerRequests([http.Server.prototype, https.Server.prototype] as never)
+  if (tree.FLUX_SERVE) attachServerRequests([http.Server.prototype, https.Server.prototype] as never, { path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN })
   acquireInterception(treeRouter({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
   // The run learns that this process can reach it: a child that never says so is warned about (src/scenario/tree.ts).
   void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)
@@ -53,8 +53,11 @@ function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
       return Response.error()
     })
   const env = ({ path, token }: RunAddress): ChildEnv => ({ preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(hostsJson ? { FLUX_TREE_HOSTS: hostsJson } : {}) } })
-  return Object.assign((request: Request) => send(request), {
+  // In an app server, a test's request forwarded to another server of the tree passes: that server routes it.
+  const forwarded = (request: Request) => tree.FLUX_SERVE !== undefined && isForwardedRequest(request)
+  return Object.assign((request: Request) => (forwarded(request) ? Promise.resolve(undefined) : send(request)), {
     admit: (request: Request) => {
+      if (forwarded(request)) return undefined
       const to = address()
       return { preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request, to) }
     },

@@ -33,8 +33,28 @@ export function encodeRunAddress(address: RunAddress): string {
 /** The address a request carries (its header, else its cookie), or `undefined` when it carries none that parses. */
 function runAddressOf(headers: IncomingMessage['headers']): RunAddress | undefined {
   const header = headers[RUN_HEADER]
-  const cookie = /(?:^|;\s*)fluxlab-run=([A-Za-z0-9_-]+)/.exec(headers.cookie ?? '')?.[1]
-  const value = (Array.isArray(header) ? header[0] : header) ?? cookie
+  return decode((Array.isArray(header) ? header[0] : header) ?? cookieValue(headers.cookie))
+}
+
+const cookieValue = (cookie: string | null | undefined) => /(?:^|;\s*)fluxlab-run=([A-Za-z0-9_-]+)/.exec(cookie ?? '')?.[1]
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/
+
+/**
+ * Whether a request this process sends is a test's browser request handed on to another server of the machine: it
+ * goes to a loopback address and carries a run's address (a framework's router forwarding to its render worker over
+ * HTTP, a dev proxy in front of the app). It is not a call of the test's but the same request on its way: it passes
+ * untouched, and the server that gets it (a child of the server, under the same preload) enters the test's run by
+ * the address it carries. A request to any other host is a tool call, whatever headers it copied.
+ * @example
+ * isForwardedRequest(new Request('http://127.0.0.1:4100/api/chat', { headers: { 'x-fluxlab-run': id } })) // true
+ */
+export function isForwardedRequest(request: Request): boolean {
+  if (!LOOPBACK.test(new URL(request.url).hostname)) return false
+  return decode(request.headers.get(RUN_HEADER) ?? cookieValue(request.headers.get('cookie'))) !== undefined
+}
+
+function decode(value: string | undefined): RunAddress | undefined {
   if (!value || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined
   const [path, token, extra] = Buffer.from(value, 'base64url').toString('utf8').split('\n')
   return path && token && extra === undefined && /^[0-9a-f]{32}$/.test(token) ? { path, token } : undefined
@@ -44,15 +64,22 @@ type Emit = (this: object, event: string | symbol, ...args: unknown[]) => boolea
 
 /**
  * Patch the servers of `node:http` and `node:https` (Express, Next.js and plain servers all emit through them) so a
- * `request` that carries a run's address is handled inside it. Returns the undo.
+ * `request` that carries a run's address is handled inside it. A request that carries none is given `own`'s (the
+ * process's own run, where its calls go anyway), so a server that forwards it to another server of the tree forwards
+ * an address too (`isForwardedRequest`). Returns the undo.
  * @example
- * const undo = attachServerRequests([http.Server.prototype, https.Server.prototype])
+ * const undo = attachServerRequests([http.Server.prototype, https.Server.prototype], own)
  */
-export function attachServerRequests(protos: Array<{ emit: Emit }>): () => void {
+export function attachServerRequests(protos: Array<{ emit: Emit }>, own?: RunAddress): () => void {
+  const ownId = own && encodeRunAddress(own)
   const undo = protos.map((proto) => {
     const original = proto.emit
     const emit: Emit = function (this: object, event, ...args) {
-      const address = event === 'request' ? runAddressOf((args[0] as IncomingMessage).headers) : undefined
+      const headers = event === 'request' ? (args[0] as IncomingMessage).headers : undefined
+      const address = headers && runAddressOf(headers)
+      // @note Playwright's webServer health check and a warm-up carry no address: a router that hands them to its
+      // worker would otherwise send a request that is no forward, and record it as the server's own tool call.
+      if (headers && !address && ownId) headers[RUN_HEADER] = ownId
       return address ? requestRun.run(address, () => original.call(this, event, ...args)) : original.call(this, event, ...args)
     }
     proto.emit = emit
