@@ -1,7 +1,8 @@
 /**
  * Issue 15: the compatibility matrix's representative subset, in `npm test` so it stays fixed. The two
  * vitest lines without `aroundEach` (3.2, and the oldest 4.0) and jest 30 + ts-jest are installed from their own lockfiles with the
- * packed package, record against the local provider, replay with the key unset and CI=1, and type-check
+ * packed package, record against the local provider, replay with the key unset and CI=1, and type-check; so does a
+ * Playwright cell whose app server forwards each request to a worker process
  * (`node scripts/compat.mjs --cells … --quick`; the whole matrix is `npm run test:compat`).
  * vitest 5 on Node 22 runs in full, with its declaration check (`skipLibCheck: false`): fluxlab's matcher
  * augmentation must merge with vitest 5's `Matchers<R, T>` as it does with 3.2–4.x's `Matchers<T>` (TS2428).
@@ -25,6 +26,9 @@ const EXPECTED: Record<string, { tests: number; fixtures: number }> = {
   'jest-30-ts-jest': { tests: 5, fixtures: 3 },
   // fluxlab's own msw forced to 3.x with npm overrides (Node 22): the whole shared vitest suite.
   'fluxlab-msw-3': { tests: 9, fixtures: 6 },
+  // Playwright in Chromium, 2 workers: an app server whose front forwards each request to a worker process it forks;
+  // each test's calls reach its own fixture through the forward (issue 27, decision 0014).
+  'playwright-node-http-proxy': { tests: 4, fixtures: 3 },
 }
 const CELLS = Object.keys(EXPECTED)
 const out = mkdtempSync(join(tmpdir(), 'fluxlab-compat-e2e-'))
