@@ -4,9 +4,9 @@
 // - msw: the same app and tests with the model and the tool mocked by a static msw handler loaded into the server
 //   (`node --import ./msw-mock.mjs server.mjs`), which answers the same recorded bytes chunk by chunk, and the tests
 //   importing `test` from @playwright/test with their fluxlab assertions left out.
-// Each copy lives in a temp dir (its node_modules a link to the repo's); nothing is written into the repo.
+// Each copy lives in a temp dir, fluxlab installed in its node_modules; nothing is written into the repo.
 import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -51,7 +51,11 @@ function recordedAnswers() {
 function copy(base, kind) {
   const dir = join(base, kind)
   cpSync(APP, dir, { recursive: true, filter: (src) => !/[\\/]test-results$/.test(src) })
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  // Every package linked from the repo's node_modules but fluxlab, which is copied in as an install puts it: Playwright
+  // transpiles every file it loads whose real path is outside node_modules, and a link to this repo is.
+  mkdirSync(join(dir, 'node_modules'))
+  for (const name of readdirSync(join(REPO, 'node_modules'))) if (name !== 'fluxlab') symlinkSync(join(REPO, 'node_modules', name), join(dir, 'node_modules', name))
+  for (const part of ['package.json', 'dist']) cpSync(join(REPO, part), join(dir, 'node_modules/fluxlab', part), { recursive: true })
   if (kind === 'msw') {
     rmSync(join(dir, 'tests/scenarios'), { recursive: true })
     writeFileSync(join(dir, 'msw-mock.mjs'), mswMock(recordedAnswers()))

@@ -43,12 +43,18 @@ export interface FluxFixtures {
   fluxlab: FluxOptions
 }
 
+/** The engine (the scenario, the tape, the tree's socket): loaded once per worker. */
+let engine: Promise<typeof import('./plugin/playwright-engine.js')> | undefined
+const loadEngine = () => (engine ??= import('./plugin/playwright-engine.js'))
+// @note in a Playwright worker (it sets TEST_WORKER_INDEX) the load starts a turn after this module's, so it runs
+// while the browser launches; a config file, which imports this module too, never loads it.
+if (process.env.TEST_WORKER_INDEX !== undefined) setTimeout(() => void loadEngine().catch(() => {}), 0).unref()
+
 export const test = base.extend<FluxFixtures>({
   fluxlab: [{}, { option: true }],
   flux: [
     async ({ fluxlab }, use, info) => {
-      // @note the engine loads here, in the worker, at the first test: the config file imports this module too.
-      const { openFlux } = await import('./plugin/playwright-engine.js')
+      const { openFlux } = await loadEngine()
       const opened = openFlux(info as unknown as InfoLike, fluxlab)
       const { finish, ...flux } = opened
       await use(flux)
