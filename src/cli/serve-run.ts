@@ -4,7 +4,10 @@
  * is said about it when the server stops.
  */
 import { fixtureExists, readFixture } from '../cassette/fixture.js'
+import { relative, resolve } from 'node:path'
 import type { FluxOptions } from '../context/options.js'
+import type { TestContext } from '../context/types.js'
+import { APP_SERVER, appendFacts, collectFacts } from '../reporter/facts.js'
 import { FluxError } from '../errors.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
 import { isProviderRequest } from '../providers/registry.js'
@@ -34,8 +37,32 @@ export function serverRun(o: { name: string; dir: string; options: FluxOptions; 
   const fixture = replay ? readFixture(o.dir, { disable: o.options.redact?.disable }) : undefined
   const attached = replay || canRecord ? attachScenario({ name: o.name, dir: o.dir, mode: replay ? 'replay' : 'record', fixture, options: o.options, offline, input: { command: o.command }, command: o.cmdline }) : undefined
   const run: Run = attached?.run ?? serverRefusal(o.name, o.dir, o.cmdline, o.options.hosts ?? {})
-  childEnv(run, o.command.join(' '), (r, request) => admitTo(r, request), o.address)
-  return { settle: (end) => settle(attached, run, { ...end, name: o.name, dir: o.dir }) }
+  const report = summaryReport(run, o.dir, replay, o.options)
+  // Each call the server makes outside every test's request is reported to the summary when it is answered: Playwright
+  // does not wait for the server's end, so what is said only then could come after the summary.
+  childEnv(run, o.command.join(' '), (r, request) => {
+    const admitted = admitTo(r, request)
+    return admitted && { ...admitted, answer: () => admitted.answer().finally(report) }
+  }, o.address)
+  return {
+    async settle(end) {
+      const code = await settle(attached, run, { ...end, name: o.name, dir: o.dir })
+      report()
+      return code
+    },
+  }
+}
+
+/**
+ * What the Playwright summary reporter counts of the server's own scenario (src/reporter/playwright-reporter.ts names
+ * the facts file in the environment the server inherits): all it did so far, as whole-suite mode's file scenarios.
+ */
+function summaryReport(run: Run, dir: string, replay: boolean, options: FluxOptions): () => void {
+  const ctx: TestContext = { runner: 'playwright', testName: APP_SERVER, testFile: resolve(`(${APP_SERVER})`), rootDir: process.cwd(), updateState: 'none', runs: [run], opened: new Set(replay ? [dir] : []), fileLevel: true }
+  // @note a server that made no call of its own is no scenario of the run
+  return () => {
+    if (run.log.entries.length + run.log.divergences.length > 0 || run.log.fatal) appendFacts({ ...collectFacts(ctx, { dir: relative(process.cwd(), resolve(dir, '..')), pricing: options.pricing }), fileLevel: true })
+  }
 }
 
 /** The server's own scenario at its end: written when it recorded calls, its divergences said. */

@@ -14,6 +14,9 @@ import type { TestContext, TrackedRun } from '../context/test-context.js'
 /** The attachment of a Playwright test's result that carries its facts (src/playwright.ts adds it). */
 export const FACTS_ATTACHMENT = 'fluxlab-facts'
 
+/** The test name of the app server's own scenario in a Playwright run's facts (`fluxlab serve`). */
+export const APP_SERVER = 'the app server'
+
 /** Env var naming the jest facts file (set by the jest reporter in the main process, inherited by workers). */
 export const FACTS_ENV = 'FLUX_FACTS_FILE'
 

@@ -2,12 +2,16 @@
  * The fluxlab run summary for Playwright Test (`reporter: [['list'], ['fluxlab/playwright-reporter']]`). Each test's
  * facts come with its result, as the `fluxlab-facts` attachment the `flux` fixture adds (src/playwright.ts); the
  * counts are the runner's own.
- * @note the app server's own scenario (its calls outside every test's request) is reported by `fluxlab serve` when
- * the server stops: Playwright does not wait for the server's process tree, so its facts could come after the summary.
+ * The app server's own scenario (its calls outside every test's request) comes from `fluxlab serve`, which appends
+ * its facts to the file this reporter names in the environment, at each such call.
  */
+import { randomBytes } from 'node:crypto'
+import { existsSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pc from 'picocolors'
-import { afterRetry, FACTS_ATTACHMENT, type TestFacts } from './facts.js'
+import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type TestFacts } from './facts.js'
+import { readFacts } from './read-facts.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
@@ -42,7 +46,13 @@ export default class FluxlabPlaywrightReporter {
   private readonly results = new Map<string, { file: string; name: string; state: TestState; errors: string[]; facts?: TestFacts }>()
   private interrupted = false
 
-  constructor(private readonly options: PlaywrightReporterOptions = {}) {}
+  /** Where `fluxlab serve` reports the server's own scenario (created by its first report, if it makes one). */
+  private readonly file = join(tmpdir(), `fluxlab-facts-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
+
+  constructor(private readonly options: PlaywrightReporterOptions = {}) {
+    // before the webServer starts, which inherits it
+    process.env[FACTS_ENV] = this.file
+  }
 
   printsToStdio(): boolean {
     return false
@@ -77,7 +87,9 @@ export default class FluxlabPlaywrightReporter {
     const tests: RanTest[] = [...this.results.values()].map((r) => ({ file: r.file, name: r.name, state: r.state, ...(r.errors.length ? { errors: r.errors } : {}), ...(r.facts ? { facts: r.facts } : {}) }))
     const files = [...new Set(tests.map((t) => t.file))]
     const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (this.config?.rootDir ?? process.cwd())
-    const summary = summarize({ tests, files, rootDir, bases: this.options.dirs ?? [], checkObsolete: !this.interrupted })
+    const read = existsSync(this.file) ? readFacts(this.file) : { files: [] }
+    rmSync(this.file, { force: true })
+    const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete: !this.interrupted })
     process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
   }
 

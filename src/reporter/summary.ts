@@ -6,6 +6,7 @@
 import { relative, resolve, sep } from 'node:path'
 import type pc from 'picocolors'
 import { readSource } from '../cassette/fixture-source.js'
+import { APP_SERVER } from './facts.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
 import type { FileFacts, TestFacts } from './facts.js'
 
@@ -47,6 +48,8 @@ export interface SuiteSummary {
   unwrapped: SuiteSummary['drift']
   /** `unseen_child` warnings: a child process of a run that never reached fluxlab, so what it sent was not seen. */
   unseen: SuiteSummary['drift']
+  /** The app server's own scenarios (Playwright, `fluxlab serve`) that took calls outside every test's request. */
+  appServer: Array<{ scenario: string; mode: 'record' | 'replay'; calls: number; refused: number }>
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
   obsolete: string[]
   /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
@@ -76,7 +79,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], obsolete: [], skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -111,6 +114,9 @@ export function summarize(input: SummaryInput): SuiteSummary {
   }
   // Whole-suite mode's file scenarios (calls outside every test) are scenarios too, and count as no test.
   for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false, false)
+  for (const f of input.fileFacts ?? [])
+    for (const run of f.outside?.test === APP_SERVER ? f.outside.sessions : [])
+      if (run.modelCalls + run.toolCalls + run.failures.length > 0) s.appServer.push({ scenario: run.name, mode: run.mode, calls: run.modelCalls + run.toolCalls, refused: run.failures.length })
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   const unopened = unopenedFixtures([...bases], opened, input)
@@ -179,6 +185,8 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
   lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400), ...unseenLines(s.unseen, c, pad))
+  for (const a of s.appServer)
+    lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)

@@ -178,8 +178,14 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
   test('under CI, a test that asks what its tape does not have fails, naming the call and the command that records it; a new test names how to record it', async () => {
     project.edit('tests/chat.spec.ts', "await page.getByRole('button', { name: 'Ask' }).click()", "await page.getByRole('button', { name: 'Ask' }).click()\n    if (country === 'Japan') {\n      await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes')\n      await page.getByLabel('question').fill('What is the capital of Italy? Use the tool.')\n      await page.getByRole('button', { name: 'Ask' }).click()\n    }")
     project.write('tests/new.spec.ts', "import { test, expect } from './fixtures.js'\n\ntest('asks a question nobody recorded', async ({ page }) => {\n  await page.goto('/')\n  await page.getByLabel('question').fill('What is the capital of UK? Use the tool.')\n  await page.getByRole('button', { name: 'Ask' }).click()\n  await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes', { timeout: 3000 })\n})\n")
+    // A request that carries no test: sent by the test process itself, outside the browser context fluxlab/playwright
+    // sets up (a context made with `browser.newContext()` inside a test gets the test's options, so it carries it too).
+    // The server's call for it is the server's own, refused under CI (no app-server fixture), and the summary names it.
+    project.write('tests/outside.spec.ts', "import { test, expect } from './fixtures.js'\n\ntest('a request without a test identity', async ({ baseURL }) => {\n  const res = await fetch(`${baseURL}/api/chat?q=${encodeURIComponent('What is the capital of UK? Use the tool.')}`)\n  const text = await res.text()\n  expect(text).toContain('event: failed')\n  expect(text).toContain('FLUX_NO_RECORDING')\n})\n")
     const r = await run('changed.json', { CI: '1', FLUX_OFFLINE: '1' })
     const changed = report(project, 'changed.json')
+    expect.soft(changed['a request without a test identity']?.status, r.output).toBe('passed')
+    expect.soft(r.output).toMatch(/the app server made 1 call outside every test's browser request .*: 1 refused \(its own scenario app-server has no fixture here\)/)
     expect.soft(r.code).toBe(1)
     expect.soft(changed[asks('Japan')]?.status, r.output).toBe('failed')
     expect.soft(changed['asks a question nobody recorded']?.status, r.output).toBe('failed')
@@ -188,6 +194,6 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     expect.soft(r.output).toContain(`FLUX_GOLDEN=update npx playwright test tests/chat.spec.ts -g 'answers the capital of Japan, streamed token by token$'`)
     expect.soft(r.output).toMatch(/FLUX_NO_RECORDING[\s\S]*npx playwright test tests\/new\.spec\.ts -g 'asks a question nobody recorded\$'/)
     expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
-    expect.soft(parseRunSummary(r.output)?.tests).toEqual({ passed: 4, failed: 2, skipped: 0, refusals: { FLUX_DIVERGED: 1, FLUX_NO_RECORDING: 1 } })
+    expect.soft(parseRunSummary(r.output)?.tests).toEqual({ passed: 5, failed: 2, skipped: 0, refusals: { FLUX_DIVERGED: 1, FLUX_NO_RECORDING: 1 } })
   }, TIMEOUT)
 })
