@@ -35,9 +35,16 @@ async function getCapital(country, geo) {
  * Ask a question; loop while the model requests tools. A fresh client per run,
  * like the example agent (`client = new OpenAI()`); the key is a placeholder and
  * the base URL the public one: nothing leaves the process under interception.
- * `geo` is the tool's base URL (bench/polly-nock.mjs records from a local server on another port).
+ * `geo` is the tool's base URL (bench/polly-nock.mjs records from a local server on another port); `capital`, the
+ * tool itself: by default the HTTP call, or an in-process function (bench/run.mjs's tool-on-tape rows pass
+ * `lab.tool('get_capital', fn)`).
  */
-export async function capitalAgent(question = QUESTION, client = new OpenAI({ apiKey: 'bench-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }), geo = GEO_API) {
+export async function capitalAgent(
+  question = QUESTION,
+  client = new OpenAI({ apiKey: 'bench-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0 }),
+  geo = GEO_API,
+  capital = ({ country }) => getCapital(country, geo),
+) {
   const messages = [{ role: 'user', content: question }]
   for (let step = 1; step <= 5; step++) {
     const stream = await client.chat.completions.create({
@@ -68,7 +75,7 @@ export async function capitalAgent(question = QUESTION, client = new OpenAI({ ap
     })
     for (const call of calls) {
       const { country } = JSON.parse(call.args)
-      messages.push({ role: 'tool', tool_call_id: call.id, content: await getCapital(country, geo) })
+      messages.push({ role: 'tool', tool_call_id: call.id, content: await capital({ country }) })
     }
   }
   throw new Error('the agent did not finish in 5 steps')

@@ -20,7 +20,7 @@ Polly.register(FetchAdapter)
 Polly.register(FSPersister)
 
 /** A server on 127.0.0.1 answering the agent's requests with the recorded responses (model cells in order). */
-function fixtureServer(modelResponses, toolResponse) {
+export function fixtureServer(modelResponses, toolResponse) {
   let n = 0
   const server = createServer((req, res) => {
     req.resume()

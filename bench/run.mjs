@@ -22,6 +22,7 @@ import { setupServer } from 'msw/node'
 import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
 import { pollyNock } from './polly-nock.mjs'
+import { recordToolTape, toolAgent } from './tool-tape.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
@@ -134,15 +135,49 @@ async function mswPerRun() {
   return t1 - t0
 }
 
+/** msw per run, the tool-on-tape rows' baseline: the same servers, the agent calling its tool as a plain function. */
+async function mswToolPerRun() {
+  const counter = { n: 0 }
+  const t0 = performance.now()
+  const server = setupServer(...mswHandlers(counter))
+  server.listen(LISTEN)
+  let result
+  try {
+    result = await toolAgent()
+  } finally {
+    server.close()
+  }
+  const t1 = performance.now()
+  checkResult(result, 'msw (tool in-process)')
+  return t1 - t0
+}
+
+/** One fluxlab run against an opened scenario: only `s.run(agent)` is timed. */
+async function fluxlabRunOn(s, agent) {
+  const t0 = performance.now()
+  const out = await s.run(agent)
+  const t1 = performance.now()
+  if (!out.hermetic || out.divergences.length) throw new Error(`fluxlab run not hermetic: ${JSON.stringify(out.divergences)}`)
+  checkResult(out.result, 'fluxlab')
+  return t1 - t0
+}
+
 const variants = {
   flux: { total: [], run: [] },
+  fluxReused: { total: [] },
+  fluxTool: { total: [] },
   mswRun: { total: [] },
   mswLive: { total: [] },
+  mswToolRun: { total: [] },
+  mswToolLive: { total: [] },
   polly: { total: [] },
   nock: { total: [] },
 }
 /** Polly.js and nock.back replays (bench/polly-nock.mjs), set up in replayBench. */
 let others
+/** The tool-on-tape fixture (bench/tool-tape.mjs), and the one scenario the reused-scenario row runs again and again. */
+let toolTape
+let reused
 
 async function block(name, k, keep) {
   if (name === 'flux') {
@@ -152,6 +187,24 @@ async function block(name, k, keep) {
         variants.flux.total.push(r.total)
         variants.flux.run.push(r.run)
       }
+    }
+  } else if (name === 'fluxReused') {
+    for (let i = 0; i < k; i++) {
+      const t = await fluxlabRunOn(reused, () => capitalAgent())
+      if (keep) variants.fluxReused.total.push(t)
+    }
+  } else if (name === 'fluxTool') {
+    for (let i = 0; i < k; i++) {
+      const t0 = performance.now()
+      const s = await scenario(toolTape.name, { dir: toolTape.dir })
+      const open = performance.now() - t0
+      const t = await fluxlabRunOn(s, (lab) => toolAgent(lab))
+      if (keep) variants.fluxTool.total.push(open + t)
+    }
+  } else if (name === 'mswToolRun') {
+    for (let i = 0; i < k; i++) {
+      const t = await mswToolPerRun()
+      if (keep) variants.mswToolRun.total.push(t)
     }
   } else if (name === 'polly' || name === 'nock') {
     for (let i = 0; i < k; i++) {
@@ -166,6 +219,8 @@ async function block(name, k, keep) {
     }
   } else {
     // One server for the whole block (a test file's beforeAll/afterAll); only the agent run is timed.
+    // mswLive: the agent with its HTTP tool; mswToolLive: with the tool as a plain function.
+    const agent = name === 'mswToolLive' ? () => toolAgent() : () => capitalAgent()
     const counter = { n: 0 }
     const server = setupServer(...mswHandlers(counter))
     server.listen(LISTEN)
@@ -173,10 +228,10 @@ async function block(name, k, keep) {
       for (let i = 0; i < k; i++) {
         counter.n = 0
         const t0 = performance.now()
-        const result = await capitalAgent()
+        const result = await agent()
         const t1 = performance.now()
-        checkResult(result, 'msw (listening)')
-        if (keep) variants.mswLive.total.push(t1 - t0)
+        checkResult(result, `msw (listening, ${name})`)
+        if (keep) variants[name].total.push(t1 - t0)
       }
     } finally {
       server.close()
@@ -184,17 +239,25 @@ async function block(name, k, keep) {
   }
 }
 
+/** The rows whose baseline is msw per run with the tool in-process (no HTTP tool call). */
+const TOOL_ROWS = new Set(['fluxTool', 'mswToolRun', 'mswToolLive'])
+
 async function replayBench() {
   // Verify once, before timing, that fluxlab serves every request from the tape.
   const first = await fluxlabRun()
   if (first.out.hermetic !== true || first.out.divergences.length !== 0) throw new Error('fluxlab replay is not hermetic')
   checkResult(first.out.result, 'fluxlab')
   await mswPerRun()
+  await mswToolPerRun()
+  toolTape = await recordToolTape(modelResponses, toolResponse)
+  // One scenario for every run of the reused-scenario row, opened once (a test file's beforeAll), before timing.
+  reused = await scenario('capital-agent', { dir: SCENARIOS })
   others = await pollyNock(modelResponses, toolResponse)
   checkResult(others.recorded.polly, 'Polly.js recording')
   checkResult(others.recorded.nock, 'nock.back recording')
+  await toolTape.aged()
 
-  const order = ['flux', 'mswRun', 'mswLive', 'polly', 'nock']
+  const order = ['flux', 'fluxReused', 'fluxTool', 'mswRun', 'mswLive', 'mswToolRun', 'mswToolLive', 'polly', 'nock']
   // Warm-up round (JIT, module caches, msw internals), discarded.
   for (const v of order) await block(v, BLOCK, false)
   const perRound = []
@@ -203,10 +266,21 @@ async function replayBench() {
     const rot = order.map((_, i) => order[(i + r) % order.length])
     const before = Object.fromEntries(order.map((v) => [v, variants[v].total.length]))
     for (const v of rot) await block(v, BLOCK, true)
+    // Each row's ratio to its own baseline: msw per run, or (the tool-on-tape rows) msw per run with the tool in-process.
     const base = median(variants.mswRun.total.slice(before.mswRun))
-    perRound.push(Object.fromEntries(order.map((v) => [v, median(variants[v].total.slice(before[v])) / base])))
+    const toolBase = median(variants.mswToolRun.total.slice(before.mswToolRun))
+    const live = median(variants.mswLive.total.slice(before.mswLive))
+    const toolLive = median(variants.mswToolLive.total.slice(before.mswToolLive))
+    const med = (v) => median(variants[v].total.slice(before[v]))
+    perRound.push({
+      ...Object.fromEntries(order.map((v) => [v, med(v) / (TOOL_ROWS.has(v) ? toolBase : base)])),
+      fluxLive: med('flux') / live,
+      fluxReusedLive: med('fluxReused') / live,
+      fluxToolLive: med('fluxTool') / toolLive,
+    })
   }
   others.cleanup()
+  toolTape.cleanup()
   return perRound
 }
 
@@ -306,28 +380,35 @@ const perRound = ONLY.has('replay') ? await replayBench() : undefined
 const replayDone = performance.now()
 if (perRound) {
   const base = variants.mswRun.total
-  const bMed = median(base)
-  const bP95 = pct(base, 95)
+  const toolBase = variants.mswToolRun.total
   const rows = [
-    ['msw, setupServer+listen+close per run (baseline)', base],
-    ['msw, one server listening across runs', variants.mswLive.total],
-    ['fluxlab scenario() + run()', variants.flux.total],
-    ['fluxlab run() only (scenario opened)', variants.flux.run],
-    ['Polly.js replay, new Polly()+stop() per run *', variants.polly.total],
-    ['nock.back replay, back()+nockDone() per run *', variants.nock.total],
+    ['msw, setupServer+listen+close per run (baseline)', base, base],
+    ['msw, one server listening across runs', variants.mswLive.total, base],
+    ['fluxlab scenario() + run()', variants.flux.total, base],
+    ['fluxlab run() only (scenario opened)', variants.flux.run, base],
+    ['fluxlab one scenario() reused, run() per run', variants.fluxReused.total, base],
+    ['Polly.js replay, new Polly()+stop() per run *', variants.polly.total, base],
+    ['nock.back replay, back()+nockDone() per run *', variants.nock.total, base],
+    ['tool in-process: msw per run (its baseline) **', toolBase, toolBase],
+    ['tool in-process: msw listening across runs', variants.mswToolLive.total, toolBase],
+    ['tool on tape: fluxlab scenario() + run() **', variants.fluxTool.total, toolBase],
   ]
   console.log(`1. Replay: capital-agent (2 streamed chat completions + 1 HTTP tool, OpenAI SDK), per agent run`)
   console.log(`   ${N} runs per variant, warm-up discarded, ${ROUNDS} interleaved rounds of ${BLOCK}`)
   console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('× base med', 11)} ${pad('× base p95', 11)}`)
-  for (const [label, xs] of rows)
-    console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad(ratio(median(xs) / bMed), 11)} ${pad(ratio(pct(xs, 95) / bP95), 11)}`)
+  for (const [label, xs, b] of rows)
+    console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad(ratio(median(xs) / median(b)), 11)} ${pad(ratio(pct(xs, 95) / pct(b, 95)), 11)}`)
   const live = median(variants.mswLive.total)
+  const toolLive = median(variants.mswToolLive.total)
   const roundSpread = (v) => `${ratio(Math.min(...perRound.map((p) => p[v])))} … ${ratio(Math.max(...perRound.map((p) => p[v])))}`
-  console.log(`   per-round median ratio to msw per run: fluxlab scenario()+run() ${roundSpread('flux')}, msw listening ${roundSpread('mswLive')}, Polly.js ${roundSpread('polly')}, nock.back ${roundSpread('nock')}`)
+  console.log(`   per-round median ratio to msw per run: fluxlab scenario()+run() ${roundSpread('flux')}, reused scenario ${roundSpread('fluxReused')}, msw listening ${roundSpread('mswLive')}, Polly.js ${roundSpread('polly')}, nock.back ${roundSpread('nock')}; tool on tape ${roundSpread('fluxTool')} (to its baseline)`)
   console.log('   * Polly.js (fetch adapter, fs persister) and nock.back (lockdown) replay cassettes they recorded themselves from a local')
   console.log('     server serving the fixture\'s bytes. Both store each response body whole: they lose the recorded chunk boundaries')
   console.log('     (a replayed stream arrives as one piece), which fluxlab and the msw baseline keep.')
-  console.log(`   fluxlab scenario()+run() / msw listening (median): ${ratio(median(variants.flux.total) / live)}; opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
+  console.log('   ** the same agent with its tool as an in-process function (2 model calls, no HTTP tool call): the fluxlab row puts it on the')
+  console.log("     tape with lab.tool('get_capital', fn) and replays a fixture recorded before timing; the msw rows call the function itself.")
+  console.log(`   / msw listening (median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / live)} (${roundSpread('fluxLive')}), reused scenario ${ratio(median(variants.fluxReused.total) / live)} (${roundSpread('fluxReusedLive')}), tool on tape ${ratio(median(variants.fluxTool.total) / toolLive)} (${roundSpread('fluxToolLive')}, to msw listening with the tool in-process)`)
+  console.log(`   opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }
 

@@ -39,10 +39,12 @@ let total = 0
 function stampOf(path: string, now: bigint): FileStamp | undefined {
   let st
   try {
-    st = statSync(path, { bigint: true })
+    // @note issue 28: a file a fixture does not have (tools.jsonl, trace.snap) is checked at every `scenario()`: no throw.
+    st = statSync(path, { bigint: true, throwIfNoEntry: false })
   } catch {
     return undefined
   }
+  if (!st) return undefined
   const stamp: FileStamp = { stat: `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.isDirectory() ? 'd' : 'f'}`, size: Number(st.size) }
   // the kernel sets ctime to the current tick at every change (mtime can be set back): a ctime old enough means any later change shows.
   if (st.isFile() && now - st.ctimeNs < RACY_NS) stamp.hash = hashFile(path)
@@ -85,16 +87,8 @@ function same(kept: FileStamp | undefined, path: string, now: bigint): boolean {
  * const fx = cachedFixture(`${dir}\0${disable}`, dir, ['scenario.yaml', 'model.jsonl'], () => parse(dir))
  */
 export function cachedFixture<T extends object>(key: string, dir: string, files: readonly string[], read: () => T): T {
-  const hit = entries.get(key)
-  if (hit) {
-    const now = nowNs()
-    if (same(hit.stamps[0], dir, now) && files.every((f, i) => same(hit.stamps[i + 1], join(dir, f), now))) {
-      entries.delete(key)
-      entries.set(key, hit)
-      return hit.value as T
-    }
-    forget(key)
-  }
+  const kept = keptFixture<T>(key, dir, files)
+  if (kept) return kept
   // @note stamped before the read: a change during the read leaves a stamp older than the content, so the
   // next use reads again (never the other way round).
   const before = stamps(dir, files)
@@ -109,6 +103,28 @@ export function cachedFixture<T extends object>(key: string, dir: string, files:
     }
   }
   return value
+}
+
+/**
+ * The kept read under `key` while `dir` and every one of `files` are as they were when it was read (a few `stat`
+ * calls), else `undefined` (and it is forgotten).
+ * @note a swap of `dir` between two of these stats cannot pass for the kept version: the new directory has another
+ * inode, and each of its files is either new or a hard link, whose ctime the link changed (./staging.ts). So a hit
+ * is one version of the directory without `readConsistent` around it.
+ * @example
+ * const fx = keptFixture(key, dir, ['scenario.yaml', 'model.jsonl']) ?? readConsistent(dir, () => …)
+ */
+export function keptFixture<T>(key: string, dir: string, files: readonly string[]): T | undefined {
+  const hit = entries.get(key)
+  if (!hit) return undefined
+  const now = nowNs()
+  if (same(hit.stamps[0], dir, now) && files.every((f, i) => same(hit.stamps[i + 1], join(dir, f), now))) {
+    entries.delete(key)
+    entries.set(key, hit)
+    return hit.value as T
+  }
+  forget(key)
+  return undefined
 }
 
 function forget(key: string): void {

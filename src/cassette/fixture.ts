@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { rerunCommand, type TestRef } from '../commands.js'
-import { cachedFixture } from './fixture-cache.js'
+import { cachedFixture, keptFixture } from './fixture-cache.js'
 import { FILES, yaml } from './fixture-files.js'
 import { rerecordCommand } from './fixture-source.js'
 import { cellState, cellView, deepFreeze, digestMismatch, type CellState, type DigestMismatch } from './handout.js'
@@ -29,8 +29,11 @@ const rel = (file: string) => relative(process.cwd(), file) || file
  * fixtureExists('tests/scenarios/weather')
  */
 export function fixtureExists(dir: string): boolean {
+  const manifest = join(dir, FILES.manifest)
+  // @note issue 28: a directory caught in a swap has no manifest; one that has it needs no settling (one `stat`, not two).
+  if (existsSync(manifest)) return true
   settleSwap(dir)
-  return existsSync(join(dir, FILES.manifest))
+  return existsSync(manifest)
 }
 
 /** How to read a fixture: the redactor's disabled rules, and the command a fix names when scenario.yaml names no source test. */
@@ -58,7 +61,8 @@ export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture
   // process while no file of it changed (./fixture-cache.ts). Callers share it, so it is handed out through
   // views (./handout.ts): each cell is checked against its chunks and frozen at its first use, not by the read.
   const key = `${resolve(dir)}\0${dir}\0${[...new Set(opts.disable ?? [])].sort().join(',')}`
-  const kept = readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => keptRead(readOnce(dir, opts, false))))
+  // @note issue 28: a kept read still good is a few `stat` calls, without the swap checks around a real read.
+  const kept = keptFixture<KeptRead>(key, dir, CACHED_FILES) ?? readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => keptRead(readOnce(dir, opts, false))))
   // one view per test a fix would name (the same readFixture() of the same test gets the same object).
   const who = opts.rerun === undefined ? '' : JSON.stringify(opts.rerun)
   let fx = kept.views.get(who)

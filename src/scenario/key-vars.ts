@@ -10,6 +10,15 @@ import { codecFor } from '../providers/registry.js'
  * fillReplayKeys(process.env, fixtureKeyVars(fixture))
  */
 export function fixtureKeyVars(fixture: Pick<Fixture, 'manifest' | 'model'>): string[] {
+  // @note issue 28: a kept fixture read is the same object at every `scenario()` (and frozen): found once, not per run.
+  let vars = known.get(fixture)
+  if (!vars) known.set(fixture, (vars = keyVarsOf(fixture)))
+  return [...vars]
+}
+
+const known = new WeakMap<object, readonly string[]>()
+
+function keyVarsOf(fixture: Pick<Fixture, 'manifest' | 'model'>): string[] {
   if (Array.isArray(fixture.manifest.keyVars)) return replayKeyVars(fixture.manifest)
   const families = new Set<string>()
   // @note a cell is checked on first use (issue 14): one that fails its check is skipped here, and refused when the

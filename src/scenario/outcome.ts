@@ -191,7 +191,7 @@ function toModelCall(cell: Extract<TraceStep, { channel: 'model' }>['cell'], ste
 }
 
 function summarize(calls: ModelCall[]): UsageSummary {
-  const total: UsageSummary = { ...emptyUsage(), byModel: {} }
+  const total: UsageSummary = Object.assign(emptyUsage(), { byModel: {} })
   for (const c of calls) {
     const m = (total.byModel[c.model ?? 'unknown'] ??= emptyUsage())
     for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const) {

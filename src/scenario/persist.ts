@@ -74,12 +74,12 @@ export function settleTrace(o: {
   updateState?: string
   disable?: readonly string[]
 }): TraceSnapshot {
-  const base = { file: join(o.dir, FILES.trace), expected: o.expected, updateState: o.updateState }
-  if (o.expected === o.trace) return { ...base, status: 'matched' }
+  const snapshot = (status: TraceSnapshot['status']): TraceSnapshot => ({ file: join(o.dir, FILES.trace), expected: o.expected, updateState: o.updateState, status })
+  if (o.expected === o.trace) return snapshot('matched')
   const mayWrite = o.faithful && (o.rule.rewrite || (o.expected === undefined && o.rule.writeMissing))
-  if (!mayWrite) return { ...base, status: 'mismatch' }
+  if (!mayWrite) return snapshot('mismatch')
   writeTrace(o.dir, o.trace, { disable: o.disable })
-  return { ...base, status: o.expected === undefined ? 'added' : 'updated' }
+  return snapshot(o.expected === undefined ? 'added' : 'updated')
 }
 
 function hostOf(url: string): string[] {

@@ -80,13 +80,15 @@ export class Run implements TrackedRun, RequestRoute {
 
   /** `start`: where a run another process handed over stands (`handoff.ts`): its counters, the cells it served. */
   constructor({ settings, live, command, scenario, start, ...init }: RunInit & { start?: { counters: Counters; used?: UsedCells } }) {
-    this.config = Object.freeze({
-      ...settings,
-      ...init,
-      live: live ?? liveFetch,
-      command: command ?? ((env: string) => rerunCommand(env, init.test ? testRef(init.test) : runningTestRef())),
-      scenario: scenario ?? init.name,
-    })
+    // @note issue 28: `Object.assign`, not `{ ...settings, ...init, … }`: on Node 20 a literal that spreads one object
+    // and then adds properties builds a new hidden class per call, about 15 µs for this one, every run.
+    this.config = Object.freeze(
+      Object.assign({}, settings, init, {
+        live: live ?? liveFetch,
+        command: command ?? ((env: string) => rerunCommand(env, init.test ? testRef(init.test) : runningTestRef())),
+        scenario: scenario ?? init.name,
+      }),
+    )
     this.log = new RunLog(this.config.name, this.config.command)
     this.pipeline = buildPipeline(this.config, this.log, this.counters)
     // @note issue 25: the pipeline's own entrances, not methods that pass through: the router binds `handle` to a

@@ -153,7 +153,7 @@ async function classifyRequest(request: Request, { codec, seq, n, step, origin }
     return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical), ...(origin ? { origin } : {}) })
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
-  const { name, args, key, rpcId, legacyKey } = httpToolCall(request.method, url, text, { ...config, mcp })
+  const { name, args, key, rpcId, legacyKey } = httpToolCall(request.method, url, text, { redactor: config.redactor, ignore: config.ignore, normalize: config.normalize, mcp })
   return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
 }
 
