@@ -1,4 +1,3 @@
-import { dirname } from 'node:path'
 import type { Verdict } from '../judge/judge-on-tape.js'
 import { isRubric } from '../judge/rubric.js'
 import { matcherUtils } from './utils/jest-utils.js'
@@ -38,8 +37,7 @@ export async function toPassJudge(
       "Pass Rubric.model('anthropic/claude-haiku-4-5') or Rubric.fn(yourJudge)",
       rubric,
     )
-  // @note until Outcome carries its scenario directory, it is the directory of its trace.snap.
-  const dir = (received as { dir?: string }).dir ?? (received.traceSnapshot ? dirname(received.traceSnapshot.file) : undefined)
+  const dir = received.dir
   if (!dir)
     throw new Error(
       `${hint(this, matcher, 'criterion, rubric')}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no judge.jsonl to grade from. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,

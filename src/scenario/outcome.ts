@@ -1,3 +1,4 @@
+import { dirname } from 'node:path'
 import stableStringify from 'fast-json-stable-stringify'
 import type { Divergence } from '../cassette/divergence.js'
 import type { Mode } from '../golden/update-mode.js'
@@ -62,6 +63,8 @@ export interface OutcomeInit<R> {
   /** Marks the divergences as seen, so the end-of-test check does not repeat them. */
   acknowledge?: () => void
   traceSnapshot?: TraceSnapshot
+  /** The scenario's fixture directory, where no trace comparison names it (a whole-suite test's outcome mid-test). */
+  dir?: string
   pricing?: PricingTable
   /** A counterfactual reports its own hermeticity (a tool call bridged live, a halt). */
   hermetic?: boolean
@@ -102,6 +105,8 @@ export class Outcome<R = unknown> {
   readonly modelLive: number
   /** How the trace compares with `trace.snap` (absent for outcomes not tied to a fixture). */
   readonly traceSnapshot?: TraceSnapshot
+  /** The scenario's fixture directory (where `toPassJudge` keeps its verdicts), when the outcome is tied to one. */
+  readonly dir?: string
   /** Prices from the project options (`fluxlab({ pricing })`), under any passed to `cost()`. */
   readonly pricing?: PricingTable
   /** The exact commands a failure on this outcome names (absent for outcomes not tied to a test or fixture). */
@@ -120,6 +125,7 @@ export class Outcome<R = unknown> {
     this.modelLive = modelLive
     this.acknowledge = init.acknowledge ?? (() => {})
     this.traceSnapshot = init.traceSnapshot
+    this.dir = init.dir ?? (init.traceSnapshot ? dirname(init.traceSnapshot.file) : undefined)
     this.pricing = init.pricing
     this.commands = init.commands
     this.divergences = divergences

@@ -58,6 +58,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
         scenario: name,
         mode: core.decision.mode,
         result: undefined,
+        dir: core.dir,
         steps: run.orderedSteps(),
         divergences: [...run.log.divergences],
         modelLive: run.log.modelLive,

@@ -112,6 +112,8 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
       expect(project.read(`tests/scenarios/${dir}/trace.snap`)).toContain(`text: "The capital of the ${country} is ${capital}."`)
       for (const other of Object.keys(COUNTRIES).filter((o) => o !== country)) expect(files, `${country}'s fixture`).not.toMatch(new RegExp(`capital of (the )?${other}\\b|country=${other}\\b`))
       expect(files).not.toContain(KEY.slice(8))
+      // the judge graded the answer the page shows, once, onto this test's tape
+      expect(project.read(`tests/scenarios/${dir}/judge.jsonl`)).toMatch(new RegExp(`"criterion":"the answer names ${capital} as the capital of ${country}".*"verdict":"PASS"`))
     }
     expect(project.exists('tests/scenarios/app-server')).toBe(false)
   })

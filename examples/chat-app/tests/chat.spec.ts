@@ -1,6 +1,13 @@
+import { Rubric } from 'fluxlab'
 import { test, expect } from './fixtures.js'
 
 const CAPITALS = { UK: 'London', France: 'Paris', Japan: 'Tokyo', Italy: 'Rome' }
+
+// A judge of our own (a model judge is `Rubric.model('openai/gpt-4.1-mini')`): its verdicts go on each test's tape.
+const namesTheCapital = Rubric.fn(function namesTheCapital({ text, criterion }) {
+  const capital = /names (\w+)/.exec(criterion)?.[1] ?? ''
+  return { verdict: text.includes(capital) ? 'PASS' : 'FAIL', rationale: `looked for ${capital} in the answer` }
+})
 
 for (const [country, capital] of Object.entries(CAPITALS)) {
   test(`answers the capital of ${country}, streamed token by token`, async ({ page, flux }) => {
@@ -14,6 +21,8 @@ for (const [country, capital] of Object.entries(CAPITALS)) {
     expect(outcome).toCall(['get_capital'], { mode: 'superset' })
     expect(outcome).toNeverCall('delete_everything')
     if (flux.mode === 'replay') expect(outcome).toReplayFaithfully()
+    // the text the page shows is the server's last answer: graded once, then from the tape
+    await expect(outcome).toPassJudge(`the answer names ${capital} as the capital of ${country}`, namesTheCapital)
     // the stream reached the page as recorded: one event per streamed token, at the pace they came
     test.info().annotations.push({ type: 'events', description: (await answer.getAttribute('data-events')) ?? '' }, { type: 'span', description: (await answer.getAttribute('data-span')) ?? '' })
   })
