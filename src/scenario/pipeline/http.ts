@@ -50,15 +50,17 @@ interface Captured {
  * the moment the upstream yields it (one reader on the upstream, no second branch to pull), then kept
  * with its time in ms since `start`. Encoding the kept chunks waits for the end of the body.
  * A failure mid-stream reaches the caller as it came, and is kept as the transport error with the
- * chunks before it. `stop` ends the capture (the stream is kept as open) and never the caller's copy.
+ * chunks before it. `stop` ends the capture (the stream is kept as open) and never the caller's copy; `client`, the
+ * client's own signal, errors the caller's copy when it aborts.
  * @note issue 14: a recording holds no chunk: no tee, no per-chunk work before the caller's enqueue.
  * @example
- * const { body, captured } = forwardCapturing(res.body, performance.now(), stop.signal)
+ * const { body, captured } = forwardCapturing(res.body, performance.now(), stop.signal, request.signal)
  */
 export function forwardCapturing(
   upstream: ReadableStream<Uint8Array> | null,
   start: number,
   stop?: AbortSignal,
+  client?: AbortSignal,
 ): { body: ReadableStream<Uint8Array> | null; captured: Promise<Captured> } {
   if (!upstream) return { body: null, captured: Promise.resolve({ chunks: [] }) }
   const reader = upstream.getReader()
@@ -125,6 +127,19 @@ export function forwardCapturing(
   }
   if (stop?.aborted) onStop()
   else stop?.addEventListener('abort', onStop, { once: true })
+  // The client's own abort errors its copy at once, as fetch's body does: it does not wait for the upstream to see the
+  // abort (under load the openai SDK read on to the end of the stream, past its own abort: a CI flake of abort.test).
+  const onClientAbort = () => {
+    if (callerGone) return
+    callerGone = true
+    try {
+      caller.error(client!.reason ?? new DOMException('This operation was aborted', 'AbortError'))
+    } catch {
+      // already closed or errored
+    }
+  }
+  if (client?.aborted) onClientAbort()
+  else client?.addEventListener('abort', onClientAbort, { once: true })
   void pump()
   return { body, captured }
 }

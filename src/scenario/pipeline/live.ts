@@ -72,7 +72,7 @@ async function captureLive(config: RunConfig, log: RunLog,
   call.request.signal.addEventListener('abort', () => stop.abort(), { once: true })
   // @note issue 14: the caller's copy of the body is handed over as the upstream yields it; redaction, the cap,
   // the cell (its canonical request and key) and the journal wait for the end of the body, beside the caller.
-  const { body, captured } = forwardCapturing(res.body, start, stop.signal)
+  const { body, captured } = forwardCapturing(res.body, start, stop.signal, call.request.signal)
   const done = captured.then(({ chunks, transportError: failed, open }) => {
     const stored = store(config, res, chunks, call.channel === 'model' ? call.codec : undefined)
     if (open) stored.rec.open = true
