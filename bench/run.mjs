@@ -118,39 +118,27 @@ async function fluxlabRun() {
   return { total: t2 - t0, run: t2 - t1, out }
 }
 
-/** msw with the same per-run lifecycle as `Scenario.run` (which sets up, listens and closes an msw server per run). */
-async function mswPerRun() {
+/**
+ * msw with the same per-run lifecycle as `Scenario.run` (which sets up, listens and closes an msw server per run),
+ * around `agent`; the tool-on-tape rows' baseline passes the agent that calls its tool as a plain function.
+ */
+async function mswPerRun(agent = capitalAgent, label = 'msw') {
   const counter = { n: 0 }
   const t0 = performance.now()
   const server = setupServer(...mswHandlers(counter))
   server.listen(LISTEN)
   let result
   try {
-    result = await capitalAgent()
+    result = await agent()
   } finally {
     server.close()
   }
   const t1 = performance.now()
-  checkResult(result, 'msw')
+  checkResult(result, label)
   return t1 - t0
 }
 
-/** msw per run, the tool-on-tape rows' baseline: the same servers, the agent calling its tool as a plain function. */
-async function mswToolPerRun() {
-  const counter = { n: 0 }
-  const t0 = performance.now()
-  const server = setupServer(...mswHandlers(counter))
-  server.listen(LISTEN)
-  let result
-  try {
-    result = await toolAgent()
-  } finally {
-    server.close()
-  }
-  const t1 = performance.now()
-  checkResult(result, 'msw (tool in-process)')
-  return t1 - t0
-}
+const mswToolPerRun = () => mswPerRun(toolAgent, 'msw (tool in-process)')
 
 /** One fluxlab run against an opened scenario: only `s.run(agent)` is timed. */
 async function fluxlabRunOn(s, agent) {
