@@ -6,7 +6,9 @@
  * @note a raw socket, not `node:http`: the child's own `node:http` is intercepted, and the parent's may be too.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeFrame, FRAME, FrameDecoder, type Frame } from './frames.js'
 
@@ -37,6 +39,20 @@ interface TreeHello {
  * treeSocketPath(tmpdir(), 'fluxlab-123-ab12cd34') // '/tmp/fluxlab-123-ab12cd34.sock'
  */
 export const treeSocketPath = (dir: string, id: string): string => (process.platform === 'win32' ? `\\\\.\\pipe\\${id}` : join(dir, `${id}.sock`))
+
+/**
+ * A file of the build (`preload.js`, `holder.js`): next to this module in `dist/`, or the built one when fluxlab runs
+ * from its sources.
+ * @example
+ * builtFile('preload.js')?.href // 'file:///…/node_modules/fluxlab/dist/preload.js'
+ */
+export function builtFile(name: string): URL | undefined {
+  for (const rel of [`./${name}`, `../../dist/${name}`]) {
+    const url = new URL(rel, import.meta.url)
+    if (existsSync(fileURLToPath(url))) return url
+  }
+  return undefined
+}
 
 /** Headers that describe one hop, not the request; the parent builds its own. */
 const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection', 'content-length'])

@@ -8,7 +8,7 @@
  * opened at the first child of a run, one for the process, and does not keep the process alive.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +16,7 @@ import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
 import { liveFetch, mayStartNode, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
-import { serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
+import { builtFile, serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
 import { baseUrlEnv, childBaseUrls, openBaseUrls, throughEndpoint } from './base-urls.js'
@@ -45,15 +45,6 @@ interface Tree {
 // @note on globalThis: test files that share a worker (vitest reloads its modules for each) share one socket.
 const KEY = Symbol.for('fluxlab.tree.v1')
 const g = globalThis as { [KEY]?: Tree }
-
-/** A file of the build (`preload.js`, `holder.js`): next to this module in `dist/`, or the built one when fluxlab runs from its sources. */
-function built(name: string): URL | undefined {
-  for (const rel of [`./${name}`, `../../dist/${name}`]) {
-    const url = new URL(rel, import.meta.url)
-    if (existsSync(fileURLToPath(url))) return url
-  }
-  return undefined
-}
 
 /** The run fails (the child gets nothing) when the build lacks the file a child needs. */
 function unbuilt(run: RequestRoute, command: string, name: string): undefined {
@@ -112,7 +103,7 @@ async function refusedLate(request: Request, command: string | undefined): Promi
  * const env = childEnv(run, 'node child.mjs', admitTo)
  */
 export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, at?: { path: string; token: string }): ChildEnv | undefined {
-  const preload = built('preload.js')?.href
+  const preload = builtFile('preload.js')?.href
   if (!preload) return unbuilt(run, command, 'preload.js')
   const t = open(at?.path)
   for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
@@ -202,8 +193,8 @@ export interface Holding {
  */
 export function syncChild(run: RequestRoute, command: string): SyncChild | undefined {
   if (!run.handoff || !run.absorb) return undefined
-  const holder = built('holder.js')
-  const preload = built('preload.js')
+  const holder = builtFile('holder.js')
+  const preload = builtFile('preload.js')
   if (!holder || !preload) return unbuilt(run, command, holder ? 'preload.js' : 'holder.js')
   const dir = mkdtempSync(join(tmpdir(), 'fluxlab-sync-'))
   const result = join(dir, 'result.json')

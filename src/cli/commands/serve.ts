@@ -7,27 +7,16 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { fileKeyVars } from '../../context/file-keys.js'
 import { keysFrom } from '../../context/options.js'
 import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
-import { treeSocketPath } from '../../interceptor/tree-wire.js'
+import { builtFile, treeSocketPath } from '../../interceptor/tree-wire.js'
 import { parse, splitCommand } from '../args.js'
 import { fixtureRoot, loadConfig } from '../config.js'
 import { CliError, EXIT, usage } from '../errors.js'
 import type { Output } from '../output.js'
-
-/** The preload a server gets: next to this module in `dist/`, or the built one when fluxlab runs from its sources. */
-function preloadUrl(): string | undefined {
-  for (const rel of ['./preload.js', '../../../dist/preload.js']) {
-    const url = new URL(rel, import.meta.url)
-    if (existsSync(fileURLToPath(url))) return url.href
-  }
-  return undefined
-}
 
 /**
  * Start the server under fluxlab and return its exit code when it exits (a signal to `serve` is passed on to it).
@@ -44,7 +33,7 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   const name = values.name ?? 'app-server'
   const dir = resolve(root, name)
   const cmdline = `npx fluxlab serve${values.name ? ` --name ${values.name}` : ''}${values.dir ? ` --dir ${values.dir}` : ''} -- ${command.join(' ')}`
-  const preload = preloadUrl()
+  const preload = builtFile('preload.js')?.href
   if (!preload) throw new CliError(EXIT.error, { failed: `serve ${command.join(' ')}`, reason: "fluxlab's interception preload (dist/preload.js) is missing", fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)' })
   // @note the server starts first, the engine loads while it does: the address its requests go to is chosen now, and
   // the tree's socket opens there (the preload tries it again for a while).
