@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import stableStringify from 'fast-json-stable-stringify'
+import { sha256Hex, stableJson } from './stable-json.js'
 import type { CanonicalRequest } from './cell.js'
 import { normalizeValue, type Normalizer } from './normalize.js'
 import type { Redactor, RequestBody } from './redact.js'
@@ -92,7 +91,7 @@ function withoutBoundary(text: string): string {
  * requestKey(canonicalRequest(...)) // 'sha256:3f1c…'
  */
 export function requestKey(req: CanonicalRequest): string {
-  return `sha256:${createHash('sha256').update(stableStringify(req)).digest('hex')}`
+  return `sha256:${sha256Hex(stableJson(req))}`
 }
 
 /**
@@ -101,7 +100,7 @@ export function requestKey(req: CanonicalRequest): string {
  * toolKey('read', { path: 'a.txt' }) // 'sha256:…'
  */
 export function toolKey(name: string, args: unknown): string {
-  return `sha256:${createHash('sha256').update(stableStringify({ name, args })).digest('hex')}`
+  return `sha256:${sha256Hex(stableJson({ name, args }))}`
 }
 
 /**

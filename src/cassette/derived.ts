@@ -3,7 +3,7 @@
  * usage, finish reason, model, provider error. The agent is served the chunks; the outcome, the trace and
  * every matcher read the fields. They must agree, or a matcher asserts on something the agent never saw.
  */
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from './stable-json.js'
 import { codecFor } from '../providers/registry.js'
 import type { ModelCell } from './cell.js'
 import { bodyBuffer, bodyText } from './chunks.js'
@@ -49,7 +49,7 @@ export function derivedMismatch(cell: ModelCell): DerivedMismatch | undefined {
   return undefined
 }
 
-const json = (v: unknown) => (v === undefined ? 'nothing' : stableStringify(JSON.parse(JSON.stringify(v))))
+const json = (v: unknown) => (v === undefined ? 'nothing' : stableJson(JSON.parse(JSON.stringify(v))))
 
 /**
  * Whether `a` and `b` are surely equal as {@link json} compares them, without writing either out (issue 14: the two

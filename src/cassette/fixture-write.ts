@@ -3,7 +3,7 @@
  * swapped in whole.
  */
 import { join, relative } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from './stable-json.js'
 import { writeDirAtomic, writeFileAtomic } from './atomic.js'
 import type { Fixture, ModelCell, ToolCell } from './cell.js'
 import { servedDigest } from './handout.js'
@@ -53,7 +53,7 @@ function cellJson(cell: object): string {
   const entries = Object.entries(cell)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${ORDERED_FIELDS.has(k) ? JSON.stringify(v) : stableStringify(v)}`).join(',')}}`
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${ORDERED_FIELDS.has(k) ? JSON.stringify(v) : stableJson(v)}`).join(',')}}`
 }
 
 /**

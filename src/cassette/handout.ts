@@ -22,7 +22,7 @@
  * A cell written before digests existed has none, and is read unchecked.
  */
 import { createHash } from 'node:crypto'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from './stable-json.js'
 import type { ModelCell, ToolCell } from './cell.js'
 
 /** How a kept read's cells are prepared: `check` throws for a cell that may not be handed out. */
@@ -128,7 +128,7 @@ export function servedDigest(cell: ModelCell | ToolCell): string {
     'kind' in cell && cell.kind === 'fn'
       ? JSON.stringify({ output: c.output, error: c.error })
       : // @note stable-stringified as the write stores these fields, so the string is the same for the value written and the value read back
-        stableStringify({ response: c.response, transportError: c.transportError, truncated: c.truncated, injected: c.injected, rpcId: c.rpcId })
+        stableJson({ response: c.response, transportError: c.transportError, truncated: c.truncated, injected: c.injected, rpcId: c.rpcId })
   return `sha256:${createHash('sha256').update(served).digest('hex')}`
 }
 

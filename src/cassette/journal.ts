@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from './stable-json.js'
 import YAML from 'yaml'
 import { AppendFile, writeFileAtomic } from './atomic.js'
 import type { ModelCell, ToolCell } from './cell.js'
@@ -139,7 +139,7 @@ export class Journal {
   /** Append one entry and flush it to disk before returning. A secret in it writes nothing. */
   append(entry: JournalEntry): void {
     if (this.out === undefined) throw new Error('journal not begun')
-    const line = `${stableStringify(entry)}\n`
+    const line = `${stableJson(entry)}\n`
     refuseSecrets(scanText(line, JOURNAL_FILE, this.scan), {
       failed: `journal ${'step' in entry ? entry.step : entry.cell.step}`,
       reason: 'the entry holds a secret-looking value the redactor did not catch (credential_found); nothing was written',
@@ -163,7 +163,7 @@ export class Journal {
   }
 
   private dropTornTail(): void {
-    const body = this.entries.map((e) => `${stableStringify(e)}\n`).join('')
+    const body = this.entries.map((e) => `${stableJson(e)}\n`).join('')
     writeFileAtomic(join(this.dir, JOURNAL_FILE), body)
   }
 }

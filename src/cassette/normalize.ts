@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from './stable-json.js'
 import { FluxError } from '../errors.js'
 import { escapeRegExp } from '../secrets/find.js'
 import type { JsonDiffRow } from './json-diff.js'
@@ -92,7 +92,7 @@ export function createNormalizer(config: readonly NormalizeRule[] = []): Normali
     const re = typeof r.pattern === 'string' ? new RegExp(escapeRegExp(r.pattern), 'g') : r.pattern
     return { name: `custom #${i + 1}`, re, replace: r.replace }
   })
-  const marker = rules.length ? `v1:${createHash('sha256').update(stableStringify({ builtins: BUILTINS_VERSION, rules: identity })).digest('hex').slice(0, 8)}` : undefined
+  const marker = rules.length ? `v1:${createHash('sha256').update(stableJson({ builtins: BUILTINS_VERSION, rules: identity })).digest('hex').slice(0, 8)}` : undefined
   const made: Normalizer = Object.freeze({ rules, config: [...config], ...(marker ? { marker } : {}) })
   if (normalizers.size >= 64) normalizers.delete(normalizers.keys().next().value!)
   normalizers.set(key, made)

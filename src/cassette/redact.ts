@@ -3,7 +3,7 @@
  * JSON bodies and streamed chunks all go through the same rules.
  */
 import { createHash } from 'node:crypto'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from './stable-json.js'
 import { escapeRegExp, findSecrets, matchSpans } from '../secrets/find.js'
 import { mergeReplaceSpans, placeholderFor, replaceAcrossChunks, replaceSpans } from '../secrets/redact.js'
 import { SECRET_RULES } from '../secrets/rules.js'
@@ -127,7 +127,7 @@ function buildRedactor(config: RedactorConfig): Redactor {
 
   const marker = `v1:${createHash('sha256')
     .update(
-      stableStringify({
+      stableJson({
         headers: [...headerNames],
         queryParams: [...paramNames],
         bodyPaths,
@@ -210,7 +210,7 @@ function buildRedactor(config: RedactorConfig): Redactor {
   function withPaths(value: unknown): unknown {
     let v = value
     for (const path of parsedPaths) {
-      v = replaceAtPath(v, path, (node) => placeholderFor(typeof node === 'string' ? node : stableStringify(node) ?? 'undefined'))
+      v = replaceAtPath(v, path, (node) => placeholderFor(typeof node === 'string' ? node : stableJson(node) ?? 'undefined'))
     }
     return v
   }

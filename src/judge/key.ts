@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from '../cassette/stable-json.js'
 
 /**
  * What identifies a verdict: everything that could change the judge's answer.
@@ -24,7 +24,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
  * judgeKey({ templateVersion: 1, model: 'openai/gpt-4.1-mini', criterion: 'cites the policy', text: out.text }) // 'sha256:9b1f…'
  */
 export function judgeKey(req: CanonicalJudgeRequest): string {
-  return `sha256:${sha256(stableStringify(req))}`
+  return `sha256:${sha256(stableJson(req))}`
 }
 
 /**

@@ -3,7 +3,7 @@
  * request, stable-sorted, secret-scanned on read and write, rewritten atomically.
  */
 import { join, relative } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from '../cassette/stable-json.js'
 import * as z from 'zod/mini'
 import { writeFileAtomic } from '../cassette/atomic.js'
 import { FILES } from '../cassette/fixture-files.js'
@@ -77,7 +77,7 @@ export function readJudgeTape(dir: string, opts: ScanOptions = {}): JudgeEntry[]
  */
 export function serializeJudgeTape(entries: readonly JudgeEntry[]): string {
   const sorted = [...entries].sort((a, b) => cmp(a.criterion, b.criterion) || cmp(a.model, b.model) || cmp(a.key, b.key))
-  return sorted.map((e) => stableStringify(e)).join('\n') + (sorted.length ? '\n' : '')
+  return sorted.map((e) => stableJson(e)).join('\n') + (sorted.length ? '\n' : '')
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

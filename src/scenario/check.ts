@@ -1,4 +1,4 @@
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from '../cassette/stable-json.js'
 import { fixtureSteps, renderTrace, type TraceStep } from '../golden/trace.js'
 import { outcomeCommands, recordedParent, startRun, type ScenarioCore } from './core.js'
 import { Intervention, type Halt } from './intervention.js'
@@ -147,7 +147,7 @@ const NEVER_WRITE = { rewrite: false, writeMissing: false }
 
 /** The plan of a run: its tool calls (name + args, in order) and how many model calls it made. */
 function plan(o: Outcome): string {
-  return stableStringify({ calls: o.calls.map((c) => [c.name, c.args]), modelCalls: o.modelCalls.length })
+  return stableJson({ calls: o.calls.map((c) => [c.name, c.args]), modelCalls: o.modelCalls.length })
 }
 
 const recordedOutcome = (steps: TraceStep[]) => new Outcome({ scenario: 'recorded', mode: 'replay', result: undefined, steps })

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from '../cassette/stable-json.js'
 import type { Fixture, Manifest, ModelCell, SourceTest, ToolCell } from '../cassette/cell.js'
 import { writeFixture } from '../cassette/fixture-write.js'
 import { FluxError } from '../errors.js'
@@ -41,7 +41,7 @@ export function forkName(spec: WhatIfSpec): string {
     return spec.name
   }
   const { offTape: _offTape, name: _name, ...world } = spec
-  const hash = createHash('sha256').update(stableStringify(jsonable(world)) ?? '').digest('hex').slice(0, 6)
+  const hash = createHash('sha256').update(stableJson(jsonable(world)) ?? '').digest('hex').slice(0, 6)
   const slug = describeSpec(spec)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

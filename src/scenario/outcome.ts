@@ -1,5 +1,5 @@
 import { dirname } from 'node:path'
-import stableStringify from 'fast-json-stable-stringify'
+import { stableJson } from '../cassette/stable-json.js'
 import type { Divergence } from '../cassette/divergence.js'
 import type { Mode } from '../golden/update-mode.js'
 import { renderTrace, type TraceStep } from '../golden/trace.js'
@@ -224,7 +224,7 @@ function mcpCall(cell: Extract<TraceStep, { channel: 'tool' }>['cell']): { name:
 function trajectory(steps: TraceStep[]): TrajectoryCall[] {
   const out: TrajectoryCall[] = []
   const byId = new Map<string, TrajectoryCall>()
-  const sameCall = (c: TrajectoryCall, name: string, args: unknown) => c.executedAt === undefined && c.requestedAt !== undefined && c.name === name && stableStringify(c.args ?? null) === stableStringify(args ?? null)
+  const sameCall = (c: TrajectoryCall, name: string, args: unknown) => c.executedAt === undefined && c.requestedAt !== undefined && c.name === name && stableJson(c.args ?? null) === stableJson(args ?? null)
   let model = 0
   let tool = 0
   for (const s of steps) {
