@@ -4,6 +4,7 @@
  */
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { stepCountIs, streamText, tool } from 'ai'
+// the library fixtures were written with before issue 28: an independent check that the format stayed the same
 import stableStringify from 'fast-json-stable-stringify'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
