@@ -3,6 +3,7 @@
  * from the running test (its runner, file and name) or from a fixture manifest's `source`.
  * Never a placeholder: with no test known, the command that started this process.
  */
+import { escapeRegExp } from './secrets/rules.js'
 
 /** The test runners fluxlab plugs into. */
 export type Runner = 'vitest' | 'jest' | 'playwright'
@@ -54,8 +55,6 @@ function processCommand(argv = process.argv): string {
 function runnerName(test: TestRef): string {
   return test.runner === 'jest' || !test.name ? (test.name ?? '') : test.name.split(' > ').join(' ')
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Quote for a POSIX shell when needed. */
 function shellQuote(s: string): string {

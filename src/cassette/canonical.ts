@@ -32,7 +32,7 @@ export interface CanonicalOptions {
  * canonicalRequest('POST', new URL('https://api.openai.com/v1/chat/completions'), '{"model":"gpt-4.1"}', { redactor })
  */
 export function canonicalRequest(method: string, url: URL, bodyText: string, opts: CanonicalOptions): CanonicalRequest {
-  const redacted = opts.redactor.request(url.href, parsedBody(bodyText))
+  const redacted = opts.redactor.request(url.href, parsedBody(bodyText), bodyText)
   const redactedUrl = new URL(redacted.url)
   const path = redactedUrl.pathname + sortedQuery(keptQuery(redactedUrl))
   const body = canonicalBody(redacted.body, opts)
@@ -116,7 +116,7 @@ export function httpToolCall(
   bodyText: string,
   opts: CanonicalOptions & { mcp?: boolean },
 ): { name: string; args: Record<string, unknown>; key: string; rpcId?: string | number; legacyKey?: string } {
-  const redacted = opts.redactor.request(url.href, parsedBody(bodyText))
+  const redacted = opts.redactor.request(url.href, parsedBody(bodyText), bodyText)
   const query = keptQuery(new URL(redacted.url)).sort(([a], [b]) => (a < b ? -1 : 1))
   const args: Record<string, unknown> = {}
   if (query.length) args.query = Object.fromEntries(query)

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { stableJson } from './stable-json.js'
 import { FluxError } from '../errors.js'
-import { escapeRegExp } from '../secrets/find.js'
+import { escapeRegExp } from '../secrets/rules.js'
 import type { JsonDiffRow } from './json-diff.js'
 
 /** The built-in rules, by name. */

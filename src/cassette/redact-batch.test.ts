@@ -93,3 +93,69 @@ describe('one search for all the strings of a value', () => {
     expect(defaultRedactor.request('http://127.0.0.1:9/x?q=1', null)).toEqual({ url: 'http://127.0.0.1:9/x?q=1', body: null })
   })
 })
+
+// Issue 25: a request whose raw text shows no anchor of a secret rule (and no escape that could hide one) is not
+// searched. These hold that shortcut to the full answer: the same URL and body as without the raw text, for bodies
+// with secrets, anchors, escapes, JSON-looking strings whose stream deltas join into a key, and labelled values.
+describe('a request whose text shows no secret', () => {
+  /** Strings with no anchor of any rule. */
+  const PLAIN = ['What is the capital of the UK?', 'You are a helpful assistant.', 'a/b\\c "quoted"\ttab', '', x('AbCd', 40), 'max tokens please']
+  const KEY = `sk-proj-${x('Qw3rT9yU1iO5pA', 40)}`
+  /** One string (or key and value) that decides: a secret, an anchor alone, a key only an escape or a stream join shows. */
+  const DECIDERS: Array<{ key?: string; value: string; raw?: (text: string) => string }> = [
+    { value: 'nothing at all' },
+    { value: KEY },
+    { value: 'sk-' },
+    { value: KEY, raw: (t) => t.replace('"sk-proj-', '"\\u0073k-proj-') },
+    { value: 'see https://user:hunter22pa55@db.example.test/x', raw: (t) => t.replace(/\//g, '\\/') },
+    { value: 'the config says api_key=Abcdef123456789' },
+    { value: 'data: {"t":"s"}\n\ndata: {"t":"k-proj-' + x('Qw3rT9yU1iO5pA', 40) + '"}\n' },
+    { value: '{"text":"no secret here"}' },
+    { key: 'a&x-amz-security-token', value: 'AbCdEfGh12345678XyZ' },
+    { key: 'x_token', value: 'plain words' },
+    { key: 'password', value: 'Sup3rS3cretValue' },
+  ]
+  const URLS = [
+    'https://api.openai.com/v1/chat/completions',
+    'http://127.0.0.1:4010/capital?country=UK',
+    `https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=${GOOGLE}&alt=sse`,
+    'https://user:pa55word@proxy.example.test/v1/messages',
+    'http://127.0.0.1:9/x?next=https://a:b@c.example.test/',
+    'http://127.0.0.1:9/x?api_key=short',
+    'http://127.0.0.1:9/x?state=1',
+    `http://127.0.0.1:9/x?q=%73k-proj-${x('Qw3rT9yU1iO5pA', 40)}`,
+    'http://127.0.0.1:9/auth/callback',
+  ]
+  /** A body of plain strings and one decider, as JSON text (its escapes written out as some clients do). */
+  function rawBody(seed: number, d: (typeof DECIDERS)[number]): string {
+    let s = seed
+    const next = () => ((s = (s * 1103515245 + 12345) % 2 ** 31), s)
+    const pick = () => PLAIN[next() % PLAIN.length]
+    const messages: Array<Record<string, unknown>> = Array.from({ length: 1 + (seed % 3) }, () => ({ content: pick(), parts: [pick()] }))
+    messages.splice(next() % (messages.length + 1), 0, { [d.key ?? 'content']: d.value })
+    const text = JSON.stringify({ model: 'gpt-4.1-mini', max_tokens: 10, messages })
+    return d.raw ? d.raw(text) : text
+  }
+  const redactors = [defaultRedactor, createRedactor({ queryParams: ['state'], bodyPaths: ['messages[*].note'] }), createRedactor({ disable: ['openai-key'] })]
+
+  it.each(DECIDERS.map((d, i) => [i, d.key ?? d.value.slice(0, 40)] as const))('gives the same URL and body as the full search (decider %i: %s)', (i) => {
+    for (let seed = 0; seed < 4; seed++) {
+      const raw = rawBody(seed, DECIDERS[i])
+      for (const r of redactors)
+        for (const url of URLS) expect(r.request(url, { json: JSON.parse(raw) }, raw), `${url} ${raw}`).toEqual(r.request(url, { json: JSON.parse(raw) }))
+    }
+  })
+
+  it('gives the same URL as the full search for a request with no body', () => {
+    for (const r of redactors) for (const url of URLS) expect(r.request(url, null, '')).toEqual({ url: r.url(url), body: null })
+  })
+
+  it('takes the shortcut for a plain chat request, and not for one a key hides in', () => {
+    const plain = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What is the capital of the UK?' }] })
+    const json = JSON.parse(plain)
+    // the shortcut hands the parsed body back as it is: the full search builds a new one
+    expect((defaultRedactor.request('https://api.openai.com/v1/chat/completions', { json }, plain).body as { json: unknown }).json).toBe(json)
+    const split = JSON.stringify({ messages: [{ content: DECIDERS[5].value }] })
+    expect(JSON.stringify(defaultRedactor.request('https://api.openai.com/v1/chat/completions', { json: JSON.parse(split) }, split).body)).toContain('[REDACTED:')
+  })
+})

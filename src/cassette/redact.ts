@@ -2,15 +2,13 @@
  * The one redactor that runs before hashing and before disk: headers, URLs,
  * JSON bodies and streamed chunks all go through the same rules.
  */
-import { createHash } from 'node:crypto'
-import { stableJson } from './stable-json.js'
-import { escapeRegExp, findSecrets, matchSpans } from '../secrets/find.js'
-import { mergeReplaceSpans, placeholderFor, replaceAcrossChunks, replaceSpans } from '../secrets/redact.js'
-import { SECRET_RULES } from '../secrets/rules.js'
-import type { ReplaceSpan } from '../secrets/redact.js'
-import { parsePath, replaceAtPath } from './json-path.js'
-import type { PathSegment } from './json-path.js'
+import { sha256Hex, stableJson } from './stable-json.js'
+import { findSecrets, matchSpans } from '../secrets/find.js'
+import { mergeReplaceSpans, placeholderFor, replaceAcrossChunks, replaceSpans, type ReplaceSpan } from '../secrets/redact.js'
+import { CASED_ANCHOR, escapeRegExp, SECRET_RULES, UNCASED_ANCHOR } from '../secrets/rules.js'
+import { parsePath, replaceAtPath, type PathSegment } from './json-path.js'
 import { decodedSpans, LOOKS_JSON } from './stream-view.js'
+import { SENSITIVE_HEADERS, SENSITIVE_QUERY_PARAMS } from './redact-names.js'
 
 export interface RedactorConfig {
   /** Extra header names whose whole value is redacted (case-insensitive). */
@@ -33,51 +31,17 @@ export interface Redactor {
   headers(h: Record<string, string>): Record<string, string>
   url(u: string): string
   json(value: unknown): unknown
-  /** A request's URL and body (parsed JSON, or text) redacted together, as `url` and `json` / `text` do. */
-  request(url: string, body: RequestBody): { url: string; body: RequestBody }
+  /**
+   * A request's URL and body (parsed JSON, or text) redacted together, as `url` and `json` / `text` do. `raw`: the
+   * body's text as sent, when `body` was parsed from it (a request whose text shows no sign of a secret is not searched).
+   */
+  request(url: string, body: RequestBody, raw?: string): { url: string; body: RequestBody }
   chunks(chunks: readonly string[]): string[]
   text(s: string): string
 }
 
 /** A request body as redaction sees it: parsed JSON, text that is not JSON, or none. */
 export type RequestBody = { json: unknown } | { text: string } | null
-
-/**
- * Header names whose whole value is always redacted (`x-stainless-*` are not
- * secret; callers drop them elsewhere).
- */
-const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
-  'authorization',
-  'proxy-authorization',
-  'x-api-key',
-  'api-key',
-  'x-goog-api-key',
-  'anthropic-api-key',
-  'cookie',
-  'set-cookie',
-  'openai-organization',
-  'openai-project',
-  'anthropic-organization-id',
-  'x-amz-security-token',
-  'x-auth-token',
-])
-
-/** Query parameter names whose value is always redacted. */
-const SENSITIVE_QUERY_PARAMS: readonly string[] = Object.freeze([
-  'key',
-  'api_key',
-  'apikey',
-  'access_token',
-  'token',
-  'sig',
-  'signature',
-  'client_secret',
-  'x-amz-signature',
-  'x-amz-credential',
-  'x-amz-security-token',
-  'x-goog-signature',
-  'x-goog-credential',
-])
 
 const lowerSet = (names: readonly string[]): string[] => [...new Set(names.map((n) => n.toLowerCase()))].sort()
 
@@ -125,22 +89,16 @@ function buildRedactor(config: RedactorConfig): Redactor {
   /** Each `replace` pattern as a test of one string: a string it does not match has none of its spans. */
   const replaceTests = replace.map((r) => new RegExp(r.pattern.source, r.pattern.flags.replace(/[gy]/g, '')))
 
-  const marker = `v1:${createHash('sha256')
-    .update(
-      stableJson({
-        headers: [...headerNames],
-        queryParams: [...paramNames],
-        bodyPaths,
-        rules: SECRET_RULES.map((r) => r.id).filter((id) => !disable.includes(id)),
-        replace: (config.replace ?? []).map((r) =>
-          typeof r.pattern === 'string'
-            ? { text: r.pattern, with: r.with ?? null }
-            : { source: r.pattern.source, flags: [...r.pattern.flags].sort().join(''), with: r.with ?? null },
-        ),
-      }),
-    )
-    .digest('hex')
-    .slice(0, 8)}`
+  const identity = {
+    headers: [...headerNames],
+    queryParams: [...paramNames],
+    bodyPaths,
+    rules: SECRET_RULES.map((r) => r.id).filter((id) => !disable.includes(id)),
+    replace: (config.replace ?? []).map((r) =>
+      typeof r.pattern === 'string' ? { text: r.pattern, with: r.with ?? null } : { source: r.pattern.source, flags: [...r.pattern.flags].sort().join(''), with: r.with ?? null },
+    ),
+  }
+  const marker = `v1:${sha256Hex(stableJson(identity)).slice(0, 8)}`
 
   function spans(s: string): ReplaceSpan[] {
     const out: ReplaceSpan[] = findSecrets(s, { disable }).map(({ start, end }) => ({ start, end }))
@@ -224,8 +182,9 @@ function buildRedactor(config: RedactorConfig): Redactor {
       const v = withPaths(value)
       return batched((t) => deepRedact(v, t))
     },
-    request(u, body) {
+    request(u, body, raw) {
       const v = body && 'json' in body ? withPaths(body.json) : undefined
+      if (replace.length === 0 && plainUrl(u, paramNames) && (body === null || (v !== undefined && raw !== undefined && plainJson(raw) && restClean(v, text)))) return { url: u, body: body && { json: v } }
       return batched((t) => ({ url: urlWith(u, t), body: body === null ? null : 'json' in body ? { json: deepRedact(v, t) } : { text: t(body.text) } }))
     },
     headers(h) {
@@ -241,6 +200,47 @@ function buildRedactor(config: RedactorConfig): Redactor {
       return replaceAcrossChunks(chunks, allSpans(chunks.join('')))
     },
   }
+}
+
+/** Whether `text` has an anchor of a secret rule: where none occurs, no rule matches. */
+const anchored = (text: string): boolean => CASED_ANCHOR.test(text) || UNCASED_ANCHOR.test(text)
+
+/**
+ * Whether no string of the JSON text `raw` can hold a secret, as its raw text shows: no anchor occurs in it, and no
+ * escape that could hide one (`\u0073k-` is `sk-`, `:\/\/` is `://`; the other escapes decode to characters no anchor has,
+ * so an anchor in a decoded string is in the raw text too).
+ * @note issue 25: most requests hold no secret; their canonical form no longer walks a copy of the body through the
+ * search (a replayed model call enters src/secrets only when its text has an anchor).
+ */
+const plainJson = (raw: string): boolean => !ESCAPE_HIDING.test(raw) && !anchored(raw)
+const ESCAPE_HIDING = /\\[u/]/
+
+/**
+ * Whether the redactor leaves the URL `u` as it is, as its text shows: no user info or %-escape, no anchor but the
+ * scheme's `://` (basic-auth-url needs an `@`), and no query parameter whose value is always redacted.
+ */
+function plainUrl(u: string, paramNames: ReadonlySet<string>): boolean {
+  const i = u.indexOf('://')
+  const text = i < 0 ? u : `${u.slice(0, i)} ${u.slice(i + 3)}`
+  if (/[@%]/.test(text) || anchored(text)) return false
+  for (const m of text.matchAll(/[?&#]([^=&#]+)=/g)) if (paramNames.has(m[1].toLowerCase())) return false
+  return true
+}
+
+/**
+ * Whether `text` leaves the strings of `value` whose raw text cannot tell as they are: one that looks like JSON (its
+ * decoded view joins a stream's deltas, so a key split across two of them is in no raw string), and a value under a
+ * label (`x_token`, searched as `x_token=…`). The raw text vouches for every other string.
+ */
+function restClean(value: unknown, text: (s: string) => string): boolean {
+  if (typeof value === 'string') return !LOOKS_JSON.test(value) || text(value) === value
+  if (Array.isArray(value)) return value.every((v) => restClean(v, text))
+  if (!isPlainObject(value)) return true
+  for (const k in value) {
+    const v = value[k]
+    if (!restClean(k, text) || (typeof v === 'string' && SECRET_LABEL.test(k) ? labelledValue(k, v, text) !== v : !restClean(v, text))) return false
+  }
+  return true
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

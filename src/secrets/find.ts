@@ -2,7 +2,7 @@
  * Finding secrets in a text: each rule is searched only where one of its anchors occurs. A leaf: it imports
  * nothing from the project outside src/secrets.
  */
-import { SECRET_RULES, START, type SecretRule } from './rules.js'
+import { escapeRegExp, SECRET_RULES, START, type SecretRule } from './rules.js'
 
 /** A secret's position in a text: `text.slice(start, end)` is the secret. */
 export interface SecretMatch {
@@ -165,13 +165,4 @@ function addAnchored(text: string, { rules, re, rulesOf, key }: AnchorSearch, ou
     for (const r of rulesOf.get(key(m[0]))!) if (!out.has(r)) (out.add(r), flagged++)
     re.lastIndex = m.index + 1
   }
-}
-
-/**
- * `s` as a regular expression source that matches it literally.
- * @example
- * escapeRegExp('ya29.') // 'ya29\\.'
- */
-export function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

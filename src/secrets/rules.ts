@@ -99,3 +99,23 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
   ),
 ])
 
+
+/**
+ * `s` as a regular expression source that matches it literally.
+ * @example
+ * escapeRegExp('ya29.') // 'ya29\\.'
+ */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+const anchorSearch = (rules: readonly SecretRule[], flags: string): RegExp => new RegExp([...new Set(rules.flatMap((r) => r.anchors))].map(escapeRegExp).join('|'), flags)
+
+/**
+ * What a text without a secret lacks: every rule's anchors, each matched as its rule is (case-insensitively under `i`).
+ * A text in which neither search finds anything holds no match of any rule, so redaction leaves it as it is.
+ * @note issue 25: redaction tests a request's raw text with these first, and searches only a text that has one
+ * (src/cassette/redact.ts).
+ */
+export const CASED_ANCHOR: RegExp = anchorSearch(SECRET_RULES.filter((r) => !r.pattern.flags.includes('i')), '')
+export const UNCASED_ANCHOR: RegExp = anchorSearch(SECRET_RULES.filter((r) => r.pattern.flags.includes('i')), 'i')
