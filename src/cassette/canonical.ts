@@ -142,6 +142,16 @@ export function httpToolCall(
   return { name, args, key: toolKey(name, args), ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyArgs ? { legacyKey: toolKey(name, legacyArgs) } : {}) }
 }
 
+/**
+ * The MCP session's setup and upkeep (named by `httpToolCall`): connecting, listing, the GET stream, closing.
+ * None of it is the agent's doing, so it is matched by method and never required.
+ * @example
+ * isMcpHandshake('mcp initialize') // true; isMcpHandshake('mcp get_weather') // false
+ */
+export function isMcpHandshake(name: string): boolean {
+  return /^mcp (initialize|ping|stream|close|notifications\/.+|(tools|prompts|resources|resources\/templates)\/list|logging\/setLevel)$/.test(name)
+}
+
 /** The JSON-RPC 2.0 request in a canonical body, if it is one. */
 function jsonRpc(body: unknown): Record<string, unknown> | undefined {
   return body && typeof body === 'object' && !Array.isArray(body) && (body as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (body as Record<string, unknown>) : undefined

@@ -4,7 +4,7 @@ import { httpToolCall } from './canonical.js'
 import type { Chunk, RecordedResponse } from './cell.js'
 import { bodyText } from './chunks.js'
 import { readdressed } from './rpc-readdress.js'
-import { ToolTape } from './tape.js'
+import { ToolTape } from '../scenario/pipeline/tape.js'
 
 const sse = (...texts: string[]): RecordedResponse => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, chunks: texts.map((text, t): Chunk => ({ t, text })) })
 const body = (m: unknown) => new Uint8Array(Buffer.from(JSON.stringify(m)))

@@ -1,9 +1,8 @@
 import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
-import { ModelTape, ToolTape } from '../../cassette/tape.js'
+import { ModelTape, replayResponse, ToolTape } from './tape.js'
 import { FluxError } from '../../errors.js'
 import type { Answer, Stage } from './call.js'
 import { restoreError } from './cell-values.js'
-import { replayResponse } from './tape.js'
 import type { JournalHooks, RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 

@@ -1,9 +1,15 @@
-import type { Fixture, RecordedResponse, TransportError } from '../../cassette/cell.js'
+/**
+ * The tape stage: a replay serves each call from the fixture, through the tapes of its two channels (below), and hands
+ * what the tape cannot answer on to the off-tape stage as its miss.
+ */
+import type { CanonicalRequest, Fixture, ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
 import { decodeChunk } from '../../cassette/chunks.js'
-import { renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
+import { diffJson, renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
+import { rawCells } from '../../cassette/handout.js'
+import { isMcpHandshake } from '../../cassette/canonical.js'
+import { codecFor } from '../../providers/registry.js'
 import { absorbHint } from '../../cassette/normalize.js'
 import { readdressed } from '../../cassette/rpc-readdress.js'
-import { ModelTape, ToolTape } from '../../cassette/tape.js'
 import type { Intervention } from '../intervention.js'
 import type { Answer, Call, Next, Stage } from './call.js'
 import { restoreError } from './cell-values.js'
@@ -21,17 +27,13 @@ export interface TapeStage extends Stage {
 }
 
 /** Cells of a fixture served, by `seq` on each channel. */
-export interface UsedCells {
-  model: number[]
-  tools: number[]
-}
+export type UsedCells = { model: number[]; tools: number[] }
 
 const NULL_BODY = new Set([101, 204, 205, 304])
 
 /**
- * A Response that replays recorded chunks with their exact byte boundaries,
- * optionally paced by recorded gaps, and fails mid-stream like the original when it did.
- * Built where the cell is served (the journal stage replays with it too).
+ * A Response that replays recorded chunks with their exact byte boundaries, optionally paced by recorded gaps, and
+ * fails mid-stream like the original when it did. Built where the cell is served (the journal stage replays with it too).
  * @example
  * replayResponse(cell.response, { timing: 'recorded' })
  */
@@ -115,11 +117,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
         return next(call, { why, details: closest(take.closest?.step, take.diff) + absorbHint(take.diff), closest: take.closest?.step, diff: take.diff })
       }
       const cell = take.cell
-      if (take.kind === 'drift')
-        log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`, {
-          diff: take.diff,
-          closest: cell.step,
-        })
+      if (take.kind === 'drift') log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`, { diff: take.diff, closest: cell.step })
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.entries.push({ seq: call.seq, channel: 'model', cell })
       if (cell.response.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
@@ -152,9 +150,149 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
   return Object.assign(stage, {
     unused: () => ({ model: model.unused(), tools: tools.unused() }),
     used: () => ({ model: model.usedSeqs(), tools: tools.usedSeqs() }),
-    markUsed(used: UsedCells) {
-      model.markUsed(used.model)
-      tools.markUsed(used.tools)
-    },
+    markUsed: (used: UsedCells) => (model.markUsed(used.model), tools.markUsed(used.tools)),
   })
+}
+
+export type ModelTake =
+  | { kind: 'hit'; cell: ModelCell }
+  | { kind: 'drift'; cell: ModelCell; diff: JsonDiffRow[] }
+  | { kind: 'miss'; closest?: ModelCell; diff?: JsonDiffRow[]; reason: 'overflow' | 'exact-only' | 'endpoint' | 'event' }
+export type ToolTake = { kind: 'hit'; cell: ToolCell } | { kind: 'miss'; closest?: ToolCell; diff?: JsonDiffRow[]; idMismatch: boolean }
+
+/**
+ * One channel of a fixture during replay: each recorded cell is served at most once. Matching reads the cells as the
+ * read checked them (key, seq, request); only the cell served or named is handed out, through the fixture's first-use
+ * view (src/cassette/handout.ts), which checks it first: a cell that fails throws there, and stays unused.
+ * @note issue 14: matching must not hand out (so check) every cell it passes over; issue 25: a cell already checked
+ * (most are, by the time a replay serves them) is read as it is, without a call into the view.
+ */
+class Tape<T extends { seq: number }> {
+  protected readonly used = new Set<number>()
+  protected readonly raw: readonly T[]
+  readonly #view: ReturnType<typeof rawCells<T>>
+  constructor(readonly cells: readonly T[]) {
+    this.#view = rawCells(cells)
+    this.raw = this.#view?.raw ?? cells
+  }
+
+  /** Cell i, handed out. */
+  protected at(i: number): T {
+    const view = this.#view
+    return !view || view.ready[i] === 1 ? this.raw[i] : view.at(i)
+  }
+
+  /** The `seq` of every cell served so far; `markUsed` marks them so on another tape of the same fixture. */
+  usedSeqs(): number[] {
+    return [...this.used]
+  }
+
+  markUsed(seqs: readonly number[]): void {
+    for (const seq of seqs) this.used.add(seq)
+  }
+}
+
+/**
+ * The model channel: a request takes the first unused cell with its key; failing that, the next unused cell in
+ * recorded order for the same method and path is served as drift.
+ * @example
+ * const take = new ModelTape(fixture.model).take(call.canonical, call.key)
+ */
+export class ModelTape extends Tape<ModelCell> {
+  take(req: CanonicalRequest, key: string, opts: { exactOnly?: boolean } = {}): ModelTake {
+    const exact = this.find((c) => c.key === key)
+    if (exact >= 0) return this.serve(exact, (cell) => ({ kind: 'hit', cell }))
+    const i = this.find((c) => c.request.method === req.method && samePath(c.request.path, req.path))
+    const raw = i >= 0 ? this.raw[i] : undefined
+    // @note a realtime frame is served by position only as the same event type: another type is another conversation.
+    const socket = raw ? codecFor(raw.family).socket : undefined
+    if (raw && socket && !opts.exactOnly && socket.event(raw.request.body) !== socket.event(req.body)) {
+      const next = this.at(i)
+      return { kind: 'miss', closest: next, diff: diffJson(next.request.body, req.body), reason: 'event' }
+    }
+    if (raw && !opts.exactOnly) return this.serve(i, (cell) => ({ kind: 'drift', cell, diff: diffJson(cell.request.body, req.body) }))
+    // @note calls remain, at other endpoints (an embeddings request where a chat call was recorded): say that.
+    const other = raw ? -1 : this.find(() => true)
+    if (other >= 0) return { kind: 'miss', closest: this.at(other), reason: 'endpoint' }
+    const closest = raw ? this.at(i) : this.closest(req)
+    return { kind: 'miss', closest, diff: closest ? diffJson(closest.request.body, req.body) : undefined, reason: raw ? 'exact-only' : 'overflow' }
+  }
+
+  /** Cells never served, in recorded order. */
+  unused(): ModelCell[] {
+    return this.raw.flatMap((c, i) => (this.used.has(c.seq) ? [] : [this.at(i)]))
+  }
+
+  /** The index of the first unused cell `test` accepts, or -1. */
+  private find(test: (c: ModelCell) => boolean): number {
+    for (let i = 0; i < this.raw.length; i++) if (!this.used.has(this.raw[i].seq) && test(this.raw[i])) return i
+    return -1
+  }
+
+  /** Hand out cell i (a cell that fails its check is refused, and stays unused) and mark it used. */
+  private serve(i: number, take: (cell: ModelCell) => ModelTake): ModelTake {
+    const cell = this.at(i)
+    this.used.add(cell.seq)
+    return take(cell)
+  }
+
+  private closest(req: CanonicalRequest): ModelCell | undefined {
+    for (let i = this.raw.length - 1; i >= 0; i--) if (samePath(this.raw[i].request.path, req.path)) return this.at(i)
+    return this.raw.length ? this.at(this.raw.length - 1) : undefined
+  }
+}
+
+/** Query strings may differ (e.g. `?beta=true`); the path decides the endpoint. */
+const samePath = (a: string, b: string) => a.split('?')[0] === b.split('?')[0]
+
+/**
+ * The tool channel. A call matches by call id when it has one, else by name + canonical args key, counting repeats;
+ * so parallel calls replay in whatever order they complete. A call whose id matches but whose name or args differ is
+ * a miss: the tape explains the id, not the call.
+ * @example
+ * const take = new ToolTape(fixture.tools).take({ name: 'read', key, callId: 'call_1', args })
+ */
+export class ToolTape extends Tape<ToolCell> {
+  /** `legacyKey`: the call's key as a fixture recorded before issue 28 keyed it (an MCP progress token kept as sent). */
+  take(call: { kind: 'http' | 'fn'; name: string; key: string; legacyKey?: string; callId?: string; args: unknown }): ToolTake {
+    const free = this.raw.filter((c) => !this.used.has(c.seq) && c.kind === call.kind)
+    if (call.callId) {
+      const byId = free.find((c) => c.callId === call.callId)
+      if (byId) {
+        if (byId.name === call.name && byId.key === call.key) return this.hit(byId)
+        return { kind: 'miss', closest: this.out(byId), diff: diffJson(byId.args, call.args), idMismatch: true }
+      }
+    }
+    const byKey = free.find((c) => c.name === call.name && (c.key === call.key || c.key === call.legacyKey))
+    if (byKey) return this.hit(byKey)
+    // SPEC §3 / issue 12: the MCP handshake need not repeat exactly (another client version or capabilities, a client
+    // that connects twice): the next recorded message of the same method answers it, else the last one used.
+    if (isMcpHandshake(call.name)) {
+      const same = free.find((c) => c.name === call.name) ?? [...this.raw].reverse().find((c) => c.name === call.name && this.used.has(c.seq))
+      if (same) return this.hit(same)
+    }
+    // @note the closest call for the message: the same tool, else (HTTP) the same method and path on another host:port.
+    const endpoint = (name: string) => name.replace(/^(\S+) [^/]*/, '$1 ')
+    const sameName =
+      free.find((c) => c.name === call.name) ??
+      this.raw.find((c) => c.name === call.name) ??
+      (call.kind === 'http' ? free.find((c) => c.kind === 'http' && endpoint(c.name) === endpoint(call.name)) : undefined)
+    return { kind: 'miss', closest: sameName && this.out(sameName), diff: sameName ? diffJson(sameName.args, call.args) : undefined, idMismatch: false }
+  }
+
+  /** Recorded calls never made, but for the MCP handshake, which a client shared across tests need not repeat. */
+  unused(): ToolCell[] {
+    return this.raw.filter((c) => !this.used.has(c.seq) && !isMcpHandshake(c.name)).map((c) => this.out(c))
+  }
+
+  private hit(cell: ToolCell): ToolTake {
+    const served = this.out(cell)
+    this.used.add(cell.seq)
+    return { kind: 'hit', cell: served }
+  }
+
+  /** A cell matched on its raw fields, handed out. */
+  private out(cell: ToolCell): ToolCell {
+    return this.at(this.raw.indexOf(cell))
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { ModelCell } from './cell.js'
+import type { ModelCell } from '../../cassette/cell.js'
 import { ModelTape, ToolTape } from './tape.js'
 
 const cell = (seq: number, path: string, family: ModelCell['family'], body: unknown): ModelCell => ({
