@@ -143,6 +143,35 @@ describe('the undici global dispatcher under interception', () => {
     }
   })
 
+  test('routes a copy loaded after files were removed from the module cache (the cache is read whole again then)', async () => {
+    const router: Router = async () => new Response('from the router')
+    intercept(router)
+    const req = createRequire(import.meta.url)
+    // @note issue 28: each acquire reads only the files added to the cache since the last one. Removing files before
+    // that point (a module registry reset) shifts the rest, so reading on from the old count would skip as many of
+    // the new ones: here the whole copy (its dispatcher-base.js is among its first files).
+    const removed = Object.entries(req.cache).slice(0, 100)
+    for (const [f] of removed) delete req.cache[f]
+    try {
+      const copy = join(process.cwd(), 'node_modules/@ai-sdk/google/node_modules/undici')
+      const late = req(join(copy, 'index.js')) as typeof import('undici')
+      const dispatcherBase = req(join(copy, 'lib/dispatcher/dispatcher-base.js')) as { prototype: { dispatch: unknown } }
+      const original = dispatcherBase.prototype.dispatch
+      intercept(router)
+      // patched by the acquire itself, before any request (a request would also be caught on undici's channel)
+      expect(dispatcherBase.prototype.dispatch).not.toBe(original)
+      const agent = new late.Agent()
+      try {
+        expect(await (await late.request(`${base}/late`, { dispatcher: agent })).body.text()).toBe('from the router')
+        expect([connections, seen]).toEqual([0, []])
+      } finally {
+        await agent.close()
+      }
+    } finally {
+      for (const [f, m] of removed) req.cache[f] = m
+    }
+  })
+
   test('answers a Client composed before interception started when undici creates its request (its connection still opens)', async () => {
     const client = new Client(base)
     const composed = client.compose((dispatch) => (opts, handler) => dispatch(opts, handler))

@@ -56,6 +56,8 @@ interface UndiciState {
   listener?: (message: unknown) => void
   /** Node's module cache, where loaded copies of undici are looked for. */
   moduleCache?: NodeJS.Require['cache']
+  /** How far the cache was looked through: its first `count` files, the last of them `last`. */
+  scanned?: { count: number; last?: string }
 }
 
 /** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy, `.2` by undici 8. */
@@ -86,6 +88,7 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
     u.slots.clear()
     for (const patch of u.patches.values()) if (patch.proto.dispatch === patch.patched) patch.proto.dispatch = patch.original
     u.patches.clear()
+    u.scanned = undefined
     if (u.listener) unsubscribe(CREATE, u.listener)
     u.listener = undefined
     u.router = undefined
@@ -143,11 +146,23 @@ function wrapGlobalDispatchers(): void {
 function patchLoadedDispatchers(): void {
   // @note every `require` shares one cache (`Module._cache`): found once, not built per run.
   const cache = (u.moduleCache ??= createRequire(join(process.cwd(), 'noop.js')).cache)
-  for (const file of Object.keys(cache)) {
+  const files = Object.keys(cache)
+  // @note issue 28: this runs at every run, and a suite's cache holds hundreds of files (about 20 µs a run for 300).
+  // The cache only grows at its end (a module is added as it starts loading), so only files added since the last look
+  // are read; a removal before that point moves the last file looked at, and then the whole cache is read again.
+  const seen = u.scanned
+  let from = seen && seen.count <= files.length && files[seen.count - 1] === seen.last ? seen.count : 0
+  let upTo = files.length
+  for (; from < files.length; from++) {
+    const file = files[from]
     if (!file.endsWith('dispatcher-base.js') || u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
     const base = cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined
     const proto = base?.prototype
-    if (!proto || typeof proto.dispatch !== 'function') continue
+    // a copy still loading (its module is in the cache before its exports are): looked at again next time
+    if (!proto || typeof proto.dispatch !== 'function') {
+      upTo = Math.min(upTo, from)
+      continue
+    }
     const original = proto.dispatch as Dispatch
     const patched: Dispatch = function (this: unknown, opts, handler) {
       return dispatchRouted((o, h) => original.call(this, o, h), opts, handler)
@@ -155,6 +170,7 @@ function patchLoadedDispatchers(): void {
     proto.dispatch = patched
     u.patches.set(file, { proto: proto as Patch['proto'], original, patched })
   }
+  u.scanned = { count: upTo, last: files[upTo - 1] }
 }
 
 function delegate(send: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
