@@ -1,8 +1,10 @@
 /**
  * Parse once per worker (issue 14): a fixture read is kept for as long as none of its files
- * changed. A file is unchanged while its stat (dev, inode, size, mtime, ctime) is; the directory's own
- * stat is part of the stamp too, so a re-record (a whole new directory swapped in, see ./staging.ts)
- * is a new version even when every file in it looks the same.
+ * changed. A file is unchanged while its stat (dev, inode, size, mtime, ctime) is. A re-record swaps a whole new
+ * directory in (./staging.ts): each of its files is new (another inode) or a hard link of the old one (the same
+ * bytes), and one the new version lacks or adds is missing or present where it was not. So the files' stats tell a
+ * new version; the directory's own stat adds nothing to them.
+ * @note issue 28: the directory's stat was part of the stamp, one more `stat` at every `scenario()` of a kept fixture.
  *
  * @note a stat can miss an edit: file times tick coarsely (a few ms on Linux), so a file rewritten in
  * place with the same size within the tick of the read looks unchanged (git's "racy clean" problem).
@@ -61,10 +63,10 @@ function hashFile(path: string): string {
 
 const nowNs = () => BigInt(Date.now()) * 1_000_000n
 
-/** The stamps of `dir` itself and of each of `files` in it (`undefined`: missing). */
+/** The stamps of each of `files` in `dir` (`undefined`: missing). */
 function stamps(dir: string, files: readonly string[]): Array<FileStamp | undefined> {
   const now = nowNs()
-  return [stampOf(dir, now), ...files.map((f) => stampOf(join(dir, f), now))]
+  return files.map((f) => stampOf(join(dir, f), now))
 }
 
 /** Whether `kept` still describes the file at `path` (stat equal, and content equal for a racy stamp). */
@@ -106,11 +108,11 @@ export function cachedFixture<T extends object>(key: string, dir: string, files:
 }
 
 /**
- * The kept read under `key` while `dir` and every one of `files` are as they were when it was read (a few `stat`
- * calls), else `undefined` (and it is forgotten).
- * @note a swap of `dir` between two of these stats cannot pass for the kept version: the new directory has another
- * inode, and each of its files is either new or a hard link, whose ctime the link changed (./staging.ts). So a hit
- * is one version of the directory without `readConsistent` around it.
+ * The kept read under `key` while every one of `files` in `dir` is as it was when it was read (a `stat` each), else
+ * `undefined` (and it is forgotten).
+ * @note a swap of `dir` between two of these stats cannot pass for another version: each file that passes has the kept
+ * bytes (its own inode, or a hard link of it in the new directory, ./staging.ts). So a hit is the kept version without
+ * `readConsistent` around it.
  * @example
  * const fx = keptFixture(key, dir, ['scenario.yaml', 'model.jsonl']) ?? readConsistent(dir, () => …)
  */
@@ -118,7 +120,7 @@ export function keptFixture<T>(key: string, dir: string, files: readonly string[
   const hit = entries.get(key)
   if (!hit) return undefined
   const now = nowNs()
-  if (same(hit.stamps[0], dir, now) && files.every((f, i) => same(hit.stamps[i + 1], join(dir, f), now))) {
+  if (files.every((f, i) => same(hit.stamps[i], join(dir, f), now))) {
     entries.delete(key)
     entries.set(key, hit)
     return hit.value as T

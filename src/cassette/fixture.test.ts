@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { codecFor } from '../providers/registry.js'
 import type { Manifest, ModelCell, ToolCell } from './cell.js'
-import { readFixture, readFixtureLines } from './fixture.js'
+import { existingFixture, readFixture, readFixtureLines } from './fixture.js'
 import { readSource, rerecordCommand } from './fixture-source.js'
 import { writeFixture } from './fixture-write.js'
 import { problemOf } from './fixture-error.js'
@@ -162,6 +162,15 @@ describe('readFixture keeps what it read (issue 14)', () => {
     expect(readFixture(dir)).toBe(a)
     expect(Object.isFrozen(a.model[0].response.chunks[0])).toBe(true)
     expect(() => (a.model as ModelCell[]).push(model(9))).toThrow(TypeError)
+  })
+
+  it('answers whether a fixture is there and what it is with one look at its files: gone once its manifest is', () => {
+    const dir = fixture()
+    const a = readFixture(dir)
+    expect(existingFixture(dir)).toBe(a)
+    rmSync(join(dir, 'scenario.yaml'))
+    expect(existingFixture(dir)).toBeUndefined()
+    expect(existingFixture(join(tmpdir(), 'flux-no-such-fixture'))).toBeUndefined()
   })
 
   it('reads a re-recorded fixture (the directory swapped whole) again, even with files of the same size and times', () => {

@@ -60,9 +60,28 @@ export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture
   // @note issue 14: every `scenario()` used to parse, validate and secret-scan its fixture again. Kept per
   // process while no file of it changed (./fixture-cache.ts). Callers share it, so it is handed out through
   // views (./handout.ts): each cell is checked against its chunks and frozen at its first use, not by the read.
-  const key = `${resolve(dir)}\0${dir}\0${[...new Set(opts.disable ?? [])].sort().join(',')}`
+  const key = keyOf(dir, opts)
   // @note issue 28: a kept read still good is a few `stat` calls, without the swap checks around a real read.
-  const kept = keptFixture<KeptRead>(key, dir, CACHED_FILES) ?? readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => keptRead(readOnce(dir, opts, false))))
+  return viewOf(keptFixture<KeptRead>(key, dir, CACHED_FILES) ?? readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => keptRead(readOnce(dir, opts, false)))), dir, opts)
+}
+
+/**
+ * The fixture at `dir` when there is one (as {@link readFixture} reads it), else `undefined`.
+ * @note issue 28: `fixtureExists()` and then `readFixture()` looked at a kept fixture's manifest twice at every
+ * `scenario()`; a kept read still good answers both with one look at each of its files.
+ * @example
+ * const fixture = existingFixture('tests/scenarios/weather') // undefined: record it
+ */
+export function existingFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture | undefined {
+  const kept = keptFixture<KeptRead>(keyOf(dir, opts), dir, CACHED_FILES)
+  if (kept) return viewOf(kept, dir, opts)
+  return fixtureExists(dir) ? readFixture(dir, opts) : undefined
+}
+
+const keyOf = (dir: string, opts: ReadFixtureOptions) => `${resolve(dir)}\0${dir}\0${[...new Set(opts.disable ?? [])].sort().join(',')}`
+
+/** The fixture of a kept read, as handed out to the test `opts.rerun` names (its errors' fixes name that test). */
+function viewOf(kept: KeptRead, dir: string, opts: ReadFixtureOptions): Fixture {
   // one view per test a fix would name (the same readFixture() of the same test gets the same object).
   const who = opts.rerun === undefined ? '' : JSON.stringify(opts.rerun)
   let fx = kept.views.get(who)

@@ -1,6 +1,6 @@
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
-import { fixtureExists, readFixture } from '../cassette/fixture.js'
+import { existingFixture, fixtureExists, readFixture } from '../cassette/fixture.js'
 import { rerunCommand } from '../commands.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { state } from '../context/state.js'
@@ -47,7 +47,9 @@ export function openCore(name: string, options: ScenarioOptions, test: TestConte
   const golden = readGolden()
   const offline = readFlag('FLUX_OFFLINE')
   const updateState = test?.updateState ?? updateStateFromEnv()
-  const decision = decideMode({ exists: fixtureExists(dir), updateState, golden })
+  // @note FLUX_GOLDEN=update records whatever is there, so the fixture is not read
+  const existing = golden === 'update' ? undefined : existingFixture(dir, { disable: options.redact?.disable, rerun: test ? testRef(test) : runningTestRef() })
+  const decision = decideMode({ exists: existing !== undefined, updateState, golden })
   if (!decision) return { refused: noRecording(name, dir, test), dir }
   if (decision.mode === 'record' && offline)
     return {
@@ -58,7 +60,7 @@ export function openCore(name: string, options: ScenarioOptions, test: TestConte
       }),
       dir,
     }
-  const fixture = decision.mode === 'replay' ? readFixture(dir, { disable: options.redact?.disable, rerun: test ? testRef(test) : runningTestRef() }) : undefined
+  const fixture = decision.mode === 'replay' ? existing : undefined
   test?.opened.add(dir)
   return { core: { name, dir, decision, options, settings: runSettings(options, offline), fixture, test, updateState } }
 }
