@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { withFluxlab } from 'fluxlab/playwright'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { assertBuilt, childEnv, CLI, cleanup, fluxlab, tempDir } from './support.js'
 
@@ -115,6 +116,14 @@ describe('fluxlab serve --ready <url>', () => {
     expect(lines.filter((l) => l.startsWith('server: GET /health 200'))).toHaveLength(1)
     // a check that got an answer is one a health check of Playwright's gets too: not every 20 ms while it warms up
     expect(lines.filter((l) => l.startsWith('server: GET /health 503')).length).toBeLessThanOrEqual(6)
+  })
+
+  test("is the line withFluxlab has Playwright wait for (the entry's wait.stdout)", async () => {
+    const port = await freePort()
+    const r = await serve(dir, ['--ready', `http://127.0.0.1:${port}/health`], { PORT: String(port), LISTEN_MS: '100' }, { afterReadyMs: 0 })
+    const wait = withFluxlab({ command: 'node server.mjs', url: `http://127.0.0.1:${port}/health` }).wait
+    expect(wait?.stdout?.test(r.stdout.join('\n'))).toBe(true)
+    expect(wait?.stdout?.test(r.stdout.filter((l) => !LINE.test(l)).join('\n'))).toBe(false)
   })
 
   test('never prints the line for a server that never answers, and ends with it', async () => {
