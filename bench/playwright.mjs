@@ -62,8 +62,8 @@ function copy(base, kind) {
     const edit = (file, pairs) => {
       let text = readFileSync(join(dir, file), 'utf8')
       for (const [from, to] of pairs) {
-        if (!text.includes(from)) throw new Error(`bench/playwright: ${file} has no ${JSON.stringify(from)}`)
-        text = text.split(from).join(to)
+        if (typeof from === 'string' ? !text.includes(from) : !from.test(text)) throw new Error(`bench/playwright: ${file} has no ${typeof from === 'string' ? JSON.stringify(from) : from}`)
+        text = typeof from === 'string' ? text.split(from).join(to) : text.replace(from, to)
       }
       writeFileSync(join(dir, file), text)
     }
@@ -77,9 +77,13 @@ function copy(base, kind) {
       ["import { test as base } from 'fluxlab/playwright'", "import { test as base } from '@playwright/test'"],
       ["export { expect } from 'fluxlab/playwright'", "export { expect } from '@playwright/test'"],
     ])
+    // @note the judge too (its rubric, the import of fluxlab, the toPassJudge line): the baseline loads no fluxlab.
     edit('tests/chat.spec.ts', [
+      ["import { Rubric } from 'fluxlab'\n", ''],
+      [/\/\/ A judge of our own[\s\S]*?\n\}\)\n\n/, ''],
       ['async ({ page, flux }) =>', 'async ({ page }) =>'],
       ["    const outcome = await flux.outcome()\n    expect(outcome).toCall(['get_capital'], { mode: 'superset' })\n    expect(outcome).toNeverCall('delete_everything')\n    if (flux.mode === 'replay') expect(outcome).toReplayFaithfully()\n", ''],
+      [/ {4}\/\/ the text the page shows[^\n]*\n {4}await expect\(outcome\)\.toPassJudge\([^\n]*\n/, ''],
     ])
   }
   return dir
