@@ -16,6 +16,7 @@
 import { fileURLToPath } from 'node:url'
 import { test as base, expect as baseExpect, type Config, type ExpectMatcherState, type MatcherReturnType } from '@playwright/test'
 import type { FluxOptions } from './context/options.js'
+import { READY_PATTERN } from './cli/ready.js'
 import { RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
 import { lazyMatchers } from './matchers/lazy.js'
 import type { matchers } from './matchers/index.js'
@@ -82,15 +83,29 @@ type WebServer = Exclude<NonNullable<Config['webServer']>, readonly unknown[]>
 /**
  * The app server entry of `playwright.config` (`webServer`), run under `fluxlab serve`: its command is wrapped (this
  * fluxlab's CLI, started by node), and it is stopped with SIGTERM (Playwright's default is a kill), so the server's
- * own scenario is settled when it ends.
+ * own scenario is settled when it ends. serve checks the entry's `url` (or `port`) itself, every few ms, and prints a
+ * line when it answers; the entry's `wait.stdout` is that line, so the tests start then, not at Playwright's next check
+ * (its own are 0, 100, 250, 500 ms after the start, then every second). An entry that waits for its own output
+ * (`wait.stdout` or `wait.stderr`) keeps its `wait`, and serve checks nothing.
  * @example
  * webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000' })
  */
-export function withFluxlab<T extends WebServer>(server: T, o: { name?: string } = {}): T {
+export function withFluxlab<T extends WebServer>(server: T, o: { name?: string } = {}): T & Pick<WebServer, 'gracefulShutdown' | 'wait'> {
   // @note this fluxlab's own CLI, started by node: `npx` would look it up again at every run (a few hundred ms).
-  const cli = [process.execPath, fileURLToPath(new URL('./cli.js', import.meta.url))].map((p) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `"${p}"`)).join(' ')
-  return { gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 }, ...server, command: `${cli} serve${o.name ? ` --name ${o.name}` : ''} -- ${server.command}` }
+  const cli = [process.execPath, fileURLToPath(new URL('./cli.js', import.meta.url))].map(shellArg).join(' ')
+  const own = server.wait?.stdout ?? server.wait?.stderr
+  const ready = own ? undefined : (server.url ?? (server.port !== undefined ? String(server.port) : undefined))
+  const args = [...(o.name ? ['--name', o.name] : []), ...(ready ? ['--ready', ready] : []), ...(ready && server.ignoreHTTPSErrors && /^https:/i.test(ready) ? ['--ignore-https-errors'] : [])]
+  return {
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
+    ...server,
+    ...(ready ? { wait: { ...server.wait, stdout: new RegExp(READY_PATTERN) } } : {}),
+    command: `${cli} serve ${args.map(shellArg).join(' ')}${args.length ? ' ' : ''}-- ${server.command}`,
+  }
 }
+
+/** One word of a shell command line (Playwright runs the entry's `command` in a shell), quoted when it needs it. */
+const shellArg = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : process.platform === 'win32' ? `"${word}"` : `'${word.replaceAll("'", "'\\''")}'`)
 
 /** Each matcher as Playwright's `expect.extend` types one: its own arguments after the received value. */
 type PlaywrightMatchers = {

@@ -4,8 +4,8 @@ import { withFluxlab } from 'fluxlab/playwright' // fluxlab
 const PORT = Number(process.env.PORT ?? 3210)
 
 // The app's Playwright config. Its fluxlab lines: the webServer runs under `fluxlab serve` (withFluxlab wraps its
-// command), so what the server does for each test goes on that test's tape (the tests import `test` and `expect` from
-// fluxlab/playwright), and the run summary reporter.
+// command, and has Playwright start the tests when serve sees the `url` answer), so what the server does for each test
+// goes on that test's tape (the tests import `test` and `expect` from fluxlab/playwright), and the run summary reporter.
 export default defineConfig({
   testDir: 'tests',
   fullyParallel: true,

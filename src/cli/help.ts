@@ -94,7 +94,7 @@ Examples:
 Exit codes: 0 replayed (drift printed as warnings) · 1 the program failed · 2 the program left the tape
 (model_index_overflow, tool_call_unrecorded, unused_interaction, …), with a report naming the step · 3 no fixture · 64 bad command line`,
 
-  serve: `Usage: fluxlab serve [--name N] [options] -- <cmd…>
+  serve: `Usage: fluxlab serve [--name N] [--ready <url|port>] [options] -- <cmd…>
 
 Run an app server under fluxlab, as a Playwright \`webServer\` (with \`test\` from fluxlab/playwright). What the
 server does while handling a test's browser request (model calls, HTTP tool calls, child processes, work still
@@ -103,12 +103,17 @@ request (start-up, warm-up) go to its own scenario, <dir>/app-server/ (--name to
 replayed when present, refused under CI. Key variables the project's fixtures carried get placeholders where unset.
 
 Options:
-  --name <name>     the server's own scenario (default: app-server)
+  --name <name>            the server's own scenario (default: app-server)
+  --ready <url|port>       check the webServer's url (or port) every 20 ms, on Playwright's rule, and print
+                           "[fluxlab] serve: the app server answers at <url>" on stdout once it answers
+                           (withFluxlab() passes it and sets the entry's wait.stdout to that line)
+  --ignore-https-errors    with an https --ready url: accept a self-signed certificate (ignoreHTTPSErrors)
 ${COMMON}
 
 Examples:
   npx fluxlab serve -- node server.mjs
   npx fluxlab serve -- npm run start      (in playwright.config.ts: webServer.command)
+  npx fluxlab serve --ready http://127.0.0.1:3000/health -- npm run start
 
 Exit codes: 0 stopped by a signal, its own scenario settled · the server's own code when it failed · 2 its own
 scenario left the tape · 3 fluxlab could not do it (a refused call under CI) · 64 bad command line`,

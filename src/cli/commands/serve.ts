@@ -1,9 +1,10 @@
 /**
- * `fluxlab serve [--name N] [--dir D] -- <cmd…>` (issue 27): run an app server (a Playwright `webServer`) as one
- * process tree under fluxlab. The server's requests go, over the tree's socket, to the run of the Playwright test
- * whose browser request it is handling (the address that request carries: src/interceptor/server-requests.ts), and
- * everything it does outside any test's request (start-up, warm-up) to the server's own scenario, `app-server` by
- * default: recorded when its fixture is missing and recording is allowed, replayed when it exists, refused under CI.
+ * `fluxlab serve [--name N] [--dir D] [--ready <url|port>] -- <cmd…>` (issue 27): run an app server (a Playwright
+ * `webServer`) as one process tree under fluxlab. The server's requests go, over the tree's socket, to the run of the
+ * Playwright test whose browser request it is handling (the address that request carries:
+ * src/interceptor/server-requests.ts), and everything it does outside any test's request (start-up, warm-up) to the
+ * server's own scenario, `app-server` by default: recorded when its fixture is missing and recording is allowed,
+ * replayed when it exists, refused under CI. With `--ready`, serve says on stdout when the server answers (../ready.ts).
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -15,8 +16,10 @@ import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
 import { builtFile, treeSocketPath } from '../../interceptor/tree-wire.js'
 import { parse, splitCommand } from '../args.js'
 import { fixtureRoot, loadConfig } from '../config.js'
+import { notice } from '../../errors.js'
 import { CliError, EXIT, usage } from '../errors.js'
 import type { Output } from '../output.js'
+import { describeTarget, READY_TEXT, readyTarget, untilReady } from '../ready.js'
 
 /**
  * Start the server under fluxlab and return its exit code when it exits (a signal to `serve` is passed on to it).
@@ -25,9 +28,12 @@ import type { Output } from '../output.js'
  */
 export async function serveCommand(argv: string[], out: Output): Promise<number> {
   const { own, command } = splitCommand(argv)
-  const { values, positionals } = parse('serve', own, { name: { type: 'string' }, dir: { type: 'string' }, config: { type: 'string' } })
+  const { values, positionals } = parse('serve', own, { name: { type: 'string' }, dir: { type: 'string' }, config: { type: 'string' }, ready: { type: 'string' }, 'ignore-https-errors': { type: 'boolean' } })
   if (positionals.length) throw usage('serve', `unexpected ${JSON.stringify(positionals[0])}: put the server's command after \`--\`, e.g. \`fluxlab serve -- npm run start\``)
   if (!command?.length) throw usage('serve', 'serve needs the server to run after `--`, e.g. `fluxlab serve -- npm run start`')
+  const ready = values.ready === undefined ? undefined : readyTarget(values.ready, values['ignore-https-errors'] === true)
+  if (ready && 'error' in ready) throw usage('serve', ready.error)
+  if (values['ignore-https-errors'] && !(ready && 'url' in ready && ready.url.protocol === 'https:')) throw usage('serve', '--ignore-https-errors goes with `--ready https://…` (the entry\'s `ignoreHTTPSErrors`)')
   const { options } = await loadConfig(values.config)
   const root = fixtureRoot(values.dir, options)
   const name = values.name ?? 'app-server'
@@ -51,11 +57,18 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   let held: Promise<import('../serve-run.js').ServerRun> | undefined
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((done) => {
     const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env })
+    const exited = new AbortController()
+    if (ready)
+      untilReady(ready, exited.signal).then(
+        (yes) => yes && out.line(notice(`${READY_TEXT} ${describeTarget(ready)}`)),
+        (e: Error) => out.error({ failed: `check whether ${describeTarget(ready)} answers`, reason: `an unexpected error: ${e.stack ?? e}`, fix: "This is a bug in fluxlab; please report it. Playwright still finds the server by its own check, at its own pace" }),
+      )
     held = import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address }))
     const forward = (sig: NodeJS.Signals) => () => child.kill(sig)
     const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => [sig, forward(sig)] as const)
     for (const [sig, f] of handlers) process.on(sig, f)
     const end = (r: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => {
+      exited.abort()
       for (const [sig, f] of handlers) process.off(sig, f)
       done(r)
     }
