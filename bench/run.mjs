@@ -26,7 +26,7 @@ import { recordToolTape, toolAgent } from './tool-tape.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
-import { playwrightBench } from './playwright.mjs'
+import { BROWSER_ROWS, playwrightBench } from './playwright.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -501,11 +501,12 @@ try {
     const b = await playwrightBench({ rounds: BROWSER_ROUNDS, median })
     console.log(`6. A browser suite: examples/chat-app's Playwright suite (5 tests, 2 workers, headless Chromium), whole \`playwright test\` runs, ${BROWSER_ROUNDS} interleaved rounds`)
     console.log(`   ${padEnd('suite', 44)} ${pad('median', 8)} ${pad('min', 8)} ${pad('max', 8)} ${pad('× msw', 8)} ${pad('CPU×msw', 8)}`)
-    for (const [label, v] of [['static msw handler in the server (baseline)', 'msw'], ['fluxlab serve, each test replayed', 'flux']]) {
+    for (const [label, v] of BROWSER_ROWS) {
       const xs = b.times[v]
       console.log(`   ${padEnd(label, 44)} ${pad(ms(median(xs)), 8)} ${pad(ms(Math.min(...xs)), 8)} ${pad(ms(Math.max(...xs)), 8)} ${pad(ratio(median(xs) / median(b.times.msw)), 8)} ${pad(ratio(median(b.cpu[v]) / median(b.cpu.msw)), 8)}`)
     }
-    console.log(`   ${padEnd('  per-round fluxlab / msw (wall)', 44)} ${spread(b.perRound)}\n`)
+    console.log(`   ${padEnd('  per-round fluxlab / msw (wall)', 44)} ${spread(b.perRound)}`)
+    console.log(`   ${padEnd('  per-round fluxlab / msw-ready (wall)', 44)} ${spread(b.perRoundReady)}   median ${ratio(b.ratioReady)}, CPU ${ratio(b.cpuRatioReady)}\n`)
   }
 } finally {
   removeInstall()
