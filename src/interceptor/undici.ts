@@ -25,14 +25,8 @@ export interface UndiciRouter {
 
 type Dispatch = (opts: DispatchOptions, handler: UndiciHandler) => boolean
 
-interface Dispatcher {
-  dispatch: Dispatch
-}
-
-interface Slot {
-  original: Dispatcher
-  wrapper: Dispatcher
-}
+type Dispatcher = { dispatch: Dispatch }
+type Slot = { original: Dispatcher; wrapper: Dispatcher }
 
 /** A patched `DispatcherBase.prototype` of one loaded copy of the npm package. */
 interface Patch {
@@ -156,8 +150,7 @@ function patchLoadedDispatchers(): void {
   for (; from < files.length; from++) {
     const file = files[from]
     if (!file.endsWith('dispatcher-base.js') || u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
-    const base = cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined
-    const proto = base?.prototype
+    const proto = (cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined)?.prototype
     // a copy still loading (its module is in the cache before its exports are): looked at again next time
     if (!proto || typeof proto.dispatch !== 'function') {
       upTo = Math.min(upTo, from)
