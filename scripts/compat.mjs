@@ -197,6 +197,12 @@ function pinTarball(lockPath, tarball) {
   const lock = JSON.parse(readFileSync(lockPath, 'utf8'))
   const entry = lock.packages?.['node_modules/fluxlab']
   if (!entry) throw new Error(`${relative(REPO, lockPath)} has no node_modules/fluxlab: regenerate it with \`node scripts/compat.mjs --relock <cell>\``)
+  // A dependency fluxlab gained since the lock was written would not be installed, and fluxlab would fail to load in
+  // the cell ("Cannot find package"): say so here, at install.
+  const deps = Object.keys(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).dependencies)
+  const missing = deps.filter((d) => !lock.packages[`node_modules/${d}`] && !lock.packages[`node_modules/fluxlab/node_modules/${d}`])
+  if (missing.length)
+    throw new Error(`${relative(REPO, lockPath)} installs no ${missing.join(', ')}, which fluxlab needs: regenerate it with \`node scripts/compat.mjs --relock <cell>\`, or add them to node_modules/fluxlab's "dependencies" and as entries of their own`)
   entry.integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`
   writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n')
 }
