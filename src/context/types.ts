@@ -9,7 +9,7 @@ import type { TraceStep } from '../golden/trace.js'
  */
 export interface TrackedRun {
   /** What the run is (`RunConfig`, frozen). */
-  readonly config: { readonly name: string; readonly dir: string; readonly mode: 'record' | 'replay' }
+  readonly config: { readonly name: string; readonly dir: string; readonly mode: 'record' | 'replay'; readonly refusal?: unknown }
   /** What it observed (`RunLog`). */
   readonly log: {
     readonly divergences: readonly Divergence[]

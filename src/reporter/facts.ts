@@ -30,6 +30,8 @@ export interface SessionFacts {
   name: string
   dir: string
   mode: 'record' | 'replay'
+  /** A run that could neither record nor replay (no fixture under CI or FLUX_OFFLINE): it refused what it took. */
+  refused?: true
   /** A recording run wrote its fixture. */
   written?: boolean
   modelCalls: number
@@ -129,11 +131,12 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
     name: s.config.name,
     dir: s.config.dir,
     mode: s.config.mode,
+    ...(s.config.refusal ? { refused: true as const } : {}),
     ...(s.written ? { written: true } : {}),
     modelCalls,
     toolCalls,
     modelLive: s.log.modelLive,
-    hermetic: s.config.mode === 'replay' && s.log.modelLive === 0 && failures.length === 0 && !s.log.fatal,
+    hermetic: s.config.mode === 'replay' && !s.config.refusal && s.log.modelLive === 0 && failures.length === 0 && !s.log.fatal,
     failures: s.log.fatal ? [{ code: 'fatal', step: s.config.name, message: s.log.fatal.message.split('\n')[0] }, ...failures] : failures,
     acknowledged: s.acknowledged,
     warnings: s.log.divergences.filter((d) => d.severity === 'warning').map(fact),

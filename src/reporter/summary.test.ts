@@ -48,6 +48,25 @@ describe('summarize', () => {
     )
   })
 
+  it('counts a refusal (no fixture where recording is off) as no scenario: a test with no model call, or a failed test', () => {
+    const root = project({})
+    const refusal = (over: Partial<SessionFacts> = {}) => run({ refused: true, modelCalls: 0, toolCalls: 0, cost: 0, ...over })
+    const tests: RanTest[] = [
+      { file: join(root, 'a.test.ts'), name: 'replays', state: 'passed', facts: facts(root, [], [run()]) },
+      { file: join(root, 'a.test.ts'), name: 'asks nothing', state: 'passed', facts: facts(root, [], [refusal()]) },
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'asks',
+        state: 'failed',
+        errors: ['[fluxlab] FLUX_OFFLINE: Failed to record scenario "x": FLUX_OFFLINE=1 forbids live requests.'],
+        facts: facts(root, [], [refusal({ hermetic: false, failures: [{ code: 'fatal', step: 'x', message: 'FLUX_OFFLINE' }] })]),
+      },
+    ]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(s).toMatchObject({ scenarios: 1, replayed: 1, recorded: 0, empty: 1, hermetic: 1, tests: { passed: 2, failed: 1, skipped: 0 }, fluxFailures: { FLUX_OFFLINE: 1 } })
+    expect(formatSummary(s, pc.createColors(false))).toContain('1 scenario: 1 replayed, 0 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed (1 FLUX_OFFLINE), 0 skipped · hermetic 1/1')
+  })
+
   it('names the child processes that never reached fluxlab, each once with its scenario, and the fix once', () => {
     const root = project({})
     const unseen = (command: string) => ({ code: 'unseen_child', step: 'child', message: `the child process \`${command}\` exited without reaching fluxlab: …` })

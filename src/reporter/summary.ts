@@ -89,13 +89,17 @@ export function summarize(input: SummaryInput): SuiteSummary {
     for (const d of facts.opened) opened.add(resolve(d))
     s.liveModelCalls += facts.retriedLive ?? 0
     for (const run of facts.sessions) {
-      if (run.mode === 'replay') s.replayed++
+      // @note a refusal replays nothing: a test that had no fixture where it could not record (CI, FLUX_OFFLINE) and
+      // made no model call is a test with no model call, and one whose call was refused failed with the refusal's code.
+      if (run.refused) {
+        if (run.failures.length === 0 && !failed && test) s.empty++
+      } else if (run.mode === 'replay') s.replayed++
       else if (run.written) s.recorded++
       else if (run.modelCalls === 0 && !failed && test) s.empty++
-      if (run.hermetic) s.hermetic++
+      if (run.hermetic && !run.refused) s.hermetic++
       s.liveModelCalls += run.modelLive
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
-      if (run.mode === 'replay' || run.written) s.cost += run.cost
+      if ((run.mode === 'replay' && !run.refused) || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
       for (const w of run.warnings) {
         const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : undefined

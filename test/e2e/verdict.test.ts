@@ -432,6 +432,10 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     const diff = differences({ ...rows, ...Object.fromEntries(kit.offline.rows.map((k) => [k, 'failed' as const])) }, run)
     expect(diff, diff.join('\n')).toEqual([])
     for (const row of kit.offline.rows) expect(run.tests.get(row)!.codes, run.tests.get(row)!.failure).toEqual(['FLUX_OFFLINE'])
+    // a test with no fixture replays nothing: the summary counts the fixtures served, and the refused tests as failed
+    const summary = parseRunSummary(r.output)
+    expect(summary, r.output).toBeDefined()
+    expect({ replayed: summary!.replayed, recorded: summary!.recorded }, summary!.line).toEqual({ replayed: fixtures(adopted).length, recorded: 0 })
     expect(status.hits).toBe(0)
     expect(recording.hitsWhileDown).toBe(0)
   }, TIMEOUT)
