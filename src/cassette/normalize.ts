@@ -31,6 +31,8 @@ export interface Normalizer {
   readonly config: readonly NormalizeRule[]
   /** `v1:<8 hex>`, absent when no rule is configured. */
   readonly marker?: string
+  /** Every replacement is a string, so a text always normalizes the same (a function's answer may change). */
+  readonly pure: boolean
 }
 
 /** Bumped when a built-in's pattern changes, so fixtures keyed under the old one say so. */
@@ -76,8 +78,10 @@ export function createNormalizer(config: readonly NormalizeRule[] = []): Normali
   const identity = config.map((r) =>
     typeof r === 'string' ? r : typeof r.pattern === 'string' ? { text: r.pattern, replace: r.replace } : { source: r.pattern.source, flags: r.pattern.flags, replace: r.replace },
   )
+  // @note a replacement function is not in `identity` (JSON has no functions): such a normalizer is made anew, never shared.
+  const pure = config.every((r) => typeof r === 'string' || typeof r.replace === 'string')
   const key = JSON.stringify(identity)
-  const known = normalizers.get(key)
+  const known = pure ? normalizers.get(key) : undefined
   if (known) return known
   const rules = config.map((r, i): CompiledRule => {
     if (typeof r === 'string') {
@@ -93,7 +97,8 @@ export function createNormalizer(config: readonly NormalizeRule[] = []): Normali
     return { name: `custom #${i + 1}`, re, replace: r.replace }
   })
   const marker = rules.length ? `v1:${createHash('sha256').update(stableJson({ builtins: BUILTINS_VERSION, rules: identity })).digest('hex').slice(0, 8)}` : undefined
-  const made: Normalizer = Object.freeze({ rules, config: [...config], ...(marker ? { marker } : {}) })
+  const made: Normalizer = Object.freeze({ rules, config: [...config], pure, ...(marker ? { marker } : {}) })
+  if (!pure) return made
   if (normalizers.size >= 64) normalizers.delete(normalizers.keys().next().value!)
   normalizers.set(key, made)
   return made

@@ -14,7 +14,7 @@
  * A run has only the stages its kind needs: record is journal? → live; replay is
  * intervene? → tape → off-tape → live (reached only when an intervention allows it); a refusal is refusal.
  */
-import { canonicalRequest, httpToolCall, requestKey, toolKey } from '../../cassette/canonical.js'
+import { canonicalRequest, httpToolCall, requestKey, toolKey, type CanonicalOptions } from '../../cassette/canonical.js'
 import type { Redactor } from '../../cassette/redact.js'
 import { isFluxError } from '../../errors.js'
 import { detectModelCall } from '../../providers/registry.js'
@@ -149,12 +149,62 @@ async function classifyRequest(request: Request, { codec, seq, n, step, origin }
   const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
   const text = bytes.toString('utf8')
   if (codec) {
-    const canonical = canonicalRequest(request.method, url, text, config)
-    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key: requestKey(canonical), ...(origin ? { origin } : {}) })
+    const { canonical, key } = remembered(`model ${request.method}`, url, text, config, () => {
+      const canonical = canonicalRequest(request.method, url, text, config)
+      return { canonical, key: requestKey(canonical) }
+    })
+    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key, ...(origin ? { origin } : {}) })
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
-  const { name, args, key, rpcId, legacyKey } = httpToolCall(request.method, url, text, { redactor: config.redactor, ignore: config.ignore, normalize: config.normalize, mcp })
+  const { name, args, key, rpcId, legacyKey } = remembered(`tool ${request.method}${mcp ? ' mcp' : ''}`, url, text, config, () =>
+    httpToolCall(request.method, url, text, { redactor: config.redactor, ignore: config.ignore, normalize: config.normalize, mcp }),
+  )
   return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
+}
+
+/**
+ * Identities of requests, by their exact bytes, most recently used last. Never kept: a body over `MEMO_TEXT`, and one
+ * normalized by a function of the user's (it may answer otherwise next time).
+ */
+const memo = new Map<string, object>()
+const MEMO_ENTRIES = 128
+const MEMO_TEXT = 64 * 1024
+/** The redactors and normalizers identities were made with, by a number (each is made once per configuration). */
+const ruleIds = new WeakMap<object, number>()
+let ruleCount = 0
+
+/**
+ * What `make` answers for a request of this kind, URL and body under these rules, remembered: a request's canonical
+ * form and key are a pure function of its bytes and the run's rules, and a suite sends the same request again and
+ * again (every run of a reused scenario, a what-if's reruns, `retry`). The answer is frozen: runs share it.
+ * @note issue 28: the canonical form and key were about a third of what fluxlab adds to a replayed call.
+ * @example
+ * const { canonical, key } = remembered('model POST', url, text, config, () => identify(url, text))
+ */
+function remembered<T extends object>(kind: string, url: URL, text: string, rules: CanonicalOptions, make: () => T): T {
+  if (text.length > MEMO_TEXT || rules.normalize?.pure === false) return make()
+  const key = `${kind} ${ruleId(rules.redactor)} ${ruleId(rules.normalize)} ${JSON.stringify(rules.ignore ?? [])} ${url.href}\n${text}`
+  let answer = memo.get(key) as T | undefined
+  if (answer) memo.delete(key)
+  else if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!)
+  memo.set(key, (answer ??= frozen(make())))
+  return answer
+}
+
+function ruleId(rules: object | undefined): number {
+  if (!rules) return 0
+  let id = ruleIds.get(rules)
+  if (id === undefined) ruleIds.set(rules, (id = ++ruleCount))
+  return id
+}
+
+/** `value` and every object in it, frozen. */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) frozen(v)
+  }
+  return value
 }
 
 /**

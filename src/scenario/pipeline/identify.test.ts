@@ -1,0 +1,68 @@
+// How a request is identified (./index.ts `classifyRequest`): its canonical form and key are remembered by its exact
+// bytes and the run's rules, shared between runs and frozen; a user's replacement function is never trusted to answer
+// the same twice.
+import OpenAI from 'openai'
+import { describe, expect, test } from 'vitest'
+import { canonicalRequest, requestKey } from '../../cassette/canonical.js'
+import { createNormalizer } from '../../cassette/normalize.js'
+import { createRedactor } from '../../cassette/redact.js'
+import { Run, runSettings } from '../run.js'
+import type { RunSettings } from './config.js'
+
+const COMPLETION = {
+  id: 'chatcmpl-identify01',
+  object: 'chat.completion',
+  created: 1764979200,
+  model: 'gpt-4o-mini-2024-07-18',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Sunny.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+}
+const live = async () => new Response(JSON.stringify(COMPLETION), { headers: { 'content-type': 'application/json' } })
+
+/** One recording run asking `question`; its model call as the run identified it. */
+async function recordOne(settings: RunSettings, question = 'Weather in Paris on 2026-12-06?') {
+  const run = new Run({ name: 'weather', dir: '/nonexistent/weather', mode: 'record', settings, live })
+  const client = new OpenAI({ baseURL: 'https://api.openai.com/v1', apiKey: 'sk-test', maxRetries: 0 })
+  const { failure } = await run.drive(() => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] }))
+  expect(failure).toBeUndefined()
+  const [cell] = run.recordedCells().model
+  return cell
+}
+
+describe('identifying a request', () => {
+  test('the same bytes under the same rules: one canonical form, shared by both runs and frozen, with the key computed afresh', async () => {
+    const settings = runSettings({}, false)
+    const [a, b] = [await recordOne(settings), await recordOne(settings)]
+    expect(b.request).toBe(a.request)
+    expect(b.key).toBe(a.key)
+    expect(Object.isFrozen(a.request) && Object.isFrozen(a.request.body)).toBe(true)
+    expect(() => ((a.request.body as { messages: unknown[] }).messages = [])).toThrow(TypeError)
+    const fresh = canonicalRequest('POST', new URL('https://api.openai.com/v1/chat/completions'), JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Paris on 2026-12-06?' }] }), settings)
+    expect(a.request).toEqual(fresh)
+    expect(a.key).toBe(requestKey(fresh))
+  })
+
+  test('other bytes, or the same bytes under other rules, are identified apart', async () => {
+    const plain = runSettings({}, false)
+    const a = await recordOne(plain)
+    expect((await recordOne(plain, 'Weather in Rome?')).key).not.toBe(a.key)
+    const redacting = { ...plain, redactor: createRedactor({ replace: [{ pattern: 'Paris', with: '<city>' }] }) }
+    const r = await recordOne(redacting)
+    expect(JSON.stringify(r.request.body)).toContain('<city>')
+    expect(r.key).not.toBe(a.key)
+    const dated = { ...plain, normalize: createNormalizer(['iso-dates']) }
+    expect(JSON.stringify((await recordOne(dated)).request.body)).toContain('<date>')
+    expect((await recordOne({ ...plain, ignore: ['messages'] })).request.body).not.toHaveProperty('messages')
+  })
+
+  test('a normalize rule whose replacement is a function is asked again for every request: its answer may change', async () => {
+    let n = 0
+    const counting = { ...runSettings({}, false), normalize: createNormalizer([{ pattern: /Paris/g, replace: () => `<city ${++n}>` }]) }
+    const [a, b] = [await recordOne(counting), await recordOne(counting)]
+    expect(JSON.stringify(a.request.body)).toContain('<city 1>')
+    expect(JSON.stringify(b.request.body)).toContain('<city 2>')
+    expect(b.key).not.toBe(a.key)
+    // and such a normalizer is never handed out again for an equal-looking config with another function
+    expect(createNormalizer([{ pattern: /Paris/g, replace: () => 'x' }])).not.toBe(createNormalizer([{ pattern: /Paris/g, replace: () => 'x' }]))
+  })
+})
