@@ -6,10 +6,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
 import { FluxError } from '../errors.js'
 import { realmState } from './process-hold.js'
+import { patchLoadedCopies, unpatchCopies, watchLoads, type CopiesState } from './undici-copies.js'
 import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
 
 /** What the undici routing asks of the interception router (see `Router` in `./index.ts`). */
@@ -28,14 +27,7 @@ type Dispatch = (opts: DispatchOptions, handler: UndiciHandler) => boolean
 type Dispatcher = { dispatch: Dispatch }
 type Slot = { original: Dispatcher; wrapper: Dispatcher }
 
-/** A patched `DispatcherBase.prototype` of one loaded copy of the npm package. */
-interface Patch {
-  proto: { dispatch: Dispatch }
-  original: Dispatch
-  patched: Dispatch
-}
-
-interface UndiciState {
+interface UndiciState extends CopiesState {
   router?: () => UndiciRouter | undefined
   live?: (request: Request) => Promise<Response>
   /** Set while fluxlab's own requests run (record mode's live calls): never routed. */
@@ -45,13 +37,8 @@ interface UndiciState {
   /** Handlers given to an original dispatcher untouched: their requests are not taken over. */
   delegated: WeakSet<object>
   slots: Map<symbol, Slot>
-  patches: Map<string, Patch>
   warned: Set<string>
   listener?: (message: unknown) => void
-  /** Node's module cache, where loaded copies of undici are looked for. */
-  moduleCache?: NodeJS.Require['cache']
-  /** How far the cache was looked through: its first `count` files, the last of them `last`. */
-  scanned?: { count: number; last?: string }
 }
 
 /** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy, `.2` by undici 8. */
@@ -71,6 +58,7 @@ const u: UndiciState = realmState<UndiciState>(KEY, () => ({ unrouted: new Async
 export function attachUndici(router: () => UndiciRouter | undefined, live: (request: Request) => Promise<Response>): () => void {
   u.router = router
   u.live = live
+  const unwatch = watchLoads()
   wrapGlobalDispatchers()
   patchLoadedDispatchers()
   if (!u.listener) {
@@ -80,9 +68,8 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
   return () => {
     for (const [symbol, slot] of u.slots) if (g[symbol] === slot.wrapper) g[symbol] = slot.original
     u.slots.clear()
-    for (const patch of u.patches.values()) if (patch.proto.dispatch === patch.patched) patch.proto.dispatch = patch.original
-    u.patches.clear()
-    u.scanned = undefined
+    unwatch()
+    unpatchCopies(u)
     if (u.listener) unsubscribe(CREATE, u.listener)
     u.listener = undefined
     u.router = undefined
@@ -130,40 +117,9 @@ function wrapGlobalDispatchers(): void {
   }
 }
 
-/**
- * Route every dispatcher of each copy of the npm package already loaded through Node's module
- * cache (`new Agent()`, `Pool`, `Client`, and a `ProxyAgent`'s inner agent all inherit
- * `DispatcherBase.prototype.dispatch`), so their requests are answered before any connection opens.
- * @note A copy loaded outside Node's module cache (jest's module registry) is not found here; its
- * requests are still taken over on `undici:request:create`.
- */
+/** Route each copy of the npm package loaded through Node's module cache since the last look (./undici-copies.ts). */
 function patchLoadedDispatchers(): void {
-  // @note every `require` shares one cache (`Module._cache`): found once, not built per run.
-  const cache = (u.moduleCache ??= createRequire(join(process.cwd(), 'noop.js')).cache)
-  const files = Object.keys(cache)
-  // @note issue 28: this runs at every run, and a suite's cache holds hundreds of files (about 20 µs a run for 300).
-  // The cache only grows at its end (a module is added as it starts loading), so only files added since the last look
-  // are read; a removal before that point moves the last file looked at, and then the whole cache is read again.
-  const seen = u.scanned
-  let from = seen && seen.count <= files.length && files[seen.count - 1] === seen.last ? seen.count : 0
-  let upTo = files.length
-  for (; from < files.length; from++) {
-    const file = files[from]
-    if (!file.endsWith('dispatcher-base.js') || u.patches.has(file) || !/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]dispatcher-base\.js$/.test(file)) continue
-    const proto = (cache[file]?.exports as { prototype?: { dispatch?: unknown } } | undefined)?.prototype
-    // a copy still loading (its module is in the cache before its exports are): looked at again next time
-    if (!proto || typeof proto.dispatch !== 'function') {
-      upTo = Math.min(upTo, from)
-      continue
-    }
-    const original = proto.dispatch as Dispatch
-    const patched: Dispatch = function (this: unknown, opts, handler) {
-      return dispatchRouted((o, h) => original.call(this, o, h), opts, handler)
-    }
-    proto.dispatch = patched
-    u.patches.set(file, { proto: proto as Patch['proto'], original, patched })
-  }
-  u.scanned = { count: upTo, last: files[upTo - 1] }
+  patchLoadedCopies(u, dispatchRouted)
 }
 
 function delegate(send: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
