@@ -227,6 +227,29 @@ async function block(name, k, keep) {
   }
 }
 
+/** A seeded PRNG (mulberry32): the same `BENCH_SEED`, the same orders. */
+function prng(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+const SEED = int('BENCH_SEED', 1)
+const rng = prng(SEED)
+/** `xs` in a random order (Fisher-Yates). */
+function shuffled(xs, random) {
+  const out = [...xs]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
+}
+
 /** The rows whose baseline is msw per run with the tool in-process (no HTTP tool call). */
 const TOOL_ROWS = new Set(['fluxTool', 'mswToolRun', 'mswToolLive'])
 
@@ -250,8 +273,10 @@ async function replayBench() {
   for (const v of order) await block(v, BLOCK, false)
   const perRound = []
   for (let r = 0; r < ROUNDS; r++) {
-    // Rotate the order each round so no variant always runs first (or right after GC-heavy work).
-    const rot = order.map((_, i) => order[(i + r) % order.length])
+    // A new order each round, drawn at random (seeded): no variant always runs first, or always right after the same
+    // one. A rotation kept each variant's neighbour fixed (the msw listening rows always right after their per-run twin,
+    // with the same agent's code hot), which moved the ratios by as much as the noise.
+    const rot = shuffled(order, rng)
     const before = Object.fromEntries(order.map((v) => [v, variants[v].total.length]))
     for (const v of rot) await block(v, BLOCK, true)
     // Each row's ratio to its own baseline: msw per run, or (the tool-on-tape rows) msw per run with the tool in-process.
@@ -382,7 +407,7 @@ if (perRound) {
     ['tool on tape: fluxlab scenario() + run() **', variants.fluxTool.total, toolBase],
   ]
   console.log(`1. Replay: capital-agent (2 streamed chat completions + 1 HTTP tool, OpenAI SDK), per agent run`)
-  console.log(`   ${N} runs per variant, warm-up discarded, ${ROUNDS} interleaved rounds of ${BLOCK}`)
+  console.log(`   ${N} runs per variant, warm-up discarded, ${ROUNDS} interleaved rounds of ${BLOCK}, each round in a random order (BENCH_SEED=${SEED})`)
   console.log(`   ${padEnd('variant', 50)} ${pad('median', 8)} ${pad('p95', 8)} ${pad('× base med', 11)} ${pad('× base p95', 11)}`)
   for (const [label, xs, b] of rows)
     console.log(`   ${padEnd(label, 50)} ${pad(ms(median(xs)), 8)} ${pad(ms(pct(xs, 95)), 8)} ${pad(ratio(median(xs) / median(b)), 11)} ${pad(ratio(pct(xs, 95) / pct(b, 95)), 11)}`)
