@@ -112,9 +112,22 @@ function scenarioCommand(core: ScenarioCore, env: string): string {
   return rerunCommand(env, core.test ? testRef(core.test) : runningTestRef())
 }
 
-/** The commands an outcome of this scenario names. */
+/**
+ * The commands an outcome of this scenario names, each built when a failure first asks for it, for the test that ran.
+ * @note issue 28: both command lines were built at the end of every run, and only a failure reads them.
+ */
 export function outcomeCommands(core: ScenarioCore): OutcomeCommands {
-  return { rerecord: scenarioCommand(core, 'FLUX_GOLDEN=update'), updateTrace: scenarioCommand(core, 'FLUX_GOLDEN=snapshots') }
+  const ref = core.test ? testRef(core.test) : runningTestRef()
+  let rerecord: string | undefined
+  let updateTrace: string | undefined
+  return {
+    get rerecord() {
+      return (rerecord ??= rerunCommand('FLUX_GOLDEN=update', ref))
+    },
+    get updateTrace() {
+      return (updateTrace ??= rerunCommand('FLUX_GOLDEN=snapshots', ref))
+    },
+  }
 }
 
 /**

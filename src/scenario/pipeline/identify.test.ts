@@ -67,4 +67,23 @@ describe('identifying a request', () => {
     // and such a normalizer is never handed out again for an equal-looking config with another function
     expect(createNormalizer([{ pattern: /Paris/g, replace: fn(() => 'x') }])).not.toBe(createNormalizer([{ pattern: /Paris/g, replace: fn(() => 'y') }]))
   })
+
+  test('an in-process tool call is remembered by its name and JSON arguments; arguments with no JSON text are keyed as before', async () => {
+    const settings = runSettings({}, false)
+    /** One recording run calling the tool once with `args`; the call's cell. */
+    const callOnce = async (args: unknown) => {
+      const run = new Run({ name: 'tools', dir: '/nonexistent/tools', mode: 'record', settings, live })
+      const { failure } = await run.drive((lab) => lab.tool('lookup', (a: unknown) => ({ got: typeof a }))(args))
+      expect(failure).toBeUndefined()
+      return run.recordedCells().tools[0] as { args: unknown; key: string }
+    }
+    const [a, b] = [await callOnce({ city: 'Paris', days: [1, 2] }), await callOnce({ city: 'Paris', days: [1, 2] })]
+    expect(b.args).toBe(a.args)
+    expect(Object.isFrozen((a.args as { days: unknown }).days)).toBe(true)
+    expect((await callOnce({ city: 'Rome', days: [1, 2] })).key).not.toBe(a.key)
+    // a BigInt has no JSON text: its string stands for it, as it did
+    const big = await callOnce(10n)
+    expect(big.args).toBe('10')
+    expect((await callOnce(11n)).key).not.toBe(big.key)
+  })
 })

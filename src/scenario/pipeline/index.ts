@@ -149,14 +149,14 @@ async function classifyRequest(request: Request, { codec, seq, n, step, origin }
   const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
   const text = bytes.toString('utf8')
   if (codec) {
-    const { canonical, key } = remembered(`model ${request.method}`, url, text, config, () => {
+    const { canonical, key } = remembered(`model ${request.method} ${url.href}\n${text}`, config, () => {
       const canonical = canonicalRequest(request.method, url, text, config)
       return { canonical, key: requestKey(canonical) }
     })
     return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key, ...(origin ? { origin } : {}) })
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
-  const { name, args, key, rpcId, legacyKey } = remembered(`tool ${request.method}${mcp ? ' mcp' : ''}`, url, text, config, () =>
+  const { name, args, key, rpcId, legacyKey } = remembered(`tool ${request.method}${mcp ? ' mcp' : ''} ${url.href}\n${text}`, config, () =>
     httpToolCall(request.method, url, text, { redactor: config.redactor, ignore: config.ignore, normalize: config.normalize, mcp }),
   )
   return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
@@ -174,16 +174,17 @@ const ruleIds = new WeakMap<object, number>()
 let ruleCount = 0
 
 /**
- * What `make` answers for a request of this kind, URL and body under these rules, remembered: a request's canonical
- * form and key are a pure function of its bytes and the run's rules, and a suite sends the same request again and
- * again (every run of a reused scenario, a what-if's reruns, `retry`). The answer is frozen: runs share it.
+ * What `make` answers for a call under these rules, remembered by `what` (its kind and exact bytes: method, URL and
+ * body; a tool's name and JSON arguments): a call's canonical form and key are a pure function of both, and a suite
+ * makes the same call again and again (every run of a reused scenario, a what-if's reruns, `retry`). The answer is
+ * frozen: runs share it.
  * @note issue 28: the canonical form and key were about a third of what fluxlab adds to a replayed call.
  * @example
- * const { canonical, key } = remembered('model POST', url, text, config, () => identify(url, text))
+ * const { canonical, key } = remembered(`model POST ${url.href}\n${text}`, config, () => identify(url, text))
  */
-function remembered<T extends object>(kind: string, url: URL, text: string, rules: CanonicalOptions, make: () => T): T {
-  if (text.length > MEMO_TEXT || rules.normalize?.pure === false) return make()
-  const key = `${kind} ${ruleId(rules.redactor)} ${ruleId(rules.normalize)} ${JSON.stringify(rules.ignore ?? [])} ${url.href}\n${text}`
+function remembered<T extends object>(what: string, rules: CanonicalOptions, make: () => T): T {
+  if (what.length > MEMO_TEXT || rules.normalize?.pure === false) return make()
+  const key = `${ruleId(rules.redactor)} ${ruleId(rules.normalize)} ${JSON.stringify(rules.ignore ?? [])} ${what}`
   let answer = memo.get(key) as T | undefined
   if (answer) memo.delete(key)
   else if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!)
@@ -196,6 +197,15 @@ function ruleId(rules: object | undefined): number {
   let id = ruleIds.get(rules)
   if (id === undefined) ruleIds.set(rules, (id = ++ruleCount))
   return id
+}
+
+/** `JSON.stringify(v)`, or `undefined` where it has no JSON text (undefined, a function, a BigInt, a cycle). */
+function jsonText(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v)
+  } catch {
+    return undefined
+  }
 }
 
 /** `value` and every object in it, frozen. */
@@ -215,8 +225,14 @@ function frozen<T>(value: T): T {
 function classifyToolCall(call: { name: string; args: unknown; callId?: string }, run: () => unknown, counters: Counters, redactor: Redactor): FnToolCall {
   const seq = ++counters.seq
   const n = ++counters.tool
-  const args = redactor.json(toJsonValue(call.args))
-  return Object.freeze({ channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key: toolKey(call.name, args), name: call.name, callId: call.callId, args, run })
+  // @note the arguments are keyed as JSON (`toJsonValue`), so their JSON text decides them: remembered by it
+  const text = jsonText(call.args)
+  const keyed = (json: unknown) => {
+    const args = redactor.json(json)
+    return { args, key: toolKey(call.name, args) }
+  }
+  const { args, key } = text === undefined ? keyed(toJsonValue(call.args)) : remembered(`fn ${call.name}\n${text}`, { redactor }, () => keyed(JSON.parse(text)))
+  return Object.freeze({ channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key, name: call.name, callId: call.callId, args, run })
 }
 
 export { type Counters } from './call.js'
