@@ -19,6 +19,22 @@ const WIDTH = 100
  * //     → get_weather {"city":"Paris"}
  */
 export function renderTrace(name: string, steps: readonly TraceStep[]): string {
+  // @note issue 28: a replay's steps are the fixture's own cells, frozen when first handed out: the trace of the same
+  // frozen cells in the same order is the same text, and a suite replays a scenario again and again.
+  const kept = rendered.get(name)
+  if (kept && kept.cells.length === steps.length && steps.every((s, i) => kept.cells[i] === s.cell)) return kept.text
+  const text = render(name, steps)
+  if (steps.every((s) => Object.isFrozen(s.cell))) {
+    if (rendered.size >= 64) rendered.delete(rendered.keys().next().value!)
+    rendered.set(name, { cells: steps.map((s) => s.cell), text })
+  }
+  return text
+}
+
+/** The last trace rendered from frozen cells only, by scenario name. */
+const rendered = new Map<string, { cells: readonly object[]; text: string }>()
+
+function render(name: string, steps: readonly TraceStep[]): string {
   const ids = new Map<string, string>()
   const mask = (s: string) =>
     s.replace(MINTED, (id, prefix: string) => {

@@ -106,8 +106,8 @@ export class Scenario {
         { cause: failure.error },
       )
     }
-    const steps = this.mode === 'record' ? asStored(run.orderedSteps()) : run.orderedSteps()
-    const trace = renderTrace(this.name, steps)
+    const ordered = run.orderedSteps()
+    const trace = renderTrace(this.name, this.mode === 'record' ? asStored(ordered) : ordered)
     const disable = core.options.redact?.disable
     const traceSnapshot =
       this.mode === 'record'
@@ -117,7 +117,7 @@ export class Scenario {
       scenario: this.name,
       mode: this.mode,
       result: result as Awaited<R>,
-      steps: run.orderedSteps(),
+      steps: ordered,
       divergences: run.log.divergences,
       modelLive: run.log.modelLive,
       acknowledge: () => {
