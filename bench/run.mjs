@@ -24,6 +24,7 @@ import { capitalAgent } from './agent.mjs'
 import { pollyNock } from './polly-nock.mjs'
 import { recordToolTape, toolAgent } from './tool-tape.mjs'
 import { generateFixture, readExample } from './gen-fixture.mjs'
+import { prng } from './mutate.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
 import { BROWSER_ROWS, playwrightBench } from './playwright.mjs'
@@ -227,17 +228,7 @@ async function block(name, k, keep) {
   }
 }
 
-/** A seeded PRNG (mulberry32): the same `BENCH_SEED`, the same orders. */
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The same `BENCH_SEED`, the same block orders (mulberry32, shared with the fixture fuzz). */
 const SEED = int('BENCH_SEED', 1)
 const rng = prng(SEED)
 /** `xs` in a random order (Fisher-Yates). */
