@@ -34,6 +34,12 @@ export interface TestContext {
   runner: Runner
   testName: string
   testFile: string
+  /**
+   * Which of the file's tests with this full name it is, from 1, in order of declaration (jest and vitest allow two
+   * `test('raw response')` in one file, and `test.each` titles with a literal `%name`). Absent for a name no other test
+   * of its file has. SPEC §2 "Identity": each is its own scenario.
+   */
+  nth?: number
   /** vitest project name, set when the file runs in more than one project. */
   project?: string
   rootDir: string

@@ -64,6 +64,8 @@ export interface TestFacts {
   runner: Runner
   file: string
   test: string
+  /** Which test of its file with this name it is (from 2; SPEC §2 "Identity"), absent for a name of its own or the first. */
+  nth?: number
   project?: string
   rootDir: string
   /** Fixture root of this test's scenarios (`options.dir`, resolved). */
@@ -99,6 +101,7 @@ export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: P
     runner: ctx.runner,
     file: ctx.testFile,
     test: ctx.testName,
+    ...(ctx.nth && ctx.nth > 1 ? { nth: ctx.nth } : {}),
     ...(ctx.project ? { project: ctx.project } : {}),
     rootDir: ctx.rootDir,
     base: resolve(ctx.rootDir, opts.dir ?? DEFAULT_DIR),
