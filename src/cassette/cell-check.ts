@@ -105,7 +105,7 @@ const isSource = (s: unknown): boolean =>
   isObj(s) &&
   isText(s.file) &&
   isText(s.name) &&
-  (s.nth === undefined || (Number.isInteger(s.nth) && (s.nth as number) >= 2)) &&
+  (s.nth === undefined || (Number.isSafeInteger(s.nth) && (s.nth as number) >= 2)) &&
   isOptText(s.project) &&
   (s.runner === undefined || RUNNERS.includes(s.runner))
 

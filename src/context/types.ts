@@ -18,6 +18,8 @@ export interface TrackedRun {
     readonly modelLive: number
     /** The first fluxlab error raised while serving a request. */
     readonly fatal?: Error
+    /** Reads answered from another fixture of the test's file (SPEC §2 "Identity"): the step, and that fixture. */
+    readonly shared?: ReadonlyArray<{ readonly step: string; readonly from: string }>
   }
   /** A recording run wrote its fixture. */
   readonly written?: boolean

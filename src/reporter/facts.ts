@@ -46,6 +46,8 @@ export interface SessionFacts {
   cost: number
   /** Model ids with usage and no price. */
   unpriced: string[]
+  /** Reads answered from another fixture of the test's file (a download the app cached across tests). */
+  shared?: Array<{ step: string; from: string }>
 }
 
 /** What a test file's setup saw while the file was collected (the runner setups report it once per file). */
@@ -145,6 +147,7 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
     warnings: s.log.divergences.filter((d) => d.severity === 'warning').map(fact),
     cost,
     unpriced: [...unpriced],
+    ...(s.log.shared?.length ? { shared: s.log.shared.map((r) => ({ step: r.step, from: r.from })) } : {}),
   }
 }
 

@@ -9,7 +9,7 @@ import { readSource } from '../cassette/fixture-source.js'
 import { APP_SERVER } from './facts.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
 import { unpricedClause, usd } from './cost-text.js'
-import { namesakeLines, namesakes } from './namesakes.js'
+import { namesakeLines, namesakes, sharedLines } from './namesakes.js'
 import type { FileFacts, TestFacts } from './facts.js'
 
 export type { FileFacts } from './facts.js'
@@ -56,6 +56,8 @@ export interface SuiteSummary {
   obsolete: string[]
   /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
   skippedWithFixture: Array<{ test: string; dir: string; unsetKeys: string[] }>
+  /** Reads a test's replay answered from another fixture of its file: the scenario, the step, and that fixture. */
+  shared: Array<{ scenario: string; step: string; from: string }>
   /** Full names two or more tests of one file share (each its own scenario, by order of declaration), with how many. */
   duplicates: Array<{ file: string; name: string; count: number }>
 }
@@ -83,7 +85,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [], shared: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -105,6 +107,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
       if ((run.mode === 'replay' && !run.refused) || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
+      for (const r of run.shared ?? []) s.shared.push({ scenario: run.name, ...r })
       for (const w of run.warnings) {
         const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : undefined
         list?.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
@@ -198,6 +201,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
     ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
     ...(s.unseen.length ? [c.yellow(`unseen child processes ${s.unseen.length}`)] : []),
+    ...(s.shared.length ? [`shared reads ${s.shared.length}`] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
@@ -205,7 +209,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   for (const a of s.appServer)
     lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
-  lines.push(...namesakeLines(s.duplicates, rel, pad))
+  lines.push(...namesakeLines(s.duplicates, rel, pad), ...sharedLines(s.shared, pad))
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
     for (const d of s.obsolete.slice(0, 10)) lines.push(`${pad}  ${rel(d)}`)

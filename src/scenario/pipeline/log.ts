@@ -34,6 +34,8 @@ export class RunLog {
   journalLive = 0
   /** The first fluxlab error raised while serving a request (`FLUX_OFFLINE`, a bug of ours); the run throws it. */
   fatal?: Error
+  /** Reads a test's replay answered from another fixture of its file (`shared-reads.ts`). */
+  readonly shared: Array<{ step: string; from: string }> = []
   /** MCP requests the client cancelled while recording (`mcp-cancel.ts`): when, by session and JSON-RPC id. */
   readonly cancels = new Map<string, number>()
   private readonly pending = new Set<Promise<void>>()
