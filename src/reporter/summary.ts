@@ -23,6 +23,8 @@ export interface RanTest {
   /** Full name (`describe > test` in vitest, space-joined in jest): what scenario.yaml's `source.name` holds. */
   name: string
   project?: string
+  /** A repeat of a test the runner already ran (Playwright's `--repeat-each` index, from 1): counted, never a namesake. */
+  repeat?: number
   state: TestState
   /** A failed test's error messages, as the runner reports them (fluxlab's own start with `[fluxlab] FLUX_…:`). */
   errors?: readonly string[]
@@ -145,6 +147,7 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
   const seen = new Map<string, number>()
   // Tests of one file that share a name are told apart by their order (scenario.yaml `source.nth`, absent for the first).
   for (const t of input.tests) {
+    if (t.repeat) continue
     const key = testKey(resolve(t.file), t.name, t.project)
     const nth = (seen.get(key) ?? 0) + 1
     seen.set(key, nth)
