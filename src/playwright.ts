@@ -23,6 +23,36 @@ import type { matchers } from './matchers/index.js'
 import type { InfoLike } from './plugin/playwright-engine.js'
 import type { Outcome } from './scenario/outcome.js'
 
+// Issue 39: a spec that swaps its import of `test` and `expect` for ours keeps the one line: the Playwright types a spec
+// names come from here too. @note named, not `export type *`: tsup's declaration bundle turns that into `export *`,
+// which claims values (`devices`) this module does not export at run time; and a run-time `export *` breaks the
+// CommonJS build (its getters refuse our own `test` and `expect`).
+export type {
+  APIRequestContext,
+  APIResponse,
+  Browser,
+  BrowserContext,
+  ConsoleMessage,
+  Dialog,
+  Download,
+  ElementHandle,
+  Frame,
+  FrameLocator,
+  JSHandle,
+  Locator,
+  Page,
+  PlaywrightTestArgs,
+  PlaywrightTestOptions,
+  PlaywrightWorkerArgs,
+  PlaywrightWorkerOptions,
+  Request,
+  Response,
+  Route,
+  TestInfo,
+  WebSocket,
+  Worker,
+} from '@playwright/test'
+
 /** What a test gets as `flux`. */
 export interface Flux {
   /** The test's scenario (its fixture directory's name). */
