@@ -84,10 +84,17 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // jest runs the setup's beforeAll before the file's own: collection is over.
   g.beforeAll?.(() => {
     const reads = stopWatch?.()
-    if (!reads || !testPath) return
-    state.fileKeys = { file: testPath, names: reads.set }
+    if (reads && testPath) state.fileKeys = { file: testPath, names: reads.set }
+    failIfRefused()
   })
+  // Issue 38 item 8: a request refused outside every test (module top level, the file's own beforeAll) fails the file's
+  // tests with the refusal's message (thrown from a beforeAll, jest fails each test with it) before one reads its answer.
+  const failIfRefused = () => {
+    const refused = engine?.fileRefusal()
+    if (refused) throw refused
+  }
   g.beforeEach(() => {
+    failIfRefused()
     const st = expect.getState()
     const ctx: TestContext = {
       runner: 'jest',

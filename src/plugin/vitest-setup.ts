@@ -59,8 +59,18 @@ const stopWatch = worker?.filepath ? watchKeyReads(process, (name) => void fileF
 // runs before the file's own beforeAll: collection is over.
 beforeAll(function ({}: object) {
   const reads = stopWatch?.()
-  if (!reads || !worker?.filepath) return
-  state.fileKeys = { file: worker.filepath, names: reads.set }
+  if (reads && worker?.filepath) state.fileKeys = { file: worker.filepath, names: reads.set }
+  failIfRefused()
+})
+// Issue 38 item 8: a request refused outside every test (module top level, the file's own beforeAll) fails the file with
+// the refusal's message before a test reads what it was answered with: thrown here (collection is over), vitest fails the
+// file and skips its tests; thrown in each beforeEach (after a refusal in the file's own beforeAll), each test fails with it.
+function failIfRefused(): void {
+  const refused = perTest?.fileRefusal()
+  if (refused) throw refused
+}
+beforeEach(function ({}: object) {
+  failIfRefused()
 })
 const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 // @note issue 14: the per-test engine (and @mswjs/interceptors behind it) is loaded only where it is used: in
