@@ -14,7 +14,7 @@ import { state } from './context/state.js'
 import { finishTest, type TestContext } from './context/test-context.js'
 import { configure } from './context/configure.js'
 import { perTestMode, type FluxOptions } from './context/options.js'
-import { holdFileKeys } from './context/file-keys.js'
+import { fileRecordKeeper, holdFileKeys } from './context/file-keys.js'
 import { watchKeyReads } from './context/env-reads.js'
 import { loadEngine, loadMatchers } from './plugin/jest-load.js'
 import type { TestScenario } from './scenario/per-test.js'
@@ -56,7 +56,19 @@ if (g.expect && g.beforeEach && g.afterEach) {
     if (keys.fixtures > 0 && testPath) void import('./reporter/facts.js').then(({ appendFacts }) => appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys }))
   }
   fileFact([])
-  const stopWatch = testPath ? watchKeyReads(process, (name) => fileFact([name])) : undefined
+  // Issue 38 item 4: where the run can record, what the file read also goes into its record beside the fixtures, so a
+  // replay fills placeholders for it even where the file writes no fixture (every test skipped by its gate).
+  const keeper = fileRecordKeeper({ base: keys.base, rootDir: process.cwd(), testFile: testPath, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
+  const stopWatch = testPath
+    ? watchKeyReads(
+        process,
+        (name) => {
+          fileFact([name])
+          keeper?.read(name, false)
+        },
+        (name) => keeper?.read(name, true),
+      )
+    : undefined
   let engine = perTestMode(state.options) ? loadEngine() : undefined
   if (engine) {
     engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
@@ -85,6 +97,7 @@ if (g.expect && g.beforeEach && g.afterEach) {
   g.beforeAll?.(() => {
     const reads = stopWatch?.()
     if (reads && testPath) state.fileKeys = { file: testPath, names: reads.set }
+    keeper?.done()
     failIfRefused()
   })
   // Issue 38 item 8: a request refused outside every test (module top level, the file's own beforeAll) fails the file's
