@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { watchKeyReads } from './env-reads.js'
-import { fileKeyVars, fileRecordKeeper, fileRecordPath, holdFileKeys, readFileRecord } from './file-keys.js'
+import { fileKeyVars, fileRecordPath, holdFileKeys, readFileRecord } from './file-keys.js'
+import { fileRecordKeeper } from './record-keeper.js'
 import { keepFileRecord } from './file-record.js'
 
 const roots: string[] = []
