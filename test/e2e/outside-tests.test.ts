@@ -80,7 +80,8 @@ describe.each(KITS)('$name: model calls outside every test', (kit) => {
     expect(cells.join('\n')).toContain('Italy')
     expect(cells.join('\n')).toContain('Japan')
     expect(cells.join('\n')).not.toContain(KEY)
-    expect(readdirSync(project.path('tests/scenarios'))).toHaveLength(3)
+    // Beside them, `.files/` keeps the key variables each test file read (issue 38 item 4).
+    expect(readdirSync(project.path('tests/scenarios')).filter((d) => !d.startsWith('.'))).toHaveLength(3)
   })
 
   test('replay with the provider down, the key unset and CI=1 serves them from the file scenario', async () => {
