@@ -30,6 +30,7 @@ export default defineConfig({
     // first use (the whole-suite engine is `jest-engine` below).
     'setup-facts': 'src/reporter/facts.ts',
     'setup-judge': 'src/judge/index.ts',
+    'setup-file-record': 'src/context/file-record.ts',
     'jest-reporter': 'src/reporter/jest-reporter.ts',
     // Playwright Test as the third runner (its `test` and `expect`; the app server runs under `fluxlab serve`).
     playwright: 'src/playwright.ts',

@@ -12,6 +12,7 @@ const LATE = {
   '../scenario/per-test.js': './jest-engine.js',
   '../reporter/facts.js': './setup-facts.js',
   '../judge/index.js': './setup-judge.js',
+  './file-record.js': './setup-file-record.js',
 }
 await build({
   entryPoints: ['src/plugin/vitest-setup.ts'],

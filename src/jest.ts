@@ -15,6 +15,7 @@ import { finishTest, type TestContext } from './context/test-context.js'
 import { configure } from './context/configure.js'
 import { perTestMode, type FluxOptions } from './context/options.js'
 import { holdFileKeys } from './context/file-keys.js'
+import { fileRecordKeeper } from './context/record-keeper.js'
 import { watchKeyReads } from './context/env-reads.js'
 import { loadEngine, loadMatchers } from './plugin/jest-load.js'
 import type { TestScenario } from './scenario/per-test.js'
@@ -56,7 +57,19 @@ if (g.expect && g.beforeEach && g.afterEach) {
     if (keys.fixtures > 0 && testPath) void import('./reporter/facts.js').then(({ appendFacts }) => appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys }))
   }
   fileFact([])
-  const stopWatch = testPath ? watchKeyReads(process, (name) => fileFact([name])) : undefined
+  // Issue 38 item 4: where the run can record, what the file read also goes into its record beside the fixtures, so a
+  // replay fills placeholders for it even where the file writes no fixture (every test skipped by its gate).
+  const keeper = fileRecordKeeper({ base: keys.base, rootDir: process.cwd(), testFile: testPath, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
+  const stopWatch = testPath
+    ? watchKeyReads(
+        process,
+        (name) => {
+          fileFact([name])
+          keeper?.read(name, false)
+        },
+        (name) => keeper?.read(name, true),
+      )
+    : undefined
   let engine = perTestMode(state.options) ? loadEngine() : undefined
   if (engine) {
     engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
@@ -84,10 +97,18 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // jest runs the setup's beforeAll before the file's own: collection is over.
   g.beforeAll?.(() => {
     const reads = stopWatch?.()
-    if (!reads || !testPath) return
-    state.fileKeys = { file: testPath, names: reads.set }
+    if (reads && testPath) state.fileKeys = { file: testPath, names: reads.set }
+    keeper?.done()
+    failIfRefused()
   })
+  // Issue 38 item 8: a request refused outside every test (module top level, the file's own beforeAll) fails the file's
+  // tests with the refusal's message (thrown from a beforeAll, jest fails each test with it) before one reads its answer.
+  const failIfRefused = () => {
+    const refused = engine?.fileRefusal()
+    if (refused) throw refused
+  }
   g.beforeEach(() => {
+    failIfRefused()
     const st = expect.getState()
     const nth = nthOfRunning()
     const ctx: TestContext = {

@@ -17,8 +17,8 @@ export interface KeyReads {
 
 /**
  * Watch `holder.env` (a test file's `process`) until the returned stop runs: it restores the object and returns the
- * credential-like variables the suite's own code read, set or unset, sorted; `onUnset` hears of each unset one as it is
- * read (a file whose tests are all skipped runs no hook to stop the watch in). Reads through `in` count too
+ * credential-like variables the suite's own code read, set or unset, sorted; `onUnset` and `onSet` hear of each one as it
+ * is read (a file whose tests are all skipped runs no hook to stop the watch in). Reads through `in` count too
  * (`'GROQ_API_KEY' in process.env`); a placeholder fluxlab filled counts as neither.
  * @note the watched object is a Proxy over the same environment: writes, deletes and enumeration reach it as before,
  * and a child process spawned meanwhile inherits it as it is.
@@ -26,7 +26,7 @@ export interface KeyReads {
  * const stop = watchKeyReads(process, (name) => report(name))
  * beforeAll(() => { reads = stop() })
  */
-export function watchKeyReads(holder: { env: NodeJS.ProcessEnv }, onUnset?: (name: string) => void): () => KeyReads {
+export function watchKeyReads(holder: { env: NodeJS.ProcessEnv }, onUnset?: (name: string) => void, onSet?: (name: string) => void): () => KeyReads {
   const env = holder.env
   const set = new Set<string>()
   const unset = new Set<string>()
@@ -36,8 +36,10 @@ export function watchKeyReads(holder: { env: NodeJS.ProcessEnv }, onUnset?: (nam
     // OPENAI_WEBHOOK_SECRET when it is built) is not one. The frame after this trap's is the reader's.
     const reader = new Error().stack?.split('\n')[3] ?? ''
     if (/[\\/]node_modules[\\/]/.test(reader)) return
-    if (value) set.add(k)
-    else {
+    if (value) {
+      set.add(k)
+      onSet?.(k)
+    } else {
       unset.add(k)
       onUnset?.(k)
     }

@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { watchKeyReads } from './env-reads.js'
-import { fileKeyVars, holdFileKeys } from './file-keys.js'
+import { fileKeyVars, fileRecordPath, holdFileKeys, readFileRecord } from './file-keys.js'
+import { fileRecordKeeper } from './record-keeper.js'
+import { keepFileRecord } from './file-record.js'
 
 const roots: string[] = []
 afterEach(() => {
@@ -11,6 +13,8 @@ afterEach(() => {
   delete process.env.FLUX_GOLDEN
   delete process.env.FILE_KEYS_TEST_A_KEY
   delete process.env.FILE_KEYS_TEST_LISTED
+  delete process.env.FILE_KEYS_TEST_GATE_KEY
+  delete process.env.FLUX_OFFLINE
 })
 
 /** A project with fixtures: dir → [source file, manifest extra lines]. */
@@ -77,5 +81,70 @@ describe('watchKeyReads', () => {
     expect(stop()).toEqual({ set: ['OPENAI_API_KEY'], unset: ['EMPTY_TOKEN', 'FIREWORKS_API_KEY', 'MY_GATEWAY_SECRET'] })
     expect(heard).toEqual(['FIREWORKS_API_KEY', 'EMPTY_TOKEN', 'MY_GATEWAY_SECRET'])
     expect(holder.env).toBe(original)
+  })
+})
+
+describe("a test file's record of the key variables it read (issue 38 item 4)", () => {
+  const reads = (keyVars: string[], unsetVars: string[] = []) => ({ keyVars, unsetVars })
+
+  test('is written beside the fixtures, sorted, names only, and only when it changes; a replay fills its names before the file loads', () => {
+    const root = project({})
+    const base = join(root, 'tests/scenarios')
+    const testFile = join(root, 'test/gated.test.ts')
+    const { path, file } = fileRecordPath(base, root, testFile)
+    expect([path.slice(root.length), file]).toEqual(['/tests/scenarios/.files/test__gated.test.ts.yaml', 'test/gated.test.ts'])
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads(['FILE_KEYS_TEST_GATE_KEY', 'FILE_KEYS_TEST_A_KEY', 'FILE_KEYS_TEST_A_KEY'], ['NOT_SET_KEY']), exact: false })
+    const text = readFileSync(path, 'utf8')
+    expect(text.split('\n').filter((l) => !l.startsWith('#'))).toEqual(['file: "test/gated.test.ts"', 'keyVars:', '  - FILE_KEYS_TEST_A_KEY', '  - FILE_KEYS_TEST_GATE_KEY', 'unsetVars:', '  - NOT_SET_KEY', ''])
+    expect(readFileRecord(text, file)).toEqual(reads(['FILE_KEYS_TEST_A_KEY', 'FILE_KEYS_TEST_GATE_KEY'], ['NOT_SET_KEY']))
+    expect(readFileRecord(text, 'test/other.test.ts')).toBeUndefined()
+    // Unchanged: not written again. A run that read no key set (its keys unset here) changes nothing.
+    const written = statSync(path).mtimeMs
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads(['FILE_KEYS_TEST_GATE_KEY']), exact: false })
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads([], ['FILE_KEYS_TEST_GATE_KEY']), exact: false })
+    expect([statSync(path).mtimeMs, readFileSync(path, 'utf8')]).toEqual([written, text])
+
+    const held = holdFileKeys({ rootDir: root, testFile, options: {}, updateState: 'none' })
+    expect([held.fixtures, process.env.FILE_KEYS_TEST_GATE_KEY, process.env.NOT_SET_KEY]).toEqual([0, 'fluxlab-replay-no-key-FILE_KEYS_TEST_GATE_KEY', undefined])
+    held.release()
+    expect(process.env.FILE_KEYS_TEST_GATE_KEY).toBeUndefined()
+  })
+
+  test('a record run makes it exactly what the file read, and removes it when the file read no key', () => {
+    const root = project({})
+    const base = join(root, 'tests/scenarios')
+    const testFile = join(root, 'test/gated.test.ts')
+    const { path, file } = fileRecordPath(base, root, testFile)
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads(['FILE_KEYS_TEST_A_KEY', 'FILE_KEYS_TEST_GATE_KEY']), exact: false })
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads(['FILE_KEYS_TEST_GATE_KEY']), exact: true })
+    expect(readFileRecord(readFileSync(path, 'utf8'), file)).toEqual(reads(['FILE_KEYS_TEST_GATE_KEY']))
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads([]), exact: true })
+    expect(existsSync(path)).toBe(false)
+  })
+
+  test('a suite-wide placeholder is not given to a name the file read unset while recording', () => {
+    const root = project({ one: ['test/a.test.ts', 'keyVars:\n  - FILE_KEYS_TEST_A_KEY\n  - FILE_KEYS_TEST_GATE_KEY\n'] })
+    const base = join(root, 'tests/scenarios')
+    const testFile = join(root, 'test/b.test.ts')
+    keepFileRecord({ base, rootDir: root, testFile, reads: reads(['FILE_KEYS_TEST_A_KEY'], ['FILE_KEYS_TEST_GATE_KEY']), exact: false })
+    const held = holdFileKeys({ rootDir: root, testFile, options: {}, updateState: 'none' })
+    expect([process.env.FILE_KEYS_TEST_A_KEY, process.env.FILE_KEYS_TEST_GATE_KEY]).toEqual(['fluxlab-replay-no-key-FILE_KEYS_TEST_A_KEY', undefined])
+    held.release()
+  })
+
+  test('the setups keep one only where the run can record: never under CI or FLUX_OFFLINE', async () => {
+    const root = project({})
+    const base = join(root, 'tests/scenarios')
+    const testFile = join(root, 'test/gated.test.ts')
+    expect(fileRecordKeeper({ base, rootDir: root, testFile, updateState: 'none' })).toBeUndefined()
+    process.env.FLUX_OFFLINE = '1'
+    expect(fileRecordKeeper({ base, rootDir: root, testFile, updateState: 'new' })).toBeUndefined()
+    delete process.env.FLUX_OFFLINE
+    const keeper = fileRecordKeeper({ base, rootDir: root, testFile, updateState: 'new' })!
+    keeper.read('FILE_KEYS_TEST_GATE_KEY', true)
+    keeper.read('OTHER_UNSET_KEY', false)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const { path, file } = fileRecordPath(base, root, testFile)
+    expect(readFileRecord(readFileSync(path, 'utf8'), file)).toEqual(reads(['FILE_KEYS_TEST_GATE_KEY'], ['OTHER_UNSET_KEY']))
   })
 })

@@ -12,6 +12,8 @@ import { DEFAULT_DIR, keysFrom, type FluxOptions } from './options.js'
 import { fillReplayKeys, replayKeyVars } from './replay-keys.js'
 
 const MANIFEST = 'scenario.yaml'
+/** Issue 38 item 4: the folder under the fixture root that keeps, per test file, the key variables it read while collected. */
+const FILES_DIR = '.files'
 const SKIP = new Set(['node_modules', '.git', 'forks'])
 
 /**
@@ -72,7 +74,7 @@ function manifests(base: string): string[] {
  * `keyVars` and `providerHosts` as fluxlab writes them (a block list of plain scalars), without loading YAML;
  * `undefined` when the text has them in another shape (a hand edit), for the YAML parser to read.
  */
-function listsOf(text: string): { keyVars?: string[]; providerHosts?: string[] } | undefined {
+function listsOf(text: string, keys = ['keyVars', 'providerHosts']): Record<string, string[]> | undefined {
   const block = (key: string): string[] | undefined | null => {
     const at = text.search(new RegExp(`^${key}:`, 'm'))
     if (at < 0) return undefined
@@ -80,10 +82,13 @@ function listsOf(text: string): { keyVars?: string[]; providerHosts?: string[] }
     if (!m) return null
     return m[1] ? [] : m[2].split('\n').filter(Boolean).map((l) => l.slice(4).trim())
   }
-  const keyVars = block('keyVars')
-  const providerHosts = block('providerHosts')
-  if (keyVars === null || providerHosts === null) return undefined
-  return { ...(keyVars ? { keyVars } : {}), ...(providerHosts ? { providerHosts } : {}) }
+  const out: Record<string, string[]> = {}
+  for (const key of keys) {
+    const list = block(key)
+    if (list === null) return undefined
+    if (list) out[key] = list
+  }
+  return out
 }
 
 function parse(text: string): Record<string, unknown> | undefined {
@@ -92,6 +97,52 @@ function parse(text: string): Record<string, unknown> | undefined {
     return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined
   } catch {
     // A manifest that is not YAML names no key; its replay says what is wrong with it.
+    return undefined
+  }
+}
+
+/** What a test file's record says it read of the key variables while it was collected, recording: set, and unset. */
+export interface FileRecord {
+  keyVars: string[]
+  unsetVars: string[]
+}
+
+/**
+ * Issue 38 item 4: where test file `testFile`'s record is kept, `<base>/.files/<its path from the root, / as __>.yaml`, and
+ * that path as the record names it (a record that names another file is not this one's).
+ * @example
+ * fileRecordPath('/repo/tests/scenarios', '/repo', '/repo/test/azure.test.ts') // { path: '/repo/tests/scenarios/.files/test__azure.test.ts.yaml', file: 'test/azure.test.ts' }
+ */
+export function fileRecordPath(base: string, rootDir: string, testFile: string): { path: string; file: string } {
+  const file = relative(rootDir, testFile).split(sep).join('/')
+  return { path: join(base, FILES_DIR, `${file.split('/').join('__')}.yaml`), file }
+}
+
+/**
+ * The record of test file `file` in `text` (what `fileRecordPath` names), read without loading YAML when it is as
+ * fluxlab writes it; `undefined` when it is another file's or not a record.
+ * @example
+ * readFileRecord('file: "test/azure.test.ts"\nkeyVars:\n  - AZURE_OPENAI_API_KEY\nunsetVars: []\n', 'test/azure.test.ts')
+ */
+export function readFileRecord(text: string, file: string): FileRecord | undefined {
+  const named = /^file: (.+)$/m.exec(text)?.[1]
+  let source: unknown
+  try {
+    source = named && JSON.parse(named)
+  } catch {
+    source = (parse(text) as { file?: unknown } | undefined)?.file
+  }
+  if (source !== file) return undefined
+  const lists = listsOf(text, ['keyVars', 'unsetVars']) ?? parse(text)
+  const names = (v: unknown) => (Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : [])
+  return { keyVars: names(lists?.keyVars), unsetVars: names(lists?.unsetVars) }
+}
+
+function fileRecord(base: string, rootDir: string, testFile: string): FileRecord | undefined {
+  const { path, file } = fileRecordPath(base, rootDir, testFile)
+  try {
+    return readFileRecord(readFileSync(path, 'utf8'), file)
+  } catch {
     return undefined
   }
 }
@@ -112,6 +163,11 @@ export function holdFileKeys(o: { rootDir: string; testFile: string | undefined;
   const none = { base, fixtures: 0, release: () => {} }
   if (!o.testFile || readGolden() === 'update') return none
   const found = fileKeyVars(base, o.rootDir, o.testFile, { suite: o.updateState === 'none' || readFlag('FLUX_OFFLINE') })
-  if (found.count === 0 && !found.suiteWide) return none
-  return { base, fixtures: found.count, release: fillReplayKeys(process.env, [...found.keyVars, ...keysFrom(o.options)]) }
+  // Issue 38 item 4: and those its record names it read set while recording (a file that wrote no fixture has one too);
+  // a variable it read unset then gets no suite-wide placeholder, so each gate stands as it stood.
+  const record = fileRecord(base, o.rootDir, o.testFile)
+  const suite = found.suiteWide ? found.keyVars.filter((k) => !record?.unsetVars.includes(k)) : found.keyVars
+  const names = [...suite, ...(record?.keyVars ?? [])]
+  if (found.count === 0 && !found.suiteWide && !record?.keyVars.length) return none
+  return { base, fixtures: found.count, release: fillReplayKeys(process.env, [...names, ...keysFrom(o.options)]) }
 }

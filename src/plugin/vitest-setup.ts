@@ -12,6 +12,7 @@ import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { perTestMode } from '../context/options.js'
 import { holdFileKeys } from '../context/file-keys.js'
+import { fileRecordKeeper } from '../context/record-keeper.js'
 import { watchKeyReads } from '../context/env-reads.js'
 import type { TestFacts } from '../reporter/facts.js'
 import type { TestScenario } from '../scenario/per-test.js'
@@ -54,13 +55,36 @@ const keys = holdFileKeys({ rootDir, testFile: worker?.filepath, options: state.
 const fileFacts = { base: keys.base, unsetKeys: [] as string[] }
 const fileTask = (worker as { current?: { filepath?: string; meta?: Record<string, unknown> } } | undefined)?.current
 if (keys.fixtures > 0 && fileTask?.meta && fileTask.filepath === worker?.filepath) fileTask.meta.fluxlab = fileFacts
-const stopWatch = worker?.filepath ? watchKeyReads(process, (name) => void fileFacts.unsetKeys.push(name)) : undefined
+// Issue 38 item 4: where the run can record, what the file read also goes into its record beside the fixtures, so a replay
+// fills placeholders for it even where the file writes no fixture (every test skipped by its gate).
+const keeper = fileRecordKeeper({ base: keys.base, rootDir, testFile: worker?.filepath, updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv() })
+const stopWatch = worker?.filepath
+  ? watchKeyReads(
+      process,
+      (name) => {
+        fileFacts.unsetKeys.push(name)
+        keeper?.read(name, false)
+      },
+      (name) => keeper?.read(name, true),
+    )
+  : undefined
 // @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use. This one, the setup's,
 // runs before the file's own beforeAll: collection is over.
 beforeAll(function ({}: object) {
   const reads = stopWatch?.()
-  if (!reads || !worker?.filepath) return
-  state.fileKeys = { file: worker.filepath, names: reads.set }
+  if (reads && worker?.filepath) state.fileKeys = { file: worker.filepath, names: reads.set }
+  keeper?.done()
+  failIfRefused()
+})
+// Issue 38 item 8: a request refused outside every test (module top level, the file's own beforeAll) fails the file with
+// the refusal's message before a test reads what it was answered with: thrown here (collection is over), vitest fails the
+// file and skips its tests; thrown in each beforeEach (after a refusal in the file's own beforeAll), each test fails with it.
+function failIfRefused(): void {
+  const refused = perTest?.fileRefusal()
+  if (refused) throw refused
+}
+beforeEach(function ({}: object) {
+  failIfRefused()
 })
 const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 // @note issue 14: the per-test engine (and @mswjs/interceptors behind it) is loaded only where it is used: in

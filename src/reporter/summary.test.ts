@@ -244,6 +244,20 @@ describe('summarize', () => {
     expect(text).toContain('· 2 tests of a.test.ts are named "raw response": each has its own scenario, told apart by order of declaration')
   })
 
+  it('counts a test file that a refusal outside every test failed, by code, and names its message; never "no scenarios ran"', () => {
+    const root = project({})
+    const file = join(root, 'config.test.ts')
+    const message = '[fluxlab] FLUX_OFFLINE: Failed to send GET 127.0.0.1:4010/config in test "(outside tests)": no fixture answers it.'
+    const outside: TestFacts = { ...facts(root, [], [run({ refused: true, modelCalls: 0, toolCalls: 1, cost: 0, hermetic: false, failures: [{ code: 'fatal', step: '(outside tests)', message }] })]), file, test: '(outside tests)', fileLevel: true }
+    const tests: RanTest[] = [{ file, name: 'uses the configured model', state: 'skipped' }]
+    const s = summarize({ tests, fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: [], outside }], files: [], rootDir: root, bases: [], checkObsolete: true })
+    expect(s.fileFailures).toEqual([{ file, code: 'FLUX_OFFLINE', message }])
+    expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(
+      ' fluxlab  0 scenarios: 0 replayed, 0 recorded · tests 0 passed, 0 failed, 1 skipped · test files failed outside their tests 1 (1 FLUX_OFFLINE) · hermetic 0/0 · live model calls 0 · recorded cost $0 · drift warnings 0\n' +
+        `          ✗ config.test.ts, outside its tests: ${message}`,
+    )
+  })
+
   it('says so in one line when no scenario ran', () => {
     const root = project({})
     expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(' fluxlab  no scenarios ran')

@@ -10,6 +10,7 @@ import { APP_SERVER } from './facts.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
 import { unpricedClause, usd } from './cost-text.js'
 import { namesakeLines, namesakes, sharedLines } from './namesakes.js'
+import { fileFailures, fileFailuresPart, type FileFailure } from './file-failures.js'
 import type { FileFacts, TestFacts } from './facts.js'
 
 export type { FileFacts } from './facts.js'
@@ -62,6 +63,8 @@ export interface SuiteSummary {
   shared: Array<{ scenario: string; step: string; from: string }>
   /** Full names two or more tests of one file share (each its own scenario, by order of declaration), with how many. */
   duplicates: Array<{ file: string; name: string; count: number }>
+  /** Test files a fluxlab error failed outside every test (a request refused at module top level or in a `beforeAll`). */
+  fileFailures: FileFailure[]
 }
 
 export interface SummaryInput {
@@ -87,7 +90,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [], shared: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [], shared: [], fileFailures: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -130,6 +133,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
   for (const f of input.fileFacts ?? [])
     for (const run of f.outside?.test === APP_SERVER ? f.outside.sessions : [])
       if (run.modelCalls + run.toolCalls + run.failures.length > 0) s.appServer.push({ scenario: run.name, mode: run.mode, calls: run.modelCalls + run.toolCalls, refused: run.failures.length })
+  s.fileFailures = fileFailures(input.fileFacts ?? [])
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   s.duplicates = namesakes(input.tests)
@@ -192,12 +196,14 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   const tag = c.inverse(c.bold(' fluxlab '))
   const pad = '          '
   const codes = Object.entries(s.fluxFailures).sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
-  if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && s.obsolete.length === 0 && s.skippedWithFixture.length === 0) return `${tag} no scenarios ran`
+  const quiet = s.obsolete.length === 0 && s.skippedWithFixture.length === 0 && s.fileFailures.length === 0
+  if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && quiet) return `${tag} no scenarios ran`
   const { passed, failed, skipped } = s.tests
   const fluxOwn = codes.length ? ` (${codes.map(([code, n]) => `${n} ${code}`).join(', ')})` : ''
   const head = [
     `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded${s.empty ? ` (${s.empty} test${s.empty === 1 ? '' : 's'} with no model call: nothing to record)` : ''}`,
     `tests ${passed} passed, ${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
+    ...(s.fileFailures.length ? [c.red(fileFailuresPart(s.fileFailures))] : []),
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + ${unpricedClause(s.unpriced)}`) : ''}`,
@@ -211,6 +217,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad))
   for (const a of s.appServer)
     lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
+  for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   lines.push(...namesakeLines(s.duplicates, rel, pad), ...sharedLines(s.shared, pad))
   if (s.obsolete.length) {

@@ -54,8 +54,11 @@ export function releaseFromSetup(): void {
   state.outside = undefined
 }
 
-/** The file scenarios of this worker by test file: open from the first call outside a test until the file ends. */
-const fileScenarios = new Map<string, { scenario: TestScenario; test: TestContext } | 'finished'>()
+/**
+ * The file scenarios of this worker by test file: open from the first call outside a test until the file ends. `thrown`: its
+ * run's fatal error already failed the file's tests (`fileRefusal`), so the file's end does not fail it a second time.
+ */
+const fileScenarios = new Map<string, { scenario: TestScenario; test: TestContext; thrown?: boolean } | 'finished'>()
 
 /**
  * The door to the running test file's scenario for its calls made outside every test (module top level,
@@ -77,8 +80,10 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
     if (now && now !== 'finished') return now.scenario
     const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
     const opened = openTestScenario(test, state.options)
-    // The run belongs to its (file-level) test from the first request.
+    // The run belongs to its (file-level) test from the first request; a refusal's run too, which has no test of its own
+    // (issue 38 item 8: the run summary counts a file a refusal failed).
     opened.run.register()
+    if (!test.runs.includes(opened.run)) test.runs.push(opened.run)
     fileScenarios.set(testFile, { scenario: opened, test })
     return opened
   }
@@ -105,11 +110,34 @@ export async function finishFileScenario(report: (test: TestContext) => void | P
     fileScenarios.set(file, 'finished')
     try {
       await open.scenario.finish(true)
+    } catch (e) {
+      if (!open.thrown || e !== open.scenario.run.log.fatal) throw e
     } finally {
       await report(open.test)
     }
     await finishTest(open.test)
   }
+}
+
+/**
+ * Issue 38 item 8: the error a request made outside every test of the running file was refused with (module top level,
+ * a `beforeAll`: no fixture where nothing can be recorded), if there was one. The runner setups throw it from their
+ * `beforeAll` and from each `beforeEach`, which run before the file's own, so the file's tests fail with the refusal's
+ * own message before one reads what the refused request was answered with; a refusal after the last test fails the file
+ * when it ends (`finishFileScenario`), which does not throw it again.
+ * @example
+ * beforeEach(() => { const refused = fileRefusal(); if (refused) throw refused })
+ */
+export function fileRefusal(): Error | undefined {
+  const running = runningTestRef()
+  for (const [file, open] of fileScenarios) {
+    if (open === 'finished' || (running?.file && !file.endsWith(running.file))) continue
+    const fatal = open.scenario.run.log.fatal
+    if (!fatal) continue
+    open.thrown = true
+    return fatal
+  }
+  return undefined
 }
 
 /**

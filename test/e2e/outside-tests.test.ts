@@ -2,11 +2,19 @@
  * Whole-suite mode (SPEC §2, issue 11 item 3): a model call made outside every test (module top
  * level, `beforeAll`) is recorded into the file's own scenario and replayed from it; where it can do
  * neither (CI with no fixture) it is refused with the command that records it. Never live silently.
+ *
+ * Issue 38 item 8: a refusal outside every test is never silent. A file that reads its config over HTTP
+ * outside its tests (vitest: module top level; jest: a `beforeAll`), refused under FLUX_OFFLINE with no
+ * fixture, fails with the refusal's own message (no test fails for another reason on the answer it got),
+ * and the run summary counts the file, with counts that are the runner's own.
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { readdirSync, rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startCapitalServer, type CapitalServer } from './support/capital-server.js'
 import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project, type RunResult } from './support/project.js'
+import { parseRunSummary } from './support/run-summary.js'
 
 const TIMEOUT = 150_000
 const KEY = 'sk-e2e-recording-key-not-real'
@@ -72,7 +80,8 @@ describe.each(KITS)('$name: model calls outside every test', (kit) => {
     expect(cells.join('\n')).toContain('Italy')
     expect(cells.join('\n')).toContain('Japan')
     expect(cells.join('\n')).not.toContain(KEY)
-    expect(readdirSync(project.path('tests/scenarios'))).toHaveLength(3)
+    // Beside them, `.files/` keeps the key variables each test file read (issue 38 item 4).
+    expect(readdirSync(project.path('tests/scenarios')).filter((d) => !d.startsWith('.'))).toHaveLength(3)
   })
 
   test('replay with the provider down, the key unset and CI=1 serves them from the file scenario', async () => {
@@ -112,3 +121,112 @@ describe.each(KITS)('$name: model calls outside every test', (kit) => {
     }
   }, TIMEOUT)
 })
+
+interface ConfigKit {
+  name: 'vitest' | 'jest'
+  template: 'vitest-suite' | 'jest-suite'
+  file: string
+  text: string
+  run(p: Project, env: Record<string, string>): Promise<RunResult>
+}
+
+const CONFIG_TESTS = `test('uses the configured model', () => {
+  expect(config.model).toBe('gpt-4.1-mini')
+})
+
+test('adds numbers', () => {
+  expect(1 + 1).toBe(2)
+})
+`
+
+const CONFIG_KITS: ConfigKit[] = [
+  {
+    name: 'vitest',
+    template: 'vitest-suite',
+    file: 'test/config.test.ts',
+    text: `import { expect, test } from 'vitest'\n\nconst config = (await (await fetch(\`\${process.env.CONFIG_URL}/config\`)).json()) as { model?: string }\n\n${CONFIG_TESTS}`,
+    run: (p, env) => runVitest(p, ['test/config.test.ts', '--reporter=default', '--reporter=json', '--outputFile.json=report.json'], env),
+  },
+  {
+    name: 'jest',
+    template: 'jest-suite',
+    file: 'test/config.test.cjs',
+    text: `let config = {}\nbeforeAll(async () => {\n  config = await (await fetch(\`\${process.env.CONFIG_URL}/config\`)).json()\n})\n\n${CONFIG_TESTS}`,
+    run: (p, env) => runJest(p, ['test/config.test.cjs', '--json', '--outputFile=report.json'], env),
+  },
+]
+
+interface Report {
+  numPassedTests: number
+  numFailedTests: number
+  numPendingTests: number
+  testResults: Array<{ status: string; message: string; assertionResults: Array<{ title: string; status: string; failureMessages?: string[] }> }>
+}
+
+describe.concurrent.each(CONFIG_KITS)('$name: a request refused outside every test', (kit) => {
+  let config: { url: string; hits: number; close(): Promise<void> }
+  let project: Project
+
+  beforeAll(async () => {
+    assertBuilt()
+    linkSelf()
+    config = await startConfigServer()
+    project = createProject(kit.template)
+    project.write(kit.file, kit.text)
+  }, TIMEOUT)
+  afterAll(async () => {
+    await config?.close()
+    if (!process.env.E2E_KEEP) project?.remove()
+  })
+
+  test('fails its file with the refusal\'s own message under FLUX_OFFLINE, and the summary counts the file', async ({ expect }) => {
+    // Live (recording, nothing to record): the config answers and both tests pass.
+    const live = await kit.run(project, { CONFIG_URL: config.url })
+    expect(live.code, live.output).toBe(0)
+    const before = config.hits
+    expect(before).toBe(1)
+
+    const r = await kit.run(project, { CONFIG_URL: config.url, FLUX_OFFLINE: '1' })
+    expect(r.code, r.output).not.toBe(0)
+    expect(config.hits).toBe(before)
+    const report = JSON.parse(project.read('report.json')) as Report
+    const [file] = report.testResults
+    const refusal = `[fluxlab] FLUX_OFFLINE: Failed to send GET ${new URL(config.url).host}/config`
+    expect(file.status).toBe('failed')
+    // No test fails for another reason on what the refused request was answered with.
+    expect(r.output).not.toContain('expected undefined')
+    if (kit.name === 'vitest') {
+      // The file fails with the refusal (vitest shows it on the file) and its tests do not run.
+      expect(file.message, r.output).toContain(refusal)
+      expect(file.assertionResults.map((a) => a.status)).toEqual(['skipped', 'skipped'])
+    } else {
+      // jest fails each test of the file with the error its beforeAll met.
+      for (const a of file.assertionResults) expect(a.failureMessages?.join('\n'), a.title).toContain(refusal)
+      expect(file.assertionResults.map((a) => a.status)).toEqual(['failed', 'failed'])
+    }
+    const summary = parseRunSummary(r.output)
+    expect(summary, r.output).toBeDefined()
+    expect(summary!.line).toContain('test files failed outside their tests 1 (1 FLUX_OFFLINE)')
+    expect(summary!.line).not.toContain('no scenarios ran')
+    const failedWithIt = kit.name === 'jest' ? { FLUX_OFFLINE: report.numFailedTests } : {}
+    expect(summary!.tests).toEqual({ passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests, refusals: failedWithIt })
+    expect(r.output).toContain(`${kit.file}, outside its tests: ${refusal}`)
+  }, TIMEOUT)
+})
+
+/** The app's config service on 127.0.0.1: answers its model and counts its requests. */
+async function startConfigServer(): Promise<{ url: string; hits: number; close(): Promise<void> }> {
+  let hits = 0
+  const server = createServer((_req, res) => {
+    hits++
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"model":"gpt-4.1-mini"}')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get hits() {
+      return hits
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}

@@ -78,7 +78,7 @@ function unadopt(p: Project, config: string): void {
 /** Each fixture directory's test (its scenario.yaml `source.name`, `describe > test` joined as the JSON reports join it). */
 function fixtureTests(p: Project): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const dir of readdirSync(p.path('tests/scenarios'))) {
+  for (const dir of readdirSync(p.path('tests/scenarios')).filter((d) => !d.startsWith('.'))) {
     const name = /^ {2}name: (.*)$/m.exec(p.read(`tests/scenarios/${dir}/scenario.yaml`))?.[1] ?? ''
     out[name.replace(/^(['"])(.*)\1$/, '$2').split(' > ').join(' ')] = dir
   }
