@@ -15,6 +15,14 @@ describe('testCommand', () => {
     )
   })
 
+  test('names a Playwright config that is not in the working directory, so the command runs the test with it', () => {
+    expect(testCommand({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'chat > answers', config: 'e2e/playwright.config.ts' }, 'FLUX_GOLDEN=update')).toBe(
+      "FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'chat answers$'",
+    )
+    // jest and vitest have no such flag: a config there is not a Playwright one
+    expect(testCommand({ runner: 'vitest', file: 'a.test.ts', name: 'x', config: 'e2e/playwright.config.ts' })).toBe("npx vitest run a.test.ts -t '^x$'")
+  })
+
   test('quotes a file path with spaces', () => {
     expect(testCommand({ runner: 'vitest', file: 'my tests/a.test.ts' })).toBe("npx vitest run 'my tests/a.test.ts'")
   })

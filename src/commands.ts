@@ -15,6 +15,8 @@ export interface TestRef {
   file: string
   /** The full test name: vitest's `fullTestName` (`suite > test`) or jest's (`suite test`). */
   name?: string
+  /** Playwright: its config file, relative to the working directory, when it is not there (`-c e2e/playwright.config.ts`). */
+  config?: string
 }
 
 /**
@@ -28,7 +30,8 @@ export function testCommand(test: TestRef, env?: string, extra?: string): string
   const pattern = test.name ? (test.runner === 'playwright' ? ` -g ${shellQuote(`${escapeRegExp(runnerName(test))}$`)}` : ` -t ${shellQuote(`^${escapeRegExp(runnerName(test))}$`)}`) : ''
   const file = shellQuote(test.file)
   const bin = { jest: 'npx jest', vitest: 'npx vitest run', playwright: 'npx playwright test' }
-  const one = (runner: Runner) => `${env ? `${env} ` : ''}${bin[runner]} ${file}${pattern}${extra ? ` ${extra}` : ''}`
+  const config = test.config && test.runner === 'playwright' ? ` -c ${shellQuote(test.config)}` : ''
+  const one = (runner: Runner) => `${env ? `${env} ` : ''}${bin[runner]}${config} ${file}${pattern}${extra ? ` ${extra}` : ''}`
   // @note a manifest from before `runner` was stored does not say which runner recorded it: give both.
   return test.runner ? one(test.runner) : `${one('vitest')} (or ${one('jest')})`
 }

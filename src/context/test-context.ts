@@ -1,4 +1,4 @@
-import { relative } from 'node:path'
+import { dirname, relative } from 'node:path'
 import { testCommand, type TestRef } from '../commands.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
@@ -44,7 +44,10 @@ export function runningTestRef(): TestRef | undefined {
  * testCommand(testRef(ctx), 'FLUX_GOLDEN=update')
  */
 export function testRef(test: TestContext): TestRef {
-  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName }
+  // @note issue 39: a Playwright config in a subfolder (`e2e/playwright.config.ts`) names test files relative to itself;
+  // run from the project root, the command needs `-c` or Playwright runs with no config.
+  const config = test.config && dirname(test.config) !== process.cwd() ? { config: relative(process.cwd(), test.config) } : {}
+  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName, ...config }
 }
 
 /**

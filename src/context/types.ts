@@ -42,6 +42,8 @@ export interface TestContext {
    * of its file has. SPEC §2 "Identity": each is its own scenario.
    */
   nth?: number
+  /** Playwright: the config file that started the run (absolute), so a command run from elsewhere names it. */
+  config?: string
   /** vitest project name, set when the file runs in more than one project. */
   project?: string
   rootDir: string

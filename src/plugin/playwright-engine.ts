@@ -55,6 +55,7 @@ function contextOf(info: InfoLike): TestContext {
     testFile: info.file,
     ...(info.config.projects.length > 1 && info.project.name ? { project: info.project.name } : {}),
     rootDir: info.config.configFile ? dirname(info.config.configFile) : info.config.rootDir,
+    ...(info.config.configFile ? { config: info.config.configFile } : {}),
     updateState: updateStateOf(info),
     runs: [],
     opened: new Set(),
