@@ -48,6 +48,8 @@ export interface SuiteSummary {
   unwrapped: SuiteSummary['drift']
   /** `unseen_child` warnings: a child process of a run that never reached fluxlab, so what it sent was not seen. */
   unseen: SuiteSummary['drift']
+  /** `unanswered_call` warnings: a recorded call that never got an answer, stored so its replay waits as the client did. */
+  unanswered: SuiteSummary['drift']
   /** The app server's own scenarios (Playwright, `fluxlab serve`) that took calls outside every test's request. */
   appServer: Array<{ scenario: string; mode: 'record' | 'replay'; calls: number; refused: number }>
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
@@ -79,7 +81,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], unanswered: [], appServer: [], obsolete: [], skippedWithFixture: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -102,7 +104,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       if ((run.mode === 'replay' && !run.refused) || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
       for (const w of run.warnings) {
-        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : undefined
+        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : w.code === 'unanswered_call' ? s.unanswered : undefined
         list?.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
       }
     }
@@ -185,10 +187,11 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
     ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
     ...(s.unseen.length ? [c.yellow(`unseen child processes ${s.unseen.length}`)] : []),
+    ...(s.unanswered.length ? [c.yellow(`calls never answered ${s.unanswered.length}`)] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
-  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400), ...unseenLines(s.unseen, c, pad))
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
   for (const a of s.appServer)
     lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))

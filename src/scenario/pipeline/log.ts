@@ -34,8 +34,10 @@ export class RunLog {
   journalLive = 0
   /** The first fluxlab error raised while serving a request (`FLUX_OFFLINE`, a bug of ours); the run throws it. */
   fatal?: Error
-  /** MCP requests the client cancelled while recording (`mcp-cancel.ts`): when, by session and JSON-RPC id. */
-  readonly cancels = new Map<string, number>()
+  /** MCP requests sent live and not answered yet, in the order sent, by endpoint, session and JSON-RPC id (`mcp-cancel.ts`). */
+  readonly awaiting = new Map<string, number[]>()
+  /** When the client cancelled a request (`notifications/cancelled`), by the request's `seq` (`mcp-cancel.ts`). */
+  readonly cancelled = new Map<number, number>()
   private readonly pending = new Set<Promise<void>>()
   private readonly stops = new Map<Promise<void>, () => void>()
 
@@ -77,7 +79,8 @@ export class RunLog {
 
   /**
    * The run ended: wait a moment for recordings to finish, then store the streams still open as
-   * open (SPEC §3: an SSE stream a client keeps between calls never ends by itself).
+   * open (SPEC §3: an SSE stream a client keeps between calls never ends by itself), and the calls still
+   * waiting for their answer as unanswered (./unanswered.ts).
    */
   async closeStreams(graceMs = 250): Promise<void> {
     if (this.pending.size === 0) return
