@@ -71,9 +71,17 @@ test('a fetch the server never answers is stored at its seq as aborted by the cl
   expect(rec.result).toMatchObject({ first: 'item 1', starved: 'TimeoutError', later: ['item 2', 'item 3'] })
   const lines = toolLines(dir, 'starved-fetch')
   expect(lines.map((l) => l.seq)).toEqual([1, 2, 3, 4])
-  expect(lines[1]).toMatchObject({ step: 'tool#2', name: expect.stringMatching(/^GET 127\.0\.0\.1:\d+\/hold$/), response: { status: 0, chunks: [], clientAbort: { afterChunks: 0, t: expect.any(Number) } } })
-  expect(lines[1].response?.clientAbort?.t).toBeGreaterThanOrEqual(190)
-  expect(rec.warnings.map((w) => `${w.code} ${w.message}`)).toEqual([expect.stringMatching(/^unanswered_call tool#2 never got an answer \(the client aborted it after \d+ ms\); the replay waits as the client did$/)])
+  expect(lines[1]).toMatchObject({
+    step: 'tool#2',
+    name: expect.stringMatching(/^GET 127\.0\.0\.1:\d+\/hold$/),
+    response: { status: 0, chunks: [], clientAbort: { afterChunks: 0, t: expect.any(Number) } },
+  })
+  // (at the client's 200 ms timeout, less what the request took to reach fluxlab)
+  expect(lines[1].response?.clientAbort?.t).toBeGreaterThanOrEqual(100)
+  expect(lines[1].response?.clientAbort?.t).toBeLessThan(1_000)
+  expect(rec.warnings.map((w) => `${w.code} ${w.message}`)).toEqual([
+    expect.stringMatching(/^unanswered_call tool#2 never got an answer \(the client aborted it after \d+ ms\); the replay waits as the client did$/),
+  ])
   await server.close()
 
   // the server is closed: a request that reached the network would fail
@@ -101,7 +109,9 @@ test('a call still waiting when the run ends is stored as pending at the end, an
   const lines = toolLines(dir, 'pending-at-end')
   expect(lines.map((l) => [l.seq, l.step])).toEqual([[1, 'tool#1'], [2, 'tool#2']])
   expect(lines[0].response).toEqual({ status: 0, headers: {}, chunks: [], open: true })
-  expect(rec.warnings.map((w) => w.message)).toEqual(['tool#1 never got an answer (it was still waiting when the run ended); the replay waits as the client did'])
+  expect(rec.warnings.map((w) => w.message)).toEqual([
+    'tool#1 never got an answer (it was still waiting when the run ended); the replay waits as the client did',
+  ])
   await server.close()
 
   const out = await (await scenario('pending-at-end', { dir })).run(agent(server.url))
@@ -176,7 +186,8 @@ const markInParallel = (url: string) => async () => {
   return { results, tries }
 }
 
-test('parallel MCP calls from fresh clients on one session with the same JSON-RPC id: the starved one is on the tape, its cancel matches it alone, and the replay keeps every later cell', async () => {
+const PARALLEL = 'parallel MCP calls from fresh clients on one session with the same JSON-RPC id'
+test(`${PARALLEL}: the starved one is on the tape, its cancel matches it alone, and the replay keeps every later cell`, async () => {
   const dir = tempDir()
   const server = await mapsAnswersById()
   const rec = await (await scenario('mcp-starved', { dir })).run(markInParallel(server.url))
@@ -193,14 +204,16 @@ test('parallel MCP calls from fresh clients on one session with the same JSON-RP
   ])
   // the starved call: never answered, given up on at the cancel (its client was never closed)
   expect(lines[0].response).toMatchObject({ status: 0, chunks: [], clientAbort: { afterChunks: 0, t: expect.any(Number) } })
-  // (at the cancel, ~300 ms after the client sent it, less what the send took to reach fluxlab; not at the run's end)
-  expect(lines[0].response?.clientAbort?.t).toBeGreaterThanOrEqual(150)
-  expect(lines[0].response?.clientAbort?.t).toBeLessThan(450)
+  // (at the cancel, ~300 ms after the client sent it, less what the send took to reach fluxlab; the run ends after 760 ms)
+  expect(lines[0].response?.clientAbort?.t).toBeGreaterThanOrEqual(100)
+  expect(lines[0].response?.clientAbort?.t).toBeLessThan(700)
   // the cancel named JSON-RPC id 0, which item 2's call (another client, still waiting then) has too: that call is whole
   expect(lines[1].response?.clientAbort).toBeUndefined()
   expect(lines[1].response?.chunks.map((c) => c.text).join('')).toContain('marked 2')
   expect(rec.warnings.map((w) => `${w.code} ${w.step}: ${w.message}`)).toEqual([
-    expect.stringMatching(/^unanswered_call tool#1 mcp mark_item: tool#1 never got an answer \(the client cancelled it \(notifications\/cancelled\) after \d+ ms\); the replay waits as the client did$/),
+    expect.stringMatching(
+      /^unanswered_call tool#1 mcp mark_item: tool#1 never got an answer \(the client cancelled it \(notifications\/cancelled\) after \d+ ms\); the replay waits/,
+    ),
   ])
   await server.close()
 

@@ -64,4 +64,5 @@ export function cutAtCancel(log: RunLog, call: Readonly<HttpToolRequest>, start:
 }
 
 /** Where a JSON-RPC id is looked up: the server's endpoint and the session id the client sent. */
-const scoped = (call: Readonly<HttpToolRequest>, id: string | number) => `${call.url.host}${call.url.pathname} ${call.request.headers.get('mcp-session-id') ?? ''} ${JSON.stringify(id)}`
+const scoped = (call: Readonly<HttpToolRequest>, id: string | number) =>
+  `${call.url.host}${call.url.pathname} ${call.request.headers.get('mcp-session-id') ?? ''} ${JSON.stringify(id)}`
