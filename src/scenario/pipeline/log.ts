@@ -84,11 +84,18 @@ export class RunLog {
    */
   async closeStreams(graceMs = 250): Promise<void> {
     if (this.pending.size === 0) return
+    await this.settledWithin(graceMs)
+    // @note stops are idempotent: a call sent while the run closes (whose headers may never come) is stopped too.
+    while (this.pending.size) {
+      for (const stop of this.stops.values()) stop()
+      await this.settledWithin(graceMs)
+    }
+  }
+
+  private async settledWithin(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.settled(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))])
+    await Promise.race([this.settled(), new Promise<void>((r) => (timer = setTimeout(r, ms)))])
     clearTimeout(timer)
-    for (const stop of this.stops.values()) stop()
-    await this.settled()
   }
 
   /** Wait for recordings still reading their bodies. */
