@@ -43,12 +43,16 @@ const listen = async (handle: (req: IncomingMessage, res: ServerResponse) => voi
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close }
 }
 
-/** Answers `/item/<n>` at once; holds every request to `/hold` (it never answers them, not even with headers). */
-const holdingServer = () =>
-  listen((req, res) => {
-    if (req.url?.startsWith('/hold')) return
+/** Answers `/item/<n>` at once; holds every request to `/hold` (no answer, not even headers) until `release()`. */
+const holdingServer = async () => {
+  const held: ServerResponse[] = []
+  const server = await listen((req, res) => {
+    if (req.url?.startsWith('/hold')) return void held.push(res)
     res.writeHead(200, { 'content-type': 'text/plain' }).end(`item ${req.url?.split('/').pop()}`)
   })
+  const release = () => held.splice(0).forEach((res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'))
+  return { ...server, release }
+}
 
 /** The same URL with a port nothing listens on: a replay that reached the network would fail (an MCP call's key has no host). */
 const gone = (url: string) => url.replace(/:\d+\//, ':9/')
@@ -97,9 +101,10 @@ test('a fetch the server never answers is stored at its seq as aborted by the cl
 test('a call still waiting when the run ends is stored as pending at the end, and replays as never answered', async () => {
   const dir = tempDir()
   const server = await holdingServer()
+  let ping: Promise<string> | undefined
   const agent = (base: string) => async () => {
     // the agent does not wait for it (a fire-and-forget ping), and never aborts it
-    const ping = fetch(`${base}/hold`).then(() => 'answered', (e: Error) => e.name)
+    ping = fetch(`${base}/hold`).then(async (r) => `answered ${await r.text()}`, (e: Error) => e.name)
     const raced = await Promise.race([ping, new Promise((r) => setTimeout(() => r('still waiting'), 100))])
     const after = await (await fetch(`${base}/item/7`)).text()
     return { raced, after }
@@ -112,6 +117,10 @@ test('a call still waiting when the run ends is stored as pending at the end, an
   expect(rec.warnings.map((w) => w.message)).toEqual([
     'tool#1 never got an answer (it was still waiting when the run ended); the replay waits as the client did',
   ])
+  // an answer that comes after the run ended is the client's alone: it gets it, the fixture does not
+  server.release()
+  expect(await ping).toBe('answered late')
+  expect(toolLines(dir, 'pending-at-end')).toEqual(lines)
   await server.close()
 
   const out = await (await scenario('pending-at-end', { dir })).run(agent(server.url))

@@ -83,7 +83,7 @@ async function captureLive(config: RunConfig, log: RunLog,
     return { response: Response.error() }
   }
   // the run ended before its headers came: it is on the tape as unanswered, and what comes now is the client's alone
-  if (!waiting.settle()) return { response: res }
+  if (!waiting.settle()) return { response: new Response(res.body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
   if (call.channel === 'model') log.modelLive++
   const stop = new AbortController()
   // The client aborting stops our capture too: whether the live request sees the abort depends on the client.
