@@ -57,7 +57,9 @@ async function captureLive(config: RunConfig, log: RunLog,
     answered()
     const none: Stored = { rec, truncated: false, originalBytes: 0 }
     const ms = Date.now() - t0
-    const cell = stripUndefined(call.channel === 'model' ? failedModelCell(config, call, none, transportError, ms) : httpCell(config, call, none, transportError, ms))
+    const cell = stripUndefined(
+      call.channel === 'model' ? failedModelCell(config, call, none, transportError, ms) : httpCell(config, call, none, transportError, ms),
+    )
     if (call.channel === 'tool' && transportError) delete (cell as ToolCell).response
     log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
     journalCell(config, log, call.channel, cell)
@@ -83,7 +85,8 @@ async function captureLive(config: RunConfig, log: RunLog,
     return { response: Response.error() }
   }
   // the run ended before its headers came: it is on the tape as unanswered, and what comes now is the client's alone
-  if (!waiting.settle()) return { response: new Response(res.body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
+  const passOn = (body: ReadableStream<Uint8Array> | null) => new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
+  if (!waiting.settle()) return { response: passOn(res.body) }
   if (call.channel === 'model') log.modelLive++
   const stop = new AbortController()
   // The client aborting stops our capture too: whether the live request sees the abort depends on the client.
@@ -109,7 +112,7 @@ async function captureLive(config: RunConfig, log: RunLog,
   log.track(done, call.step, () => stop.abort())
   // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in its queue meanwhile).
   if (journal) await done
-  return { response: new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
+  return { response: passOn(body) }
 }
 
 /** What every model cell of `call` says about the request. */
