@@ -89,9 +89,11 @@ if (g.expect && g.beforeEach && g.afterEach) {
   })
   g.beforeEach(() => {
     const st = expect.getState()
+    const nth = nthOfRunning()
     const ctx: TestContext = {
       runner: 'jest',
       testName: st.currentTestName ?? '',
+      ...(nth ? { nth } : {}),
       testFile: st.testPath ?? '',
       rootDir: process.cwd(),
       updateState: toUpdateState(st.snapshotState?._updateSnapshot) ?? updateStateFromEnv(),
@@ -146,14 +148,52 @@ if (g.expect && g.beforeEach && g.afterEach) {
   })
 }
 
-/**
- * Whether the running test has failed so far (an assertion or a throw).
- * @note jest-circus keeps its state under a local `Symbol('JEST_STATE_SYMBOL')` on the global; unknown means passed.
- */
-function currentTestFailed(): boolean {
+/** jest-circus's tree of a test file, as much of it as fluxlab reads. */
+interface CircusBlock {
+  type?: string
+  name?: string
+  children?: CircusBlock[]
+  errors?: unknown[]
+}
+
+/** jest-circus keeps its state under a local `Symbol('JEST_STATE_SYMBOL')` on the global. */
+function circusState(): { currentlyRunningTest?: CircusBlock; rootDescribeBlock?: CircusBlock } | undefined {
   const sym = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === 'JEST_STATE_SYMBOL')
-  const st = sym ? ((globalThis as Record<symbol, unknown>)[sym] as { currentlyRunningTest?: { errors?: unknown[] } } | undefined) : undefined
-  return (st?.currentlyRunningTest?.errors?.length ?? 0) > 0
+  return sym ? ((globalThis as Record<symbol, unknown>)[sym] as ReturnType<typeof circusState>) : undefined
+}
+
+/** Whether the running test has failed so far (an assertion or a throw); unknown means passed. */
+function currentTestFailed(): boolean {
+  return (circusState()?.currentlyRunningTest?.errors?.length ?? 0) > 0
+}
+
+/** Per test file (its root block): the place of each test whose full name another test of the file has too. */
+const nths = new WeakMap<object, Map<object, number>>()
+
+/**
+ * SPEC §2 "Identity": which of its file's tests with the running test's full name (`currentTestName`: the describe names
+ * and its own, space-joined) it is, in order of declaration; `undefined` for a name no other test of the file has.
+ */
+function nthOfRunning(): number | undefined {
+  const st = circusState()
+  const root = st?.rootDescribeBlock
+  if (!root || !st?.currentlyRunningTest) return undefined
+  let places = nths.get(root)
+  if (!places) {
+    const byName = new Map<string, object[]>()
+    const walk = (block: CircusBlock, prefix: string[]) => {
+      for (const child of block.children ?? []) {
+        const names = [...prefix, child.name ?? '']
+        if (child.type === 'describeBlock') walk(child, names)
+        else if (child.type === 'test') byName.set(names.join(' '), [...(byName.get(names.join(' ')) ?? []), child])
+      }
+    }
+    walk(root, [])
+    places = new Map()
+    for (const same of byName.values()) if (same.length > 1) same.forEach((t, i) => places?.set(t, i + 1))
+    nths.set(root, places)
+  }
+  return places.get(st.currentlyRunningTest)
 }
 
 // The matcher functions themselves are `fluxlab/matchers`'.

@@ -100,6 +100,15 @@ export function isToolCell(v: unknown): boolean {
 
 const isStrings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
 
+const RUNNERS: readonly unknown[] = ['vitest', 'jest', 'playwright']
+const isSource = (s: unknown): boolean =>
+  isObj(s) &&
+  isText(s.file) &&
+  isText(s.name) &&
+  (s.nth === undefined || (Number.isSafeInteger(s.nth) && (s.nth as number) >= 2)) &&
+  isOptText(s.project) &&
+  (s.runner === undefined || RUNNERS.includes(s.runner))
+
 /**
  * Whether `v` is a scenario.yaml {@link manifestSchema} accepts (the same set, without loading zod).
  * @example
@@ -109,7 +118,7 @@ export function isManifest(v: unknown): boolean {
   if (!isObj(v)) return false
   const { source, fork } = v
   if (!isNum(v.formatVersion) || typeof v.fluxlabVersion !== 'string' || !isText(v.name) || (v.name as string).length < 1) return false
-  if (source !== undefined && !(isObj(source) && isText(source.file) && isText(source.name) && isOptText(source.project) && (source.runner === undefined || source.runner === 'vitest' || source.runner === 'jest' || source.runner === 'playwright'))) return false
+  if (source !== undefined && !isSource(source)) return false
   if (typeof v.recordedAt !== 'string' || !isStrings(v.models) || !isStrings(v.providerHosts) || !isCount(v.cassetteMaxBytes) || typeof v.redaction !== 'string') return false
   if (v.keyVars !== undefined && !(isStrings(v.keyVars) && (v.keyVars as string[]).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)))) return false
   return fork === undefined || (isObj(fork) && isText(fork.parent) && typeof fork.parentRecordedAt === 'string' && typeof fork.change === 'string')

@@ -162,7 +162,13 @@ function buildSchemas(z: typeof Zod) {
 
   const sourceSchema = z.optional(
     z.looseObject(
-      { file: text('"source.file"'), name: text('"source.name"'), project: optionalText('"source.project"'), runner: z.optional(z.enum(['vitest', 'jest', 'playwright'], 'expected "runner" to be vitest, jest or playwright')) },
+      {
+        file: text('"source.file"'),
+        name: text('"source.name"'),
+        nth: z.optional(z.int('expected "source.nth" (an integer ≥ 2)').check(z.gte(2, 'expected "source.nth" (an integer ≥ 2)'))),
+        project: optionalText('"source.project"'),
+        runner: z.optional(z.enum(['vitest', 'jest', 'playwright'], 'expected "runner" to be vitest, jest or playwright')),
+      },
       'expected "source" {"file", "name"}',
     ),
   )

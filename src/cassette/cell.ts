@@ -101,6 +101,8 @@ export interface ToolCell {
 export interface SourceTest {
   file: string
   name: string
+  /** The second (third, …) test of its file with this name, in order of declaration; absent for the first. */
+  nth?: number
   project?: string
   /** The runner that recorded it (absent in fixtures recorded before 0.1.1). */
   runner?: Runner

@@ -22,7 +22,8 @@ function sourceOf(manifest: unknown): SourceTest | undefined {
   const src = (manifest as { source?: Record<string, unknown> } | null)?.source
   if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
   const runner = src.runner === 'vitest' || src.runner === 'jest' || src.runner === 'playwright' ? src.runner : undefined
-  return { file: src.file, name: src.name, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
+  const nth = typeof src.nth === 'number' && Number.isInteger(src.nth) && src.nth > 1 ? { nth: src.nth } : {}
+  return { file: src.file, name: src.name, ...nth, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
 }
 
 /**

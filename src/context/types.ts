@@ -18,6 +18,8 @@ export interface TrackedRun {
     readonly modelLive: number
     /** The first fluxlab error raised while serving a request. */
     readonly fatal?: Error
+    /** Reads answered from another fixture of the test's file (SPEC §2 "Identity"): the step, and that fixture. */
+    readonly shared?: ReadonlyArray<{ readonly step: string; readonly from: string }>
   }
   /** A recording run wrote its fixture. */
   readonly written?: boolean
@@ -34,6 +36,12 @@ export interface TestContext {
   runner: Runner
   testName: string
   testFile: string
+  /**
+   * Which of the file's tests with this full name it is, from 1, in order of declaration (jest and vitest allow two
+   * `test('raw response')` in one file, and `test.each` titles with a literal `%name`). Absent for a name no other test
+   * of its file has. SPEC §2 "Identity": each is its own scenario.
+   */
+  nth?: number
   /** vitest project name, set when the file runs in more than one project. */
   project?: string
   rootDir: string

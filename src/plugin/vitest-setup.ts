@@ -23,7 +23,7 @@ interface TaskLike {
   fullTestName?: string
   concurrent?: boolean
   suite?: SuiteLike
-  file: { filepath: string; projectName?: string }
+  file: { filepath: string; projectName?: string; tasks?: SuiteLike[] }
   result?: { state?: string }
   meta: object
 }
@@ -77,10 +77,41 @@ function fullName(task: TaskLike): string {
   return names.join(' > ')
 }
 
+/** Per test file: the place of each test whose full name another test of the file has too (from 1, by declaration). */
+const nths = new WeakMap<object, Map<object, number>>()
+
+/**
+ * SPEC §2 "Identity": which of its file's tests with this full name `task` is, in order of declaration; `undefined` for
+ * a name no other test of the file has. Read from the collected tree, so a filter (`-t`, `.only`, a skip gate) that
+ * leaves a test out never moves the others.
+ */
+function nthOf(task: TaskLike): number | undefined {
+  let places = nths.get(task.file)
+  if (!places) {
+    const byName = new Map<string, object[]>()
+    const walk = (tasks: readonly SuiteLike[]) => {
+      for (const t of tasks) {
+        if (Array.isArray(t.tasks)) walk(t.tasks)
+        else {
+          const name = fullName(t as unknown as TaskLike)
+          byName.set(name, [...(byName.get(name) ?? []), t])
+        }
+      }
+    }
+    walk(task.file.tasks ?? [])
+    places = new Map()
+    for (const same of byName.values()) if (same.length > 1) same.forEach((t, i) => places?.set(t, i + 1))
+    nths.set(task.file, places)
+  }
+  return places.get(task)
+}
+
 function contextOf(task: TaskLike): TestContext {
+  const nth = nthOf(task)
   return {
     runner: 'vitest',
     testName: fullName(task),
+    ...(nth ? { nth } : {}),
     testFile: task.file.filepath,
     project: provided?.multiProject && task.file.projectName ? task.file.projectName : undefined,
     rootDir,

@@ -46,6 +46,8 @@ export interface SessionFacts {
   cost: number
   /** Model ids with usage and no price. */
   unpriced: string[]
+  /** Reads answered from another fixture of the test's file (a download the app cached across tests). */
+  shared?: Array<{ step: string; from: string }>
 }
 
 /** What a test file's setup saw while the file was collected (the runner setups report it once per file). */
@@ -64,6 +66,8 @@ export interface TestFacts {
   runner: Runner
   file: string
   test: string
+  /** Which test of its file with this name it is (from 2; SPEC §2 "Identity"), absent for a name of its own or the first. */
+  nth?: number
   project?: string
   rootDir: string
   /** Fixture root of this test's scenarios (`options.dir`, resolved). */
@@ -99,6 +103,7 @@ export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: P
     runner: ctx.runner,
     file: ctx.testFile,
     test: ctx.testName,
+    ...(ctx.nth && ctx.nth > 1 ? { nth: ctx.nth } : {}),
     ...(ctx.project ? { project: ctx.project } : {}),
     rootDir: ctx.rootDir,
     base: resolve(ctx.rootDir, opts.dir ?? DEFAULT_DIR),
@@ -142,6 +147,7 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
     warnings: s.log.divergences.filter((d) => d.severity === 'warning').map(fact),
     cost,
     unpriced: [...unpriced],
+    ...(s.log.shared?.length ? { shared: s.log.shared.map((r) => ({ step: r.step, from: r.from })) } : {}),
   }
 }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import pc from 'picocolors'
 import { checkJestVersion, jestVersion } from './jest-version.js'
 import { FACTS_ENV, type TestFacts } from './facts.js'
-import { readFacts } from './read-facts.js'
+import { factsKey, readFacts } from './read-facts.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface AssertionLike {
@@ -64,19 +64,24 @@ export default class FluxlabJestReporter {
   onRunComplete(_contexts: unknown, results: AggregatedLike): void {
     const facts = new Map<string, TestFacts>()
     const read = readFacts(this.file)
-    for (const f of read.tests) facts.set(`${f.file}\0${f.test}`, f)
+    for (const f of read.tests) facts.set(factsKey(f.file, f.test, f.nth), f)
     const tests: RanTest[] = []
     const files: string[] = []
     for (const file of results.testResults) {
       if (!file.testExecError) files.push(file.testFilePath)
-      for (const a of file.testResults)
+      // Tests of one file that share a name are told apart by their order, as the setup numbers them.
+      const seen = new Map<string, number>()
+      for (const a of file.testResults) {
+        const nth = (seen.get(a.fullName) ?? 0) + 1
+        seen.set(a.fullName, nth)
         tests.push({
           file: file.testFilePath,
           name: a.fullName,
           state: toState(a.status),
           ...(a.failureMessages?.length ? { errors: a.failureMessages } : {}),
-          facts: facts.get(`${file.testFilePath}\0${a.fullName}`),
+          facts: facts.get(factsKey(file.testFilePath, a.fullName, nth)),
         })
+      }
     }
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
     const colors = pc.createColors(colorOn(process.stderr))

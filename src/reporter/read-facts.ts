@@ -41,9 +41,17 @@ export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[
     } else {
       // A retried test (`jest.retryTimes`) reports each attempt: its last one, carrying the earlier ones' live calls.
       const f = l as TestFacts
-      const key = `${f.file}\0${f.test}`
+      const key = factsKey(f.file, f.test, f.nth)
       tests.set(key, afterRetry(tests.get(key), f))
     }
   }
   return { tests: [...tests.values()], files: [...files.values()] }
 }
+
+/**
+ * Where a test's facts are filed: its file, its full name, and which test of that name it is (tests of one file may
+ * share a name; SPEC §2 "Identity"), so namesakes are never folded into one as a retry's attempts are.
+ * @example
+ * factsKey('/repo/test/raw.test.cjs', 'raw response', 2)
+ */
+export const factsKey = (file: string, test: string, nth = 1): string => `${file}\0${test}\0${nth}`

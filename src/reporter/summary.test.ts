@@ -222,6 +222,26 @@ describe('summarize', () => {
     expect(bare).toContain('a gate on another variable (a flag, or a key that never reaches the wire) opens with the `keys` option (or FLUX_KEYS), naming it')
   })
 
+  it('tells tests of one file that share a name apart by order, and names the shared name once', () => {
+    const root = project({ first: 'raw response', second: 'raw response' })
+    const second = join(root, 'tests/scenarios/second/scenario.yaml')
+    writeFileSync(second, readFileSync(second, 'utf8').replace('  name: raw response\n', '  name: raw response\n  nth: 2\n'))
+    const file = join(root, 'a.test.ts')
+    const tests: RanTest[] = [
+      { file, name: 'raw response', state: 'skipped' },
+      { file, name: 'raw response', state: 'passed', facts: facts(root, ['second'], [run()]) },
+      { file, name: 'other', state: 'passed' },
+    ]
+    const s = summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true })
+    // The first's fixture is the skipped one's: not obsolete for the passing second, which opened its own.
+    expect(s.skippedWithFixture.map((t) => t.dir.slice(root.length + 1))).toEqual(['tests/scenarios/first'])
+    expect(s.obsolete).toEqual([])
+    expect(s.duplicates).toEqual([{ file, name: 'raw response', count: 2 }])
+    const text = formatSummary(s, pc.createColors(false), { cwd: root })
+    expect(text.match(/are named/g)).toHaveLength(1)
+    expect(text).toContain('· 2 tests of a.test.ts are named "raw response": each has its own scenario, told apart by order of declaration')
+  })
+
   it('says so in one line when no scenario ran', () => {
     const root = project({})
     expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(' fluxlab  no scenarios ran')

@@ -8,6 +8,8 @@ import type pc from 'picocolors'
 import { readSource } from '../cassette/fixture-source.js'
 import { APP_SERVER } from './facts.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
+import { unpricedClause, usd } from './cost-text.js'
+import { namesakeLines, namesakes, sharedLines } from './namesakes.js'
 import type { FileFacts, TestFacts } from './facts.js'
 
 export type { FileFacts } from './facts.js'
@@ -56,6 +58,10 @@ export interface SuiteSummary {
   obsolete: string[]
   /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
   skippedWithFixture: Array<{ test: string; dir: string; unsetKeys: string[] }>
+  /** Reads a test's replay answered from another fixture of its file: the scenario, the step, and that fixture. */
+  shared: Array<{ scenario: string; step: string; from: string }>
+  /** Full names two or more tests of one file share (each its own scenario, by order of declaration), with how many. */
+  duplicates: Array<{ file: string; name: string; count: number }>
 }
 
 export interface SummaryInput {
@@ -81,7 +87,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], unanswered: [], appServer: [], obsolete: [], skippedWithFixture: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], unanswered: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [], shared: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -103,6 +109,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
       if ((run.mode === 'replay' && !run.refused) || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)
+      for (const r of run.shared ?? []) s.shared.push({ scenario: run.name, ...r })
       for (const w of run.warnings) {
         const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : w.code === 'unanswered_call' ? s.unanswered : undefined
         list?.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
@@ -125,6 +132,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       if (run.modelCalls + run.toolCalls + run.failures.length > 0) s.appServer.push({ scenario: run.name, mode: run.mode, calls: run.modelCalls + run.toolCalls, refused: run.failures.length })
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
+  s.duplicates = namesakes(input.tests)
   const unopened = unopenedFixtures([...bases], opened, input)
   if (input.checkObsolete) s.obsolete = unopened.obsolete
   s.skippedWithFixture = unopened.skipped
@@ -136,7 +144,14 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
   const files = new Set(input.files.map((f) => resolve(f)))
   const unsetKeys = new Map((input.fileFacts ?? []).map((f) => [resolve(f.file), f.unsetKeys]))
   const byTest = new Map<string, RanTest>()
-  for (const t of input.tests) byTest.set(testKey(resolve(t.file), t.name, t.project), t)
+  const seen = new Map<string, number>()
+  // Tests of one file that share a name are told apart by their order (scenario.yaml `source.nth`, absent for the first).
+  for (const t of input.tests) {
+    const key = testKey(resolve(t.file), t.name, t.project)
+    const nth = (seen.get(key) ?? 0) + 1
+    seen.set(key, nth)
+    byTest.set(`${key}\0${nth}`, t)
+  }
   const out = new Set<string>()
   const skipped: SuiteSummary['skippedWithFixture'] = []
   for (const base of bases)
@@ -147,7 +162,7 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
       if (!source) continue
       const file = resolve(input.rootDir, source.file)
       if (!files.has(file)) continue
-      const test = byTest.get(testKey(file, source.name, source.project))
+      const test = byTest.get(`${testKey(file, source.name, source.project)}\0${source.nth ?? 1}`)
       if (test && notRun(test)) skipped.push({ test: `${source.file} > ${source.name}`, dir, unsetKeys: unsetKeys.get(file) ?? [] })
       // A test that was skipped, or failed before opening its scenario, says nothing about the fixture.
       if (test && test.state !== 'passed') continue
@@ -160,6 +175,7 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
 const notRun = (t: RanTest) => t.state === 'skipped' || t.state === 'pending'
 
 const testKey = (file: string, name: string, project?: string) => `${file}\0${name}\0${project ?? ''}`
+
 
 /**
  * The summary as printed at the end of a run.
@@ -188,6 +204,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
     ...(s.unseen.length ? [c.yellow(`unseen child processes ${s.unseen.length}`)] : []),
     ...(s.unanswered.length ? [c.yellow(`calls never answered ${s.unanswered.length}`)] : []),
+    ...(s.shared.length ? [`shared reads ${s.shared.length}`] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
@@ -195,6 +212,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   for (const a of s.appServer)
     lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
+  lines.push(...namesakeLines(s.duplicates, rel, pad), ...sharedLines(s.shared, pad))
   if (s.obsolete.length) {
     lines.push(`${pad}${c.yellow(`${s.obsolete.length} fixture${s.obsolete.length > 1 ? 's' : ''} no test opened`)} (obsolete, like an obsolete snapshot):`)
     for (const d of s.obsolete.slice(0, 10)) lines.push(`${pad}  ${rel(d)}`)
@@ -270,27 +288,5 @@ function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.create
   return lines
 }
 
-/** How many unpriced models the cost clause names before it counts the rest. */
-const UNPRICED_SHOWN = 3
-
-/**
- * The models with no price, as one clause: each once, sorted, the first few named and the rest counted (a suite on
- * a gateway's model ids can have dozens, and the line is the summary's head).
- * @example
- * unpricedClause(['m5', 'm1', 'm2', 'm1', 'm4', 'm3']) // 'no price for m1, m2, m3 (+2 more)'
- */
-function unpricedClause(models: readonly string[]): string {
-  const names = [...new Set(models)].sort()
-  // one more name costs no more room than "(+1 more)"
-  const shown = names.length > UNPRICED_SHOWN + 1 ? names.slice(0, UNPRICED_SHOWN) : names
-  return `no price for ${shown.join(', ')}${names.length > shown.length ? ` (+${names.length - shown.length} more)` : ''}`
-}
-
 const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
-
-function usd(v: number): string {
-  if (v === 0) return '$0'
-  if (v >= 0.01) return `$${v.toFixed(4)}`
-  return `$${v.toPrecision(3)}`
-}

@@ -18,6 +18,15 @@ describe('defaultName', () => {
     expect(a).toMatch(/[a-z0-9]-[0-9a-f]{6}$/)
   })
 
+  test('gives the second test of a file with the same full name a scenario of its own, and the first the name it always had', () => {
+    const first = defaultName(ctx('/repo/test/raw.test.ts', 'raw response'))
+    const second = defaultName({ ...ctx('/repo/test/raw.test.ts', 'raw response'), nth: 2 })
+    const third = defaultName({ ...ctx('/repo/test/raw.test.ts', 'raw response'), nth: 3 })
+    expect(defaultName({ ...ctx('/repo/test/raw.test.ts', 'raw response'), nth: 1 })).toBe(first)
+    expect(second).toMatch(/^test-raw-test--raw-response--2-[0-9a-f]{6}$/)
+    expect(new Set([first, second, third]).size).toBe(3)
+  })
+
   test('inside a vitest test without fluxlab\'s setup, says the plugin is missing and how to add it', () => {
     // This file runs under vitest without the fluxlab plugin: exactly that misconfiguration.
     expect(() => defaultName(undefined)).toThrow(/fluxlab's setup is not installed in this test run.*Add the plugin to vitest.config: `plugins: \[fluxlab\(\)\]`/)

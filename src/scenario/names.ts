@@ -15,6 +15,7 @@ const MAX = 120
  * @example
  * defaultName(test) // 'test-agent--weather-answers-in-celsius-3f9a1c'
  * defaultName(test, 'explicit') // 'test-agent--weather-answers-in-celsius--explicit-9b20e4' (whole-suite mode)
+ * defaultName({ ...test, nth: 2 }) // 'test-agent--weather-answers-in-celsius--2-61d0a7' (a second test of that name in the file)
  */
 export function defaultName(test: TestContext | undefined, role?: 'explicit'): string {
   if (!test) {
@@ -38,8 +39,14 @@ export function defaultName(test: TestContext | undefined, role?: 'explicit'): s
   }
   const file = relative(test.rootDir, test.testFile).replace(/\.[cm]?[jt]sx?$/, '')
   // @note an unnamed `scenario()` inside a test that whole-suite mode already made a scenario of gets a name of its own.
-  const hash = createHash('sha256').update(`${file}\0${test.testName}${role ? `\0${role}` : ''}`).digest('hex').slice(0, 6)
-  const head = `${slug(file)}--${slug(test.testName)}${role ? `--${role}` : ''}`
+  // @note SPEC §2 "Identity": the second test of a file with the same full name is another scenario; the first keeps the
+  // name it always had, so fixtures recorded before duplicates were told apart still replay.
+  const nth = test.nth && test.nth > 1 ? test.nth : undefined
+  const hash = createHash('sha256')
+    .update(`${file}\0${test.testName}${nth ? `\0#${nth}` : ''}${role ? `\0${role}` : ''}`)
+    .digest('hex')
+    .slice(0, 6)
+  const head = `${slug(file)}--${slug(test.testName)}${nth ? `--${nth}` : ''}${role ? `--${role}` : ''}`
   return `${head.slice(0, MAX - hash.length - 1).replace(/-+$/, '')}-${hash}`
 }
 

@@ -37,7 +37,7 @@ export function manifestFor(o: { name: string; model: readonly ModelCell[]; sour
 /** The test a fixture was recorded by, as `scenario.yaml` names it. */
 export function sourceOf(test: TestContext | undefined): SourceTest | undefined {
   if (!test) return undefined
-  return { file: relative(test.rootDir, test.testFile), name: test.testName, ...(test.project ? { project: test.project } : {}), runner: test.runner }
+  return { file: relative(test.rootDir, test.testFile), name: test.testName, ...(test.nth && test.nth > 1 ? { nth: test.nth } : {}), ...(test.project ? { project: test.project } : {}), runner: test.runner }
 }
 
 /**

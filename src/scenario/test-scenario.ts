@@ -3,11 +3,14 @@
  * finished when it ends: written when it recorded, its trace compared when it replayed, refused where it can
  * do neither.
  */
+import { relative } from 'node:path'
+import type { SourceTest } from '../cassette/cell.js'
+import { testCommand } from '../commands.js'
 import type { FluxOptions } from '../context/options.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { state } from '../context/state.js'
 import type { TestContext } from '../context/types.js'
-import type { FluxError } from '../errors.js'
+import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
@@ -50,6 +53,8 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
   const opened = openCore(name, options, test)
   if ('refused' in opened) return refusingScenario(opened.refused, options, test, name)
   const core = opened.core
+  const conflict = recordedByAnother(core.fixture?.manifest.source, test, name, core.dir)
+  if (conflict) return refusingScenario(conflict, options, test, name)
   const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture, toolWrap: 'import' })
   run.checkRedaction()
   test.perTest = {
@@ -105,6 +110,25 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
     },
   }
 }
+
+/**
+ * SPEC §2 "Identity": a test never replays another test's tape. The fixture a test's name leads to says which test
+ * recorded it (scenario.yaml `source`); one that names another test (or another of the same name, by order) is refused.
+ */
+function recordedByAnother(source: SourceTest | undefined, test: TestContext, name: string, dir: string): FluxError | undefined {
+  if (!source || (source.name === test.testName && (source.nth ?? 1) === (test.nth ?? 1))) return undefined
+  const which = (n: string, nth = 1) => `"${n}"${nth > 1 ? ` (the ${ordinal(nth)} test of that name in its file)` : ''}`
+  const rerecord = testCommand({ runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.testName }, 'FLUX_GOLDEN=update')
+  return new FluxError('FLUX_FIXTURE_INVALID', {
+    failed: `replay scenario "${name}" for test ${which(test.testName, test.nth)}`,
+    reason:
+      `its fixture at ${relative(process.cwd(), dir) || dir} was recorded by test ${which(source.name, source.nth)} of ${source.file},` +
+      " and a test never replays another test's tape",
+    fix: `If it was copied here, move it back; to record this test's own in its place: \`${rerecord}\`.`,
+  })
+}
+
+const ordinal = (n: number) => `${n}${(n % 100 >= 11 && n % 100 <= 13) || n % 10 > 3 || n % 10 === 0 ? 'th' : ['st', 'nd', 'rd'][(n % 10) - 1]}`
 
 /** Route a whole worker's traffic to `run` (jest, or a vitest without `aroundEach`), its fixture's key variables filled. */
 function attachable(run: Run, keyVars: readonly string[]): Pick<TestScenario, 'attach' | 'detach'> {

@@ -174,6 +174,11 @@ describe('the fast line checks accept exactly what the schemas accept', () => {
         withField('source', { file: 'a.test.ts', name: 'n', runner: 'mocha' }),
         withField('source', { file: 'a.test.ts', name: 'n', project: 3 }),
         withField('source', { file: 'a.test.ts', name: 'n', runner: 'jest', extra: 1 }),
+        withField('source', { file: 'a.test.ts', name: 'n', nth: 2 }),
+        withField('source', { file: 'a.test.ts', name: 'n', nth: 1 }),
+        withField('source', { file: 'a.test.ts', name: 'n', nth: 2.5 }),
+        withField('source', { file: 'a.test.ts', name: 'n', nth: 2 ** 53 }),
+        withField('source', { file: 'a.test.ts', name: 'n', nth: '2' }),
         withField('fork', { parent: 'p', parentRecordedAt: 'x', change: 'c' }),
         withField('fork', { parent: 'p', change: 'c' }),
         withField('recordedAt', new Date(0)),
@@ -194,5 +199,5 @@ describe('the fast line checks accept exactly what the schemas accept', () => {
     expect(disagree.slice(0, 5)).toEqual([])
     expect(accepted).toBeGreaterThan(100)
     expect(refused).toBeGreaterThan(15)
-  })
+  }, 120_000) // 4000 mutants: about 10 s alone, past 30 s on a loaded 2-core machine
 })

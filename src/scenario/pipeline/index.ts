@@ -6,6 +6,7 @@
  *   journal     durable(): results an earlier, crashed run already journaled
  *   intervene   a what-if's change or a check's rules: halts, rewrites, faults, substitutes, policy
  *   tape        the fixture (replay)
+ *   shared      a test's replay: a static GET another test of its file recorded (shared-reads.ts)
  *   off-tape    what a call the tape could not answer does: refused, or on to live
  *   live        the real provider or tool, captured (record, check misses, what-ifs bridged live)
  *
@@ -29,6 +30,7 @@ import { liveStage } from './live.js'
 import type { RunLog } from './log.js'
 import { offTapeStage } from './off-tape.js'
 import { refusalStage } from './refuse.js'
+import { sharedReadStage } from './shared-reads.js'
 import { tapeStage, type TapeStage } from './tape.js'
 
 /** What the router already found out about a request: its model-call codec (none for any other request), and the child process that sent it. */
@@ -116,7 +118,10 @@ function stagesOf(config: RunConfig, log: RunLog, counters: Counters): Pick<Pipe
   } else {
     if (!fixture) throw new Error('a replay needs a fixture')
     if (iv) stages.push(interventionStage(log, iv, counters, config))
-    stages.push((tape = tapeStage(config, log, fixture, iv)), offTapeStage(config, log, iv))
+    stages.push((tape = tapeStage(config, log, fixture, iv)))
+    // A test's replay (not a what-if's, which keeps to its own tape): a read another test of its file recorded.
+    if (config.test && !iv) stages.push(sharedReadStage(config, log))
+    stages.push(offTapeStage(config, log, iv))
   }
   stages.push(liveStage(config, log))
   const run = (i: number, call: Call, miss?: TapeMiss): Promise<Answer> => stages[i](call, (next = call, m) => run(i + 1, next, m), miss)

@@ -34,6 +34,8 @@ export class RunLog {
   journalLive = 0
   /** The first fluxlab error raised while serving a request (`FLUX_OFFLINE`, a bug of ours); the run throws it. */
   fatal?: Error
+  /** Reads a test's replay answered from another fixture of its file (`shared-reads.ts`). */
+  readonly shared: Array<{ step: string; from: string }> = []
   /** MCP requests sent live and not answered yet, in the order sent, by endpoint, session and JSON-RPC id (`mcp-cancel.ts`). */
   readonly awaiting = new Map<string, number[]>()
   /** When the client cancelled a request (`notifications/cancelled`), by the request's `seq` (`mcp-cancel.ts`). */
