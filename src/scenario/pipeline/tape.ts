@@ -119,7 +119,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
       if (take.kind === 'drift') log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`, { diff: take.diff, closest: cell.step })
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.entries.push({ seq: call.seq, channel: 'model', cell })
-      if (neverAnswered(cell.response)) return { response: await untilAbort(call.request.signal) }
+      if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
       return { response: replayResponse(cell.response, { timing, transportError: cell.transportError, signal: call.request.signal }) }
     }
     const take = tools.take(call)
@@ -140,7 +140,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     log.entries.push({ seq: call.seq, channel: 'tool', cell })
     // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
     if (!cell.response && cell.transportError) return { response: Response.error() }
-    if (neverAnswered(cell.response)) return { response: await untilAbort(call.request.signal) }
+    if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
     const rec = cell.response ?? { status: 200, headers: {}, chunks: [] }
     // @note a JSON-RPC answer goes to today's id and progress token: a client shared across tests numbers on, and parallel calls number in arrival order.
     const served = call.rpcId === undefined ? rec : readdressed(rec, cell.rpcId, { rpcId: call.rpcId, body: call.bytes })
