@@ -9,9 +9,10 @@
  * @example
  * namesakes(tests) // [{ file: '/repo/test/raw.test.ts', name: 'raw response', count: 2 }]
  */
-export function namesakes(tests: ReadonlyArray<{ file: string; name: string; project?: string }>): Array<{ file: string; name: string; count: number }> {
+export function namesakes(tests: ReadonlyArray<{ file: string; name: string; project?: string; repeat?: number }>): Array<{ file: string; name: string; count: number }> {
   const counts = new Map<string, { file: string; name: string; count: number }>()
   for (const t of tests) {
+    if (t.repeat) continue
     const key = `${t.file}\0${t.name}\0${t.project ?? ''}`
     const seen = counts.get(key)
     if (seen) seen.count++

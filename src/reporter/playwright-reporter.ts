@@ -15,6 +15,10 @@ import { readFacts } from './read-facts.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
+  /** Unique per test, project and repeat (`--repeat-each`); a retry is another result of the same test. */
+  id?: string
+  /** Which repeat of its test this is (`--repeat-each`), from 0. */
+  repeatEachIndex?: number
   titlePath(): string[]
   /** `unexpected` is a failure for the runner; an expected failure (`test.fail()`) is not. */
   outcome(): 'skipped' | 'expected' | 'unexpected' | 'flaky'
@@ -43,7 +47,7 @@ export interface PlaywrightReporterOptions {
  * reporter: [['list'], ['fluxlab/playwright-reporter']]
  */
 export default class FluxlabPlaywrightReporter {
-  private readonly results = new Map<string, { file: string; name: string; state: TestState; errors: string[]; facts?: TestFacts }>()
+  private readonly results = new Map<string, Omit<RanTest, 'errors'> & { errors: string[] }>()
   private interrupted = false
 
   /** Where `fluxlab serve` reports the server's own scenario (created by its first report, if it makes one). */
@@ -60,7 +64,11 @@ export default class FluxlabPlaywrightReporter {
 
   onTestEnd(test: TestCaseLike, result: TestResultLike): void {
     const name = test.titlePath().slice(3).join(' > ')
-    const key = `${test.location.file}\0${test.titlePath().slice(1).join('\0')}`
+    // @note issue 39: keyed by file and titles, the repeats of `--repeat-each` folded into one test (a failed repeat then
+    // a passing one read as passed). Each repeat is a test of its own; only a retry's attempts fold.
+    const repeat = test.repeatEachIndex ?? 0
+    const key = test.id ?? `${test.location.file}\0${test.titlePath().slice(1).join('\0')}\0${repeat}`
+    const project = (this.config?.projects.length ?? 0) > 1 ? test.titlePath()[1] || undefined : undefined
     const body = result.attachments.find((a) => a.name === FACTS_ATTACHMENT)?.body
     let facts: TestFacts | undefined
     try {
@@ -73,6 +81,8 @@ export default class FluxlabPlaywrightReporter {
     this.results.set(key, {
       file: test.location.file,
       name,
+      ...(project ? { project } : {}),
+      ...(repeat > 0 ? { repeat } : {}),
       state: toState(test.outcome()),
       errors: result.errors.map((e) => e.message ?? ''),
       ...(facts ? { facts: earlier ? afterRetry(earlier, facts) : facts } : {}),
@@ -84,7 +94,7 @@ export default class FluxlabPlaywrightReporter {
   }
 
   onExit(): void {
-    const tests: RanTest[] = [...this.results.values()].map((r) => ({ file: r.file, name: r.name, state: r.state, ...(r.errors.length ? { errors: r.errors } : {}), ...(r.facts ? { facts: r.facts } : {}) }))
+    const tests: RanTest[] = [...this.results.values()].map(({ errors, ...r }) => ({ ...r, ...(errors.length ? { errors } : {}) }))
     const files = [...new Set(tests.map((t) => t.file))]
     const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (this.config?.rootDir ?? process.cwd())
     const read = existsSync(this.file) ? readFacts(this.file) : { files: [] }

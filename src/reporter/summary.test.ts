@@ -184,6 +184,19 @@ describe('summarize', () => {
     expect(text.split('\n')).toHaveLength(3)
   })
 
+  it('folds unwrapped_tool warnings of one tool across tests into one line, and shows its advice whole', () => {
+    const root = project({})
+    const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
+    const said = (id: string) => `model#1 asked for \`get_weather\` (${id}); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran in-process unrecorded${advice}`
+    const tests: RanTest[] = ['call_a0000001', 'call_b0000002', 'call_c0000003'].map((id, i) => ({
+      file: join(root, 'a.test.ts'), name: `t${i}`, state: 'passed' as const,
+      facts: facts(root, [], [run({ name: `weather-${i}`, warnings: [{ code: 'unwrapped_tool', step: 'model#1', message: said(id) }] })]),
+    }))
+    const text = formatSummary(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))
+    expect(text.split('\n')[0]).toMatch(/ · unwrapped tools run 3$/)
+    expect(text.split('\n').slice(1)).toEqual([`          ⚠ 3× unwrapped_tool in 3 scenarios, first weather-0 model#1: ${said('call_a0000001')}`])
+  })
+
   it('lists a fixture as unopened only when its source test file ran and its test is gone or passed without opening it', () => {
     const root = project({ opened: 'kept', renamed: 'gone', skipped: 'skipped one', failed: 'failed one', passedUnopened: 'passed one', cli: null })
     const file = join(root, 'a.test.ts')

@@ -23,6 +23,8 @@ export interface RanTest {
   /** Full name (`describe > test` in vitest, space-joined in jest): what scenario.yaml's `source.name` holds. */
   name: string
   project?: string
+  /** A repeat of a test the runner already ran (Playwright's `--repeat-each` index, from 1): counted, never a namesake. */
+  repeat?: number
   state: TestState
   /** A failed test's error messages, as the runner reports them (fluxlab's own start with `[fluxlab] FLUX_…:`). */
   errors?: readonly string[]
@@ -147,6 +149,7 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
   const seen = new Map<string, number>()
   // Tests of one file that share a name are told apart by their order (scenario.yaml `source.nth`, absent for the first).
   for (const t of input.tests) {
+    if (t.repeat) continue
     const key = testKey(resolve(t.file), t.name, t.project)
     const nth = (seen.get(key) ?? 0) + 1
     seen.set(key, nth)
@@ -208,7 +211,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
-  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 400), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
   for (const a of s.appServer)
     lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
@@ -263,7 +266,8 @@ function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.create
   const groups = new Map<string, SuiteSummary['drift']>()
   for (const d of drift) {
     const what = d.message.startsWith(SERVED) ? d.message.slice(SERVED.length) : d.message
-    const where = /^(\S+) (?:differs|added|removed)/.exec(what)?.[1] ?? what
+    // a drift at one place; an unwrapped tool by its name (each call has its own step and id)
+    const where = /^(\S+) (?:differs|added|removed)/.exec(what)?.[1] ?? /^\S+ asked for `([^`]+)`/.exec(what)?.[1] ?? what
     const key = `${d.code}\0${where}`
     const group = groups.get(key) ?? []
     if (group.length === 0) groups.set(key, group)

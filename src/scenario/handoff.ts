@@ -11,7 +11,7 @@ import { createRedactor, type RedactorConfig } from '../cassette/redact.js'
 import type { Mode } from '../golden/update-mode.js'
 import type { ProviderFamily } from '../providers/types.js'
 import type { Counters, RunSettings } from './pipeline/index.js'
-import type { RunStep } from './pipeline/log.js'
+import type { RunStep, ToolResultRef } from './pipeline/log.js'
 import type { UsedCells } from './pipeline/tape.js'
 
 /** A RegExp as JSON. */
@@ -52,6 +52,8 @@ export interface RunReturn {
   keyVars: string[]
   /** Replay: every cell served, before and while the holder ran. */
   used?: UsedCells
+  /** Replay: the tool results each of its model requests sent back (`unwrapped_tool`). */
+  sent?: Array<{ seq: number; step: string; results: readonly ToolResultRef[] }>
   fatal?: { message: string; code?: string }
   /** The command could not be started (ENOENT, EACCES): what `spawnSync` reports as `error`. */
   spawnError?: { message: string; code?: string; errno?: number; syscall?: string; path?: string }

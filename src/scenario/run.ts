@@ -116,6 +116,7 @@ export class Run implements TrackedRun, RequestRoute {
       modelLive: log.modelLive,
       keyVars: [...log.keyVars],
       ...(this.pipeline.tape ? { used: this.pipeline.tape.used() } : {}),
+      ...(log.sent.length ? { sent: log.sent.map((x) => ({ seq: x.seq, step: x.step, results: x.results() })) } : {}),
       ...(log.fatal ? { fatal: { message: log.fatal.message, code: (log.fatal as { code?: string }).code } } : {}),
     }
   }
@@ -124,6 +125,7 @@ export class Run implements TrackedRun, RequestRoute {
   absorb(r: RunReturn): void {
     Object.assign(this.counters, r.counters)
     this.log.entries.push(...r.entries)
+    for (const x of r.sent ?? []) this.log.sent.push({ ...x, results: () => x.results })
     for (const d of r.divergences) this.log.diverge(d.code, d.step, d.message, { ...(d.diff ? { diff: d.diff } : {}), ...(d.closest ? { closest: d.closest } : {}) })
     this.log.modelLive += r.modelLive
     for (const k of r.keyVars) this.log.keyVars.add(k)

@@ -90,6 +90,7 @@ export {}
 /** Modules that samples import by relative path, as a user's project would have them. */
 const SUPPORT: Record<string, string> = {
   'agent.ts': `export declare function myAgent(prompt: string): Promise<string>\nexport declare function supportAgent(prompt: string): Promise<string>\n`,
+  'tools.ts': `export declare function get_weather(args: { city: string }): Promise<string>\nexport declare const VERSION: string\n`,
   'fluxlab.config.mjs': `/** @type {import('fluxlab').FluxOptions} */\nexport default { dir: 'tests/scenarios' }\n`,
 }
 

@@ -128,6 +128,22 @@ describe('lab.tools with Vercel AI SDK tools', () => {
     await (await scenario('unwrapped', { dir })).run(unwrapped)
     const out = await (await scenario('unwrapped', { dir })).run(unwrapped)
     expect(out.warnings.map((w) => [w.code, w.step])).toEqual([['unwrapped_tool', 'model#1']])
+    expect(out.warnings[0].message).toMatch(/^model#1 asked for `multiply` \(call_\w+\); model#2 sent its result back, and no tool call on the tape answered it/)
     expect(out.warnings[0].message).toContain('lab.tools({ multiply })')
+  })
+
+  it('does not warn unwrapped_tool when the test only reads the tool calls and no result goes back to the model', async () => {
+    const base = openaiBaseURL(server)
+    // a tool with no execute(): the SDK hands the call to the caller and stops, so nothing runs
+    const asksOnly = async () => {
+      const openai = createOpenAI({ baseURL: base, apiKey: 'sk-test' })
+      const r = streamText({ model: openai.chat('gpt-4o-mini'), prompt: PROMPT, tools: { multiply: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }) }) }, maxRetries: 0 })
+      return (await r.toolCalls).map((c) => c.toolName)
+    }
+    await (await scenario('asks-only', { dir })).run(asksOnly)
+    const out = await (await scenario('asks-only', { dir })).run(asksOnly)
+    expect(out.result).toEqual(['multiply'])
+    expect(out.modelCalls).toHaveLength(1)
+    expect(out.warnings).toEqual([])
   })
 })

@@ -51,7 +51,8 @@ export interface RunConfig extends RunSettings {
   refusal?: Refusal
   /**
    * How the agent puts its in-process tools on this run's tape, for the advice of an `unwrapped_tool` warning:
-   * `lab.tools` inside `s.run` (the default), or `tools()` from `fluxlab` (whole-suite mode: a test has no `lab`).
+   * `lab.tools` inside `s.run` (the default), or, in whole-suite mode (a test has no `lab`), a setup file of the
+   * runner's config first (no test edited), then `tools()` from `fluxlab` where the tools are built.
    */
   toolWrap?: 'lab' | 'import'
 }

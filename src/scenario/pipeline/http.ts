@@ -1,28 +1,32 @@
 import type { Chunk, TransportError } from '../../cassette/cell.js'
+import { NEVER_KEPT } from '../../cassette/cell-fields.js'
 import { encodeChunk } from '../../cassette/chunks.js'
+import { SENSITIVE_HEADERS } from '../../cassette/redact-names.js'
 
-/** Headers never kept in a fixture: they change every call, or describe an encoding we undo. */
-const VOLATILE = new Set([
-  'date', 'age', 'expires', 'last-modified', 'etag', 'set-cookie', 'cookie',
-  'content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive',
-  'x-request-id', 'request-id', 'x-amzn-requestid', 'x-amz-request-id', 'apim-request-id', 'x-ms-request-id',
-  'openai-processing-ms', 'openai-organization', 'openai-project', 'openai-version', 'anthropic-organization-id',
-  'alt-svc', 'server-timing', 'via', 'x-envoy-upstream-service-time', 'x-cloud-trace-context', 'strict-transport-security',
-  'x-goog-request-id',
-])
-const VOLATILE_PREFIX = ['cf-', 'x-ratelimit-', 'anthropic-ratelimit-', 'x-envoy-', 'x-stainless-', 'x-kong-']
+/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the response, and are never replayed. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade']
 
 /**
- * The headers kept in a fixture (lowercased, sorted).
+ * Response headers never kept in a fixture (SPEC §4): secrets (the redactor's always-secret names: keys, tokens,
+ * org and project ids), cookies, hop-by-hop headers, `date` (a replay served days later would say a stale time),
+ * and the encoding of a body stored decoded. Every other header a client may read (request ids, rate limits,
+ * `retry-after`) is kept as it came, so a replay answers with what the recording got.
+ */
+const DROPPED = new Set(['date', 'cookie', 'set-cookie', 'set-cookie2', ...SENSITIVE_HEADERS, ...HOP_BY_HOP, ...NEVER_KEPT])
+
+/**
+ * The headers kept in a fixture (lowercased, sorted): one set per response, never per chunk.
  * @example
- * keptHeaders(res.headers) // { 'content-type': 'text/event-stream' }
+ * keptHeaders(res.headers) // { 'content-type': 'text/event-stream', 'x-request-id': 'req_8f3a…' }
  */
 export function keptHeaders(headers: Headers): Record<string, string> {
+  // a header the `connection` header names is hop-by-hop too
+  const connection = new Set((headers.get('connection') ?? '').split(',').map((n) => n.trim().toLowerCase()))
   const out: Record<string, string> = {}
   const names = [...headers.keys()].sort()
   for (const name of names) {
     const n = name.toLowerCase()
-    if (VOLATILE.has(n) || VOLATILE_PREFIX.some((p) => n.startsWith(p))) continue
+    if (DROPPED.has(n) || connection.has(n)) continue
     out[n] = headers.get(name) ?? ''
   }
   return out

@@ -27,7 +27,7 @@ import { offTapeResponse } from './http.js'
 import { interventionStage } from './intervene.js'
 import { journalStage } from './journal.js'
 import { liveStage } from './live.js'
-import type { RunLog } from './log.js'
+import type { RunLog, ToolResultRef } from './log.js'
 import { offTapeStage } from './off-tape.js'
 import { refusalStage } from './refuse.js'
 import { sharedReadStage } from './shared-reads.js'
@@ -77,6 +77,8 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
       step = codec ? `model#${n}` : `tool#${n}`
       const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin }, config)
       step = call.step
+      // @note the end of a replay reads them (`unwrapped_tool`, ./close.ts), and only after a turn nothing on the tape answered
+      if (call.channel === 'model' && config.mode === 'replay') log.sent.push({ seq, step, results: sentResults(call) })
       const answer = await dispatch(call)
       if ('response' in answer) return answer.response
       throw new Error(`the pipeline answered HTTP ${call.step} without a Response`)
@@ -129,6 +131,20 @@ function stagesOf(config: RunConfig, log: RunLog, counters: Counters): Pick<Pipe
 }
 
 const EMPTY = Buffer.alloc(0)
+
+/** The tool results a model request sends back (its codec's `toolResults`), read from its body when first asked. */
+function sentResults({ text, codec, url }: Readonly<ModelRequest>): () => readonly ToolResultRef[] {
+  let results: readonly ToolResultRef[] | undefined
+  return () => {
+    if (results) return results
+    try {
+      results = text === '' ? [] : codec.parseRequest(JSON.parse(text) as unknown, url).toolResults
+    } catch {
+      results = []
+    }
+    return results
+  }
+}
 
 /** Where a request arrived in its run, before its body is read: its codec (a model call) and its position. */
 interface Arrival {

@@ -7,6 +7,16 @@ import { offTapeResponse } from './http.js'
 /** One step as the run made it; `live` when it went to the real provider or tool. */
 export type RunStep = { seq: number; live?: boolean } & TraceStep
 
+/** One tool result a model request sends back: by call id, or by tool name where the family names results. */
+export type ToolResultRef = { id?: string; name?: string }
+
+/** A model request of a replay, by its place in the run, and the tool results it sends back (read when first asked). */
+export interface SentResults {
+  seq: number
+  step: string
+  results: () => readonly ToolResultRef[]
+}
+
 /** A model request the tape could not explain that `check` sent live. */
 export interface LiveMiss {
   step: string
@@ -36,6 +46,8 @@ export class RunLog {
   fatal?: Error
   /** Reads a test's replay answered from another fixture of its file (`shared-reads.ts`). */
   readonly shared: Array<{ step: string; from: string }> = []
+  /** Replay: every model request, for the tool results it sent back (the end of the run's `unwrapped_tool` check). */
+  readonly sent: SentResults[] = []
   /** MCP requests sent live and not answered yet, in the order sent, by endpoint, session and JSON-RPC id (`mcp-cancel.ts`). */
   readonly awaiting = new Map<string, number[]>()
   /** When the client cancelled a request (`notifications/cancelled`), by the request's `seq` (`mcp-cancel.ts`). */
