@@ -73,8 +73,8 @@ export function isModelCell(v: unknown): boolean {
   if (providerError !== undefined && !(isObj(providerError) && isOptText(providerError.type) && isText(providerError.message))) return false
   if (!isTransportError(v.transportError) || !isNonNeg(v.durationMs) || typeof v.truncated !== 'boolean') return false
   if ((v.originalBytes !== undefined && !isCount(v.originalBytes)) || !isOptDigest(v.digest)) return false
-  const r = response as { status: number; clientAbort?: unknown }
-  return r.status !== 0 || v.transportError !== undefined || r.clientAbort !== undefined
+  const r = response as { status: number; clientAbort?: unknown; open?: unknown }
+  return r.status !== 0 || v.transportError !== undefined || r.clientAbort !== undefined || r.open === true
 }
 
 /**

@@ -119,8 +119,8 @@ function buildSchemas(z: typeof Zod) {
       'expected a JSON object (one model call)',
     )
     .check(
-      z.refine((c) => c.response.status !== 0 || c.transportError !== undefined || c.response.clientAbort !== undefined, {
-        message: 'expected "transportError" or "response.clientAbort" on a call with no response (status 0)',
+      z.refine((c) => c.response.status !== 0 || c.transportError !== undefined || c.response.clientAbort !== undefined || c.response.open === true, {
+        message: 'expected "transportError", "response.clientAbort" or "response.open" on a call with no response (status 0)',
         path: ['response', 'status'],
       }),
     )

@@ -20,10 +20,14 @@ export interface RecordedResponse {
   /** Kept headers only: lowercased, volatile ones dropped, content-encoding/length never kept (bodies are stored decoded). */
   headers: Record<string, string>
   chunks: Chunk[]
-  /** The stream was still open when the run ended (an SSE stream a client keeps, like MCP's GET): replay keeps it open after the chunks. */
+  /**
+   * The stream was still open when the run ended (an SSE stream a client keeps, like MCP's GET): replay keeps it open
+   * after the chunks. With status 0: the call never got an answer and was still waiting when the run ended.
+   */
   open?: true
   /**
-   * The client aborted the request after receiving `afterChunks` chunks (0: before the response).
+   * The client aborted the request after receiving `afterChunks` chunks (0: before the response; with status 0, also
+   * the time of the `notifications/cancelled` that named a call never answered).
    * Replay serves those chunks, then waits for the client's own abort; it is not a transport error.
    */
   clientAbort?: { afterChunks: number; t: number }

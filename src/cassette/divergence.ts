@@ -12,6 +12,7 @@ export type DivergenceCode =
   | 'unwrapped_tool'
   | 'policy_denied'
   | 'unseen_child'
+  | 'unanswered_call'
 
 export type Severity = 'warning' | 'failure'
 
@@ -28,6 +29,6 @@ export interface Divergence {
   closest?: string
 }
 
-const WARNINGS: ReadonlySet<DivergenceCode> = new Set(['model_request_drift', 'unwrapped_tool', 'unseen_child'])
+const WARNINGS: ReadonlySet<DivergenceCode> = new Set(['model_request_drift', 'unwrapped_tool', 'unseen_child', 'unanswered_call'])
 
 export const severityOf = (code: DivergenceCode): Severity => (WARNINGS.has(code) ? 'warning' : 'failure')

@@ -10,6 +10,7 @@ import { servedDigest } from './handout.js'
 import { refuseSecrets } from './fixture-error.js'
 import { FILES, yaml } from './fixture-files.js'
 import { scanText } from './scan.js'
+import { refuseSequenceGap } from './sequence.js'
 import type { ScanOptions } from './scan-value.js'
 
 const rel = (file: string) => relative(process.cwd(), file) || file
@@ -57,13 +58,14 @@ function cellJson(cell: object): string {
 }
 
 /**
- * Write a fixture: every file scanned for secrets first (a finding writes nothing), then the whole
+ * Write a fixture: its call sequence checked for holes and every file scanned for secrets first (either writes nothing), then the whole
  * directory swapped in at once (`writeDirAtomic`): a reader sees the old fixture or the new one, a crash
  * leaves one of them, and what else the directory holds (judge.jsonl, forks/) is kept.
  * @example
  * writeFixture({ dir, manifest, model, tools, trace })
  */
 export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
+  refuseSequenceGap(fx)
   const s = serializeFixture(fx)
   const findings = [
     ...scanText(s.manifest, FILES.manifest, opts),

@@ -44,13 +44,13 @@ const model = (seq: number): ModelCell => ({
   durationMs: 1,
   truncated: false,
 })
-const tool: ToolCell = { seq: 9, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:${'9'.repeat(64)}`, args: {}, output: { n: 1 }, durationMs: 0, truncated: false }
+const tool: ToolCell = { seq: 4, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:${'9'.repeat(64)}`, args: {}, output: { n: 1 }, durationMs: 0, truncated: false }
 
 function fixture(cells = [model(1), model(2), model(3)]): string {
   const root = mkdtempSync(join(tmpdir(), 'flux-handout-'))
   dirs.push(root)
   const dir = join(root, 'weather')
-  writeFixture({ dir, manifest: { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'weather', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }, model: cells, tools: [tool] })
+  writeFixture({ dir, manifest: { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'weather', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }, model: cells, tools: [{ ...tool, seq: cells.length + 1 }] })
   return dir
 }
 

@@ -86,6 +86,17 @@ describe('summarize', () => {
     ])
   })
 
+  it('counts the calls a recording stored as never answered, and names each with its scenario', () => {
+    const root = project({})
+    const unanswered = { code: 'unanswered_call', step: 'tool#8 mcp mark_item', message: 'tool#8 never got an answer (the client cancelled it (notifications/cancelled) after 200 ms); the replay waits as the client did' }
+    const tests: RanTest[] = [{ file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run({ name: 'a/one', mode: 'record', written: true, warnings: [unanswered] })]) }]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(s.unanswered.map((u) => u.scenario)).toEqual(['a/one'])
+    const out = formatSummary(s, pc.createColors(false)).split('\n')
+    expect(out[0]).toMatch(/ · drift warnings 0 · calls never answered 1$/)
+    expect(out.at(-1)).toMatch(/⚠ a\/one tool#8 mcp mark_item unanswered_call: tool#8 never got an answer \(the client cancelled it .*\); the replay waits as the client did$/)
+  })
+
   it('names the unpriced models once, in one clause: each once, sorted, the first three and a count of the rest', () => {
     // Measured on a real suite: the cost line named 10 unpriced models, on the summary's one head line.
     const root = project({})

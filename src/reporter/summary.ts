@@ -10,6 +10,7 @@ import { APP_SERVER } from './facts.js'
 import { findFixtures, forkParent } from '../cassette/find.js'
 import { unpricedClause, usd } from './cost-text.js'
 import { namesakeLines, namesakes, sharedLines } from './namesakes.js'
+import { driftLines } from './warning-lines.js'
 import { fileFailures, fileFailuresPart, type FileFailure } from './file-failures.js'
 import type { FileFacts, TestFacts } from './facts.js'
 
@@ -53,6 +54,8 @@ export interface SuiteSummary {
   unwrapped: SuiteSummary['drift']
   /** `unseen_child` warnings: a child process of a run that never reached fluxlab, so what it sent was not seen. */
   unseen: SuiteSummary['drift']
+  /** `unanswered_call` warnings: a recorded call that never got an answer, stored so its replay waits as the client did. */
+  unanswered: SuiteSummary['drift']
   /** The app server's own scenarios (Playwright, `fluxlab serve`) that took calls outside every test's request. */
   appServer: Array<{ scenario: string; mode: 'record' | 'replay'; calls: number; refused: number }>
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
@@ -90,7 +93,7 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
  * summarize({ tests, files, rootDir: vitest.config.root, bases: [], checkObsolete: true }).replayed
  */
 export function summarize(input: SummaryInput): SuiteSummary {
-  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [], shared: [], fileFailures: [] }
+  const s: SuiteSummary = { scenarios: 0, replayed: 0, recorded: 0, empty: 0, tests: { passed: 0, failed: 0, skipped: 0 }, fluxFailures: {}, hermetic: 0, liveModelCalls: 0, cost: 0, unpriced: [], drift: [], unwrapped: [], unseen: [], unanswered: [], appServer: [], obsolete: [], skippedWithFixture: [], duplicates: [], shared: [], fileFailures: [] }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
@@ -114,7 +117,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       for (const m of run.unpriced) unpriced.add(m)
       for (const r of run.shared ?? []) s.shared.push({ scenario: run.name, ...r })
       for (const w of run.warnings) {
-        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : undefined
+        const list = w.code === 'model_request_drift' ? s.drift : w.code === 'unwrapped_tool' ? s.unwrapped : w.code === 'unseen_child' ? s.unseen : w.code === 'unanswered_call' ? s.unanswered : undefined
         list?.push({ scenario: run.name, step: w.step, code: w.code, message: w.message })
       }
     }
@@ -210,11 +213,12 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `drift warnings ${s.drift.length ? c.yellow(String(s.drift.length)) : '0'}`,
     ...(s.unwrapped.length ? [c.yellow(`unwrapped tools run ${s.unwrapped.length}`)] : []),
     ...(s.unseen.length ? [c.yellow(`unseen child processes ${s.unseen.length}`)] : []),
+    ...(s.unanswered.length ? [c.yellow(`calls never answered ${s.unanswered.length}`)] : []),
     ...(s.shared.length ? [`shared reads ${s.shared.length}`] : []),
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
-  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad))
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
   for (const a of s.appServer)
     lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
   for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
@@ -259,42 +263,4 @@ function unseenLines(unseen: SuiteSummary['drift'], c: ReturnType<typeof pc.crea
   return lines
 }
 
-const SERVED = 'request differs from the recording, served by position: '
-
-/**
- * The drift warnings, each said once: warnings of one code at one place (a prompt field that
- * holds today's date drifts in every test) fold into one line with their count, and each line
- * shows what changed, not the words every drift message shares.
- */
-function driftLines(drift: SuiteSummary['drift'], c: ReturnType<typeof pc.createColors>, pad: string, width = 200): string[] {
-  const groups = new Map<string, SuiteSummary['drift']>()
-  for (const d of drift) {
-    const what = d.message.startsWith(SERVED) ? d.message.slice(SERVED.length) : d.message
-    // a drift at one place; an unwrapped tool by its name (each call has its own step and id)
-    const where = /^(\S+) (?:differs|added|removed)/.exec(what)?.[1] ?? /^\S+ asked for `([^`]+)`/.exec(what)?.[1] ?? what
-    const key = `${d.code}\0${where}`
-    const group = groups.get(key) ?? []
-    if (group.length === 0) groups.set(key, group)
-    group.push({ ...d, message: what })
-  }
-  const lines: string[] = []
-  const shown = [...groups.values()].slice(0, 5)
-  for (const g of shown) {
-    if (g.length <= 2) {
-      for (const d of g) lines.push(`${pad}${c.yellow('⚠')} ${d.scenario} ${d.step} ${d.code}: ${clip(d.message, width)}`)
-      continue
-    }
-    const scenarios = new Set(g.map((d) => d.scenario)).size
-    const first = g[0]
-    lines.push(`${pad}${c.yellow('⚠')} ${g.length}× ${first.code} in ${scenarios} scenario${scenarios === 1 ? '' : 's'}, first ${first.scenario} ${first.step}: ${clip(first.message, width)}`)
-  }
-  const rest = [...groups.values()].slice(5).reduce((n, g) => n + g.length, 0)
-  if (rest > 0) lines.push(`${pad}  … ${rest} more`)
-  if (drift.some((d) => d.code === 'model_request_drift')) {
-    lines.push(`${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: key it with a \`normalize\` rule (built-ins for dates, uuids, temp paths, model date suffixes, or a pattern), or leave its field out of the key with \`ignore\` (docs/matching-and-divergence.md)`)
-  }
-  return lines
-}
-
 const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)

@@ -5,7 +5,8 @@ import { emptyUsage } from '../../providers/types.js'
 import { modelIdBody, type Answer, type FnToolCall, type HttpToolRequest, type ModelRequest, type Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
-import { cutAtCancel, noteCancel } from './mcp-cancel.js'
+import { awaitingAnswer, cutAtCancel, noteCancel } from './mcp-cancel.js'
+import { awaitHeaders, warnUnanswered } from './unanswered.js'
 import { ownSender } from '../../context/own-sender.js'
 import { redirectModeOf } from '../../interceptor/index.js'
 import { socketModel } from '../../context/realtime-socket.js'
@@ -50,22 +51,42 @@ async function captureLive(config: RunConfig, log: RunLog,
   const t0 = Date.now()
   const journal = config.journal
   journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
+  // @note issue 38: the call is on the tape from its send: one whose headers never come is stored when the run ends.
+  const answered = call.channel === 'tool' ? awaitingAnswer(log, call) : () => {}
+  const unanswered = (rec: RecordedResponse, transportError?: TransportError) => {
+    answered()
+    const none: Stored = { rec, truncated: false, originalBytes: 0 }
+    const ms = Date.now() - t0
+    const cell = stripUndefined(
+      call.channel === 'model' ? failedModelCell(config, call, none, transportError, ms) : httpCell(config, call, none, transportError, ms),
+    )
+    if (call.channel === 'tool' && transportError) delete (cell as ToolCell).response
+    log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
+    journalCell(config, log, call.channel, cell)
+  }
+  const waiting = awaitHeaders(log, call, start, (rec) => unanswered(rec))
   let res: Response
   try {
     res = await send(config, log, call.request, call.bytes, call.step)
   } catch (e) {
-    if (isFluxError(e)) throw e
+    if (!waiting.settle()) return { response: Response.error() }
+    if (isFluxError(e)) {
+      answered()
+      throw e
+    }
     // @note SPEC §3: the real request failed before a response (DNS, refused, reset, TLS): a cell, replayed as the same
-    // network error the client sees now.
+    // network error the client sees now. A client abort is not a failure: the call was never answered (./unanswered.ts).
     const aborted = call.request.signal.aborted
-    const transportError = aborted ? undefined : transportErrorOf(e, config)
-    const none: Stored = { rec: { status: 0, headers: {}, chunks: [], ...(aborted ? { clientAbort: { afterChunks: 0, t: Math.round(performance.now() - start) } } : {}) }, truncated: false, originalBytes: 0 }
-    const cell = stripUndefined(call.channel === 'model' ? failedModelCell(config, call, none, transportError, Date.now() - t0) : httpCell(config, call, none, transportError, Date.now() - t0))
-    if (call.channel === 'tool' && !aborted) delete (cell as ToolCell).response
-    log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
-    journalCell(config, log, call.channel, cell)
+    const clientAbort = aborted ? { afterChunks: 0, t: Math.round(performance.now() - start) } : undefined
+    let rec: RecordedResponse = { status: 0, headers: {}, chunks: [], ...(clientAbort ? { clientAbort } : {}) }
+    if (aborted && call.channel === 'tool') rec = cutAtCancel(log, call, start, rec)
+    if (aborted) warnUnanswered(log, call, rec)
+    unanswered(rec, aborted ? undefined : transportErrorOf(e, config))
     return { response: Response.error() }
   }
+  // the run ended before its headers came: it is on the tape as unanswered, and what comes now is the client's alone
+  const passOn = (body: ReadableStream<Uint8Array> | null) => new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
+  if (!waiting.settle()) return { response: passOn(res.body) }
   if (call.channel === 'model') log.modelLive++
   const stop = new AbortController()
   // The client aborting stops our capture too: whether the live request sees the abort depends on the client.
@@ -82,6 +103,7 @@ async function captureLive(config: RunConfig, log: RunLog,
     if (aborted) stored.rec.clientAbort = { afterChunks: chunks.length, t: Math.round(performance.now() - start) }
     // @note issue 28: an MCP request the client cancelled (its timeout) is aborted by the client at the cancel.
     if (call.channel === 'tool') stored.rec = cutAtCancel(log, call, start, stored.rec)
+    answered()
     const transportError = aborted || stored.rec.clientAbort ? undefined : failed
     const cell = stripUndefined(toCell(res, stored, transportError, Date.now() - t0))
     log.entries.push({ seq: call.seq, channel: call.channel, cell, live: true } as RunStep)
@@ -90,7 +112,7 @@ async function captureLive(config: RunConfig, log: RunLog,
   log.track(done, call.step, () => stop.abort())
   // @note durable(): the result is on disk before the agent sees a byte of it (the body waits in its queue meanwhile).
   if (journal) await done
-  return { response: new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) }) }
+  return { response: passOn(body) }
 }
 
 /** What every model cell of `call` says about the request. */

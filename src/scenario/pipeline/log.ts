@@ -48,8 +48,10 @@ export class RunLog {
   readonly shared: Array<{ step: string; from: string }> = []
   /** Replay: every model request, for the tool results it sent back (the end of the run's `unwrapped_tool` check). */
   readonly sent: SentResults[] = []
-  /** MCP requests the client cancelled while recording (`mcp-cancel.ts`): when, by session and JSON-RPC id. */
-  readonly cancels = new Map<string, number>()
+  /** MCP requests sent live and not answered yet, in the order sent, by endpoint, session and JSON-RPC id (`mcp-cancel.ts`). */
+  readonly awaiting = new Map<string, number[]>()
+  /** When the client cancelled a request (`notifications/cancelled`), by the request's `seq` (`mcp-cancel.ts`). */
+  readonly cancelled = new Map<number, number>()
   private readonly pending = new Set<Promise<void>>()
   private readonly stops = new Map<Promise<void>, () => void>()
 
@@ -91,15 +93,23 @@ export class RunLog {
 
   /**
    * The run ended: wait a moment for recordings to finish, then store the streams still open as
-   * open (SPEC §3: an SSE stream a client keeps between calls never ends by itself).
+   * open (SPEC §3: an SSE stream a client keeps between calls never ends by itself), and the calls still
+   * waiting for their answer as unanswered (./unanswered.ts).
    */
   async closeStreams(graceMs = 250): Promise<void> {
     if (this.pending.size === 0) return
+    await this.settledWithin(graceMs)
+    // @note stops are idempotent: a call sent while the run closes (whose headers may never come) is stopped too.
+    while (this.pending.size) {
+      for (const stop of this.stops.values()) stop()
+      await this.settledWithin(graceMs)
+    }
+  }
+
+  private async settledWithin(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.settled(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))])
+    await Promise.race([this.settled(), new Promise<void>((r) => (timer = setTimeout(r, ms)))])
     clearTimeout(timer)
-    for (const stop of this.stops.values()) stop()
-    await this.settled()
   }
 
   /** Wait for recordings still reading their bodies. */

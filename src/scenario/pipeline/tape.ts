@@ -13,6 +13,7 @@ import { readdressed } from '../../cassette/rpc-readdress.js'
 import type { Intervention } from '../intervention.js'
 import type { Answer, Call, Next, Stage } from './call.js'
 import { restoreError } from './cell-values.js'
+import { untilAbort } from './until-abort.js'
 import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
 
@@ -78,13 +79,11 @@ export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded
   return new Response(body, { status: rec.status, headers })
 }
 
-/** A request the client aborted before any response: the replay answers nothing until the client aborts again. */
-function untilAbort(signal: AbortSignal): Promise<Response> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(Response.error())
-    signal.addEventListener('abort', () => resolve(Response.error()), { once: true })
-  })
-}
+/**
+ * A call that never got an answer while recording (no response headers): the client aborted it, cancelled it
+ * (`notifications/cancelled`), or it was still waiting when the run ended. Its replay answers nothing until the client aborts.
+ */
+const neverAnswered = (rec: RecordedResponse | undefined) => rec?.status === 0 && (rec.clientAbort !== undefined || rec.open === true)
 
 /**
  * Serve a call from the fixture: the first unused cell with its key (model requests fall back
@@ -120,7 +119,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
       if (take.kind === 'drift') log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`, { diff: take.diff, closest: cell.step })
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.entries.push({ seq: call.seq, channel: 'model', cell })
-      if (cell.response.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
+      if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
       return { response: replayResponse(cell.response, { timing, transportError: cell.transportError, signal: call.request.signal }) }
     }
     const take = tools.take(call)
@@ -141,7 +140,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     log.entries.push({ seq: call.seq, channel: 'tool', cell })
     // @note a cell with a transport error and no response never got one (a fault a what-if injected): a network error again
     if (!cell.response && cell.transportError) return { response: Response.error() }
-    if (cell.response?.status === 0 && cell.response.clientAbort) return { response: await untilAbort(call.request.signal) }
+    if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
     const rec = cell.response ?? { status: 200, headers: {}, chunks: [] }
     // @note a JSON-RPC answer goes to today's id and progress token: a client shared across tests numbers on, and parallel calls number in arrival order.
     const served = call.rpcId === undefined ? rec : readdressed(rec, cell.rpcId, { rpcId: call.rpcId, body: call.bytes })

@@ -1,0 +1,60 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { isFluxError } from '../errors.js'
+import type { ToolCell } from './cell.js'
+import { writeFixture } from './fixture-write.js'
+import { sequenceGap } from './sequence.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const m = (seq: number, n: number) => ({ seq, step: `model#${n}` })
+const t = (seq: number, n: number) => ({ seq, step: `tool#${n}` })
+
+describe('sequenceGap', () => {
+  it('finds no gap when the seqs of both files together are 1…n', () => {
+    expect(sequenceGap({ model: [m(2, 1), m(5, 2)], tools: [t(1, 1), t(3, 2), t(4, 3)] })).toBeUndefined()
+    expect(sequenceGap({ model: [], tools: [] })).toBeUndefined()
+  })
+
+  it('names the missing seq, and the file and step whose numbers jump over it', () => {
+    expect(sequenceGap({ model: [m(1, 1), m(4, 2)], tools: [t(2, 1), t(5, 3)] })).toEqual({ seq: 3, file: 'tools.jsonl', step: 'tool#2' })
+    expect(sequenceGap({ model: [m(2, 2)], tools: [] })).toEqual({ seq: 1, file: 'model.jsonl', step: 'model#1' })
+  })
+
+  it('names the seq alone when no step number says which file lost it', () => {
+    expect(sequenceGap({ model: [m(1, 1)], tools: [t(3, 1)] })).toEqual({ seq: 2 })
+  })
+})
+
+describe('writeFixture', () => {
+  const manifest = { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'gap', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }
+  const tool = (seq: number, n: number): ToolCell => ({ seq, step: `tool#${n}`, kind: 'fn', name: 'lookup', key: `sha256:${String(seq).repeat(64).slice(0, 64)}`, args: {}, output: n, durationMs: 0, truncated: false })
+
+  it('refuses a fixture with a gap in its call sequence, naming the file and the missing seq, and writes nothing', () => {
+    const root = mkdtempSync(join(tmpdir(), 'flux-seq-'))
+    dirs.push(root)
+    const dir = join(root, 'gap')
+    let error: unknown
+    try {
+      writeFixture({ dir, manifest, model: [], tools: [tool(1, 1), tool(3, 3)] })
+    } catch (e) {
+      error = e
+    }
+    expect(isFluxError(error, 'FLUX_FIXTURE_INVALID')).toBe(true)
+    expect((error as Error).message).toMatch(/^\[fluxlab\] FLUX_FIXTURE_INVALID: Failed to write fixture \S*gap\/tools\.jsonl: its call sequence has a gap: seq 2 \(tool#2\) is missing/)
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it('writes a fixture whose sequence is whole', () => {
+    const root = mkdtempSync(join(tmpdir(), 'flux-seq-'))
+    dirs.push(root)
+    const dir = join(root, 'whole')
+    writeFixture({ dir, manifest, model: [], tools: [tool(1, 1), tool(2, 2)] })
+    expect(existsSync(join(dir, 'tools.jsonl'))).toBe(true)
+  })
+})
