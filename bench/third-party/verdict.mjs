@@ -4,7 +4,7 @@
  *
  *   node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config <file>]
  *        [--keys OPENAI_API_KEY,ANTHROPIC_API_KEY] [--hosts api.openai.com,api.anthropic.com] [--timeout <seconds>]
- *        [--json out.json] [-- <runner args>…]
+ *        [--json out.json] [--env K=V,…] [--node-options '<flags>'] [--replay-keys A,B] [-- <runner args>…]
  *
  * fluxlab must be installed in the project. The project's own config file is left alone; the harness
  * writes next to it a config that is the project's plus fluxlab's adoption lines and nothing else:
@@ -37,7 +37,7 @@ const extra = dashes === -1 ? [] : argv.slice(dashes + 1)
 const flag = (name, fallback) => { const i = own.indexOf(`--${name}`); return i === -1 ? fallback : own[i + 1] }
 const dir = own[0] && !own[0].startsWith('--') ? resolve(own[0]) : undefined
 if (!dir) {
-  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config file] [--keys A,B] [--hosts h1,h2] [--timeout s] [--json out] [-- runner args]')
+  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config file] [--keys A,B] [--hosts h1,h2] [--timeout s] [--json out] [--env K=V,…] [--node-options flags] [-- runner args]')
   process.exit(2)
 }
 const runner = flag('runner', existsSync(join(dir, 'node_modules/.bin/vitest')) ? 'vitest' : 'jest')
@@ -52,6 +52,10 @@ const tmp = flag('tmp', '/tmp/flux-verdict')
 const tsJestLine = own.includes('--ts-jest-transform')
 // --timeout <seconds>: a run still going after that long is killed (its whole process group) and reported as hung.
 const timeoutSeconds = Number(flag('timeout', 0))
+// --env K=V,…: plain settings a suite needs in every run (e.g. an opt-in switch), never a key (keys are unset in C).
+const extraEnv = Object.fromEntries((flag('env', '') ?? '').split(',').filter(Boolean).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
+// --node-options '<flags>': added after the guard's --require in every run (e.g. jest's --experimental-vm-modules).
+const nodeOptions = flag('node-options', '')
 
 // Shaped like real keys, valid for nothing; built here so no key-shaped literal sits in the repo.
 const body = (n) => 'Q7fK2mX9vLp4Rt8WzN3bYc6HjD1sA5eG0uTi'.repeat(4).slice(0, n)
@@ -64,17 +68,26 @@ const SHAPES = {
   OPENROUTER_API_KEY: `sk-${'or'}-v1-${hex(64)}`,
 }
 const KEYS = Object.fromEntries(keyNames.map((k) => [k, SHAPES[k] ?? `sk-${body(40)}`]))
+// --replay-keys A,B: not the measure, a look past it. These keys keep the fake value in the C runs too, for a suite
+// that checks a key where fluxlab does not reach (jest's globalSetup runs in the parent process, before any test file).
+const replayKeys = Object.fromEntries(flag('replay-keys', '').split(',').filter(Boolean).map((k) => [k, SHAPES[k] ?? `sk-${body(40)}`]))
 // Every variable that looks like a credential is unset in every run; A and B set back exactly the 2 keys.
 const credential = (k) => /(_API_KEY|_TOKEN|_SECRET|_ACCESS_KEY|_KEY_ID|_CREDENTIALS|^HF_TOKEN|APPLICATION_CREDENTIALS)$/.test(k) || /^(AWS|AZURE|GOOGLE|VERTEX|ANTHROPIC|OPENAI|GEMINI)_/.test(k)
 const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !credential(k) && k !== 'CI' && !k.startsWith('FLUX_') && k !== 'NODE_OPTIONS' && !k.startsWith('VERDICT_')))
 base.NO_COLOR = '1'
-base.NODE_OPTIONS = `--require ${join(here, 'net-guard.cjs')}`
+base.NODE_OPTIONS = `--require ${join(here, 'net-guard.cjs')}${nodeOptions ? ` ${nodeOptions}` : ''}`
+Object.assign(base, extraEnv)
 
 // ─── the adopted config ─────────────────────────────────────────────────────
-const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : `jest.fluxlab.config.cjs`
+// A jest config that node loads as ESM (.mjs, or .js in a "type": "module" package) cannot be require()d: the
+// adopted config is then an .mjs file importing it (fluxlab/jest-config is CommonJS: its default import).
+const esmJest = runner === 'jest' && (/\.mjs$/.test(configFile) || (/\.js$/.test(configFile) && (() => { try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type === 'module' } catch { return false } })()))
+const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : esmJest ? `jest.fluxlab.config.mjs` : `jest.fluxlab.config.cjs`
 writeFileSync(join(dir, adopted), runner === 'vitest'
   ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport { mergeConfig } from 'vitest/config'\nimport project from './${configFile.replace(/\.(c|m)?ts$/, '')}'\nimport { fluxlab } from 'fluxlab/vitest'\nexport default mergeConfig(project, { plugins: [fluxlab({ scenarios: 'per-test' })] })\n`
-  : `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nconst { withFluxlab } = require('fluxlab/jest-config')\n${tsJestLine
+  : esmJest
+    ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport project from './${configFile}'\nimport jestConfig from 'fluxlab/jest-config'\nexport default jestConfig.withFluxlab(project, { scenarios: 'per-test' })\n`
+    : `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nconst { withFluxlab } = require('fluxlab/jest-config')\n${tsJestLine
     ? `const project = require('./${configFile}')\n// --ts-jest-transform: the preset's ts-jest transform named in the config, so withFluxlab keeps it\nmodule.exports = withFluxlab({ ...project, transform: { '^.+\\\\.tsx?$': 'ts-jest', ...project.transform } }, { scenarios: 'per-test' })\n`
     : `module.exports = withFluxlab(require('./${configFile}'), { scenarios: 'per-test' })\n`}`)
 
@@ -101,7 +114,13 @@ async function run(label, config, env) {
   const summary = output.split('\n').find((l) => /^\s*fluxlab\s+(\d+ scenarios?:|no scenarios ran)/.test(l))?.trim()
   const leaks = existsSync(netLog) ? readFileSync(netLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []
   if (hung) throw new Error(`${label}: HUNG, killed after ${timeoutSeconds}s; see ${tmp}-${basename(dir)}-${label}.log`)
-  if (!existsSync(out)) throw new Error(`${label}: the runner wrote no JSON report (exit ${code}); see ${tmp}-${basename(dir)}-${label}.log`)
+  // A run that wrote no report (a globalSetup that threw, a config that did not load) ran no test: every test of A
+  // is then `missing` in it, and the measure goes on with the other runs.
+  if (!existsSync(out)) {
+    const why = output.split('\n').find((l) => /Error|error/.test(l))?.trim().slice(0, 300) ?? ''
+    console.log(`${label}: the runner wrote no JSON report (exit ${code}): ${why}\n   see ${tmp}-${basename(dir)}-${label}.log`)
+    return { label, code, results: new Map(), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000, noReport: why }
+  }
   return { label, code, results: results(out), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000 }
 }
 
@@ -161,10 +180,10 @@ const B = await run('B', adopted, { ...KEYS, FLUX_UPSTREAM: map })
 const hitsB = emulator.requests() - hitsA
 const written = fixtures()
 await emulator.close()
-const C = await run('C', adopted, { CI: '1' })
-const Co = await run('Co', adopted, { CI: '1', FLUX_OFFLINE: '1' })
+const C = await run('C', adopted, { ...replayKeys, CI: '1' })
+const Co = await run('Co', adopted, { ...replayKeys, CI: '1', FLUX_OFFLINE: '1' })
 const up = await startEmulator(Number(process.env.EMULATOR_PORT ?? 0))
-const Cp = await run("C'", adopted, { CI: '1', FLUX_OFFLINE: '1', VERDICT_REDIRECT: hosts.map((h) => `${h}=${up.url}`).join(',') })
+const Cp = await run("C'", adopted, { ...replayKeys, CI: '1', FLUX_OFFLINE: '1', VERDICT_REDIRECT: hosts.map((h) => `${h}=${up.url}`).join(',') })
 const hitsCp = up.requests()
 await up.close()
 const writtenAfter = fixtures()
