@@ -6,7 +6,7 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import { isLoopback, isOwnServer, nothingListens, type Admission, type ChildEnv, type Router, type SyncChild } from '../interceptor/index.js'
+import { isLoopback, isOwnServer, liveFetch, nothingListens, type Admission, type ChildEnv, type Router, type SyncChild } from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isModelListRequest, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
@@ -88,7 +88,14 @@ export function admitTo(run: RequestRoute, request: Request, origin?: string): A
   const preempts = refusal ? refusal.preempts(request.method, url) : known.codec !== undefined
   // @note issue 38: a poll of a local server that is not listening yet is no call: it fails as the refused connection
   // would, a network error, and reaches no tape. (Not a pass: this late, after the app's mocks, nothing would send it.)
-  return { preempts, answer: local === 'probe' ? async () => ((await nothingListens(url)) ? Response.error() : answer()) : answer }
+  // A child that bound the port during the probe made it own: the request goes to it live, unrecorded.
+  return { preempts, answer: local === 'probe' ? () => probed(request, url, answer) : answer }
+}
+
+/** A request to a loopback port no server of the tree listens on, while a child of the tree runs (`localTarget`). */
+async function probed(request: Request, url: URL, answer: () => Promise<Response | undefined>): Promise<Response | undefined> {
+  if (await nothingListens(url)) return Response.error()
+  return isOwnServer(url) ? liveFetch(request) : answer()
 }
 
 /**
