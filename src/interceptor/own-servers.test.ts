@@ -42,7 +42,8 @@ describe('attachOwnServers', () => {
     const server = createServer()
     const port = await listening(server, 0)
     expect(isOwnServer(new URL(`http://api.example.test:${port}/`))).toBe(false)
-    expect([isLoopback(new URL('http://localhost:1/')), isLoopback(new URL('http://127.0.0.2/')), isLoopback(new URL('http://10.0.0.1/'))]).toEqual([true, true, false])
+    const loopback = ['http://localhost:1/', 'http://127.0.0.2/', 'http://10.0.0.1/'].map((u) => isLoopback(new URL(u)))
+    expect(loopback).toEqual([true, true, false])
     await closed(server)
   })
 
@@ -67,7 +68,8 @@ describe('readTreePorts', () => {
         s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'))
         process.stdin.on('data', () => s.close(() => process.exit(0)))
       })`
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env: { PATH: process.env.PATH, FLUX_TREE_PORTS: tree.dir }, stdio: ['pipe', 'pipe', 'inherit'] })
+    const env = { PATH: process.env.PATH, FLUX_TREE_PORTS: tree.dir }
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { env, stdio: ['pipe', 'pipe', 'inherit'] })
     const port = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))))
     expect(isOwnServer(url(port))).toBe(true)
     expect(isOwnServer(url(port, 'localhost'))).toBe(true)

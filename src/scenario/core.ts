@@ -14,7 +14,7 @@ import type { Intervention } from './intervention.js'
 import type { ScenarioOptions } from './options.js'
 import type { OutcomeCommands, TraceSnapshot } from './outcome.js'
 import { manifestFor, saveRecording, sourceOf } from './persist.js'
-import { Run, runSettings, type RunSettings } from './run.js'
+import { Run, runSettings, type RunInit, type RunSettings } from './run.js'
 
 /**
  * What one opened scenario is: its name, directory, mode and options, decided once by
@@ -137,7 +137,7 @@ export function outcomeCommands(core: ScenarioCore): OutcomeCommands {
  */
 export function startRun(
   core: ScenarioCore,
-  o: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string; input?: unknown; toolWrap?: 'lab' | 'import'; ownServers?: boolean },
+  o: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string; input?: unknown } & Pick<RunInit, 'toolWrap' | 'ownServers'>,
 ): Run {
   return new Run({
     name: o.name ?? core.name,

@@ -68,7 +68,8 @@ const rawListen = createServer().listen as (this: Server, port: number, host: st
 const serve = (listen?: (this: Server, port: number, host: string, ready: () => void) => unknown) =>
   new Promise<{ server: Server; url: string }>((resolve) => {
     const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"forecast":"sunny"}'))
-    ;(listen ?? (server.listen as NonNullable<typeof listen>)).call(server, 0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))
+    const ready = () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+    ;(listen ?? (server.listen as NonNullable<typeof listen>)).call(server, 0, '127.0.0.1', ready)
   })
 
 describe("whole-suite mode: the test's own servers are not the network (issue 38)", () => {
@@ -82,7 +83,7 @@ describe("whole-suite mode: the test's own servers are not the network (issue 38
     return { rootDir, s: openTestScenario({ ...ctx(join(rootDir, 'test/a.test.ts')), rootDir, updateState }, {}) }
   }
 
-  test('under FLUX_OFFLINE a request to a server the test started passes; one to a loopback server outside its tree is refused as a network error', async () => {
+  test('under FLUX_OFFLINE a request to a server the test started passes; one to a loopback server outside its tree is a network error', async () => {
     process.env.FLUX_OFFLINE = '1'
     const outside = await serve(rawListen)
     servers.push(outside.server)

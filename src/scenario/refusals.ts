@@ -117,8 +117,8 @@ export function offlineError(request: Request, where: string): FluxError {
   const offline = readFlag('FLUX_OFFLINE')
   return new FluxError(offline ? 'FLUX_OFFLINE' : 'FLUX_NO_RECORDING', {
     failed: `send ${request.method} ${hostPath(request)} ${where}`,
-    reason: `${offline ? 'FLUX_OFFLINE=1 forbids every live request' : 'recording is off here (CI or --ci)'}, and no fixture answers this one (no app mock answered it either)`,
-    fix: `${offline ? 'Unset FLUX_OFFLINE and record' : 'Record'} the test where the network is reachable, then commit its fixture; or mock the request in the test.`,
+    reason: `${offline ? 'FLUX_OFFLINE=1 forbids every live request' : 'recording is off here (CI or --ci)'}, and no fixture answers this one (no app mock answered either)`,
+    fix: `${offline ? 'Unset FLUX_OFFLINE and record' : 'Record'} the test where the network is reachable and commit its fixture; or mock the request in the test.`,
   })
 }
 

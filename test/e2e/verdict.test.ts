@@ -398,7 +398,8 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect(Object.keys(perTest).sort()).toEqual([...Object.keys(kit.calls), ...kit.toolOnly].sort())
     expect(Object.keys(named).sort()).toEqual(Object.keys(kit.explicitFixtures).sort())
     // SPEC §2 Keys: the manifest names the variables whose values the recorded requests carried (none for a tool API's).
-    expect(perTest).toEqual({ ...Object.fromEntries(Object.entries(kit.calls).map(([k, v]) => [k, [v]])), ...Object.fromEntries(kit.toolOnly.map((k) => [k, []])) })
+    const expected = { ...Object.fromEntries(Object.entries(kit.calls).map(([k, v]) => [k, [v]])), ...Object.fromEntries(kit.toolOnly.map((k) => [k, []])) }
+    expect(perTest).toEqual(expected)
     // The explicit file gates a test on each recorded provider at collection: its fixtures also name the keys it read, set.
     expect(named).toEqual(Object.fromEntries(Object.keys(kit.explicitFixtures).map((k) => [k, [...new Set(Object.values(kit.explicitFixtures))].sort()])))
   })
