@@ -52,7 +52,9 @@ function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
       console.error(error.message)
       return Response.error()
     })
-  const env = ({ path, token }: RunAddress): ChildEnv => ({ preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...(hostsJson ? { FLUX_TREE_HOSTS: hostsJson } : {}) } })
+  const ports: Record<string, string> = tree.FLUX_TREE_PORTS ? { FLUX_TREE_PORTS: tree.FLUX_TREE_PORTS } : {}
+  const hostsEnv: Record<string, string> = hostsJson ? { FLUX_TREE_HOSTS: hostsJson } : {}
+  const env = ({ path, token }: RunAddress): ChildEnv => ({ preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...ports, ...hostsEnv } })
   // In an app server, a test's request forwarded to another server of the tree passes: that server routes it.
   const forwarded = (request: Request) => tree.FLUX_SERVE !== undefined && isForwardedRequest(request)
   return Object.assign((request: Request) => (forwarded(request) ? Promise.resolve(undefined) : send(request)), {

@@ -33,9 +33,16 @@ export interface RequestRoute {
   /**
    * What the router reads to admit a request without asking the route (frozen): extra provider hosts (the `hosts`
    * option), and, for a run that only refuses, the gate of what it takes. Without one the route takes every request,
-   * and a model call before the app's mocks.
+   * and a model call before the app's mocks. `ownServers`: whole-suite mode, where a request to a server of the test's
+   * own process tree passes untouched (issue 38, `scenario/router.ts`).
    */
-  readonly config?: { readonly hosts?: Record<string, ProviderFamily>; readonly refusal?: Gate }
+  readonly config?: {
+    readonly hosts?: Record<string, ProviderFamily>
+    readonly refusal?: Gate
+    readonly ownServers?: boolean
+    /** The tape a replay serves: the router leaves a loopback host it holds to the run. */
+    readonly fixture?: { readonly tools: ReadonlyArray<{ readonly url?: string }> }
+  }
   /** The run is over: a request a child process of it sends now belongs to no tape (`scenario/tree.ts`). */
   readonly ended?: boolean
   /**

@@ -6,6 +6,7 @@ import { guardHttp2 } from './http2.js'
 import type { Router } from './interception.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
 import { attachChildProcess, attachSyncChildProcess } from './child-process.js'
+import { attachOwnServers } from './own-servers.js'
 import { attach, detach } from './share.js'
 import { st } from './state.js'
 import { attachUndici, refreshUndici, unrouted } from './undici.js'
@@ -15,6 +16,7 @@ import { attachWorkers } from './worker.js'
 export type { Admission, Router } from './interception.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
 export { mayStartNode } from './child-process.js'
+export { isLoopback, isOwnServer, nothingListens, readTreePorts } from './own-servers.js'
 
 /**
  * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it
@@ -61,6 +63,8 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   st.detachWebSocket ??= attachWebSocket(() => (st.refs > 0 ? st.router?.socket : undefined))
   const holds = () => st.refs > 0 && processHold.holder?.realm === globalThis
   st.detachChildren ??= attachChildProcess(() => (holds() ? st.router?.child : undefined))
+  // issue 38: the ports this process's servers listen on (its own servers are not the network in whole-suite mode)
+  st.detachOwnServers ??= attachOwnServers(process.env.FLUX_TREE_PORTS)
   if (!st.detachSyncChildren) {
     st.detachSyncChildren = attachSyncChildProcess(builtin('node:child_process'), () => (holds() ? st.router : undefined))
     st.detachWorkers = attachWorkers(builtin('node:worker_threads'), () => (holds() ? st.router?.child : undefined))
@@ -104,6 +108,8 @@ function detachAll(): void {
   st.detachWebSocket = undefined
   st.detachChildren?.()
   st.detachChildren = undefined
+  st.detachOwnServers?.()
+  st.detachOwnServers = undefined
   st.detachSyncChildren?.()
   st.detachWorkers?.()
   const unpatchedSync = st.detachSyncChildren !== undefined

@@ -77,6 +77,8 @@ export interface InterceptionState {
   detachWebSocket?: () => void
   /** Undo of the child-process patches (`child-process.ts`). */
   detachChildren?: () => void
+  /** Undo the patch that notes the ports this process's servers listen on (`./own-servers.ts`). */
+  detachOwnServers?: () => void
   detachSyncChildren?: () => void
   /** Undo of the `worker_threads` patch (`worker.ts`). */
   detachWorkers?: () => void

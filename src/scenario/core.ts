@@ -14,7 +14,7 @@ import type { Intervention } from './intervention.js'
 import type { ScenarioOptions } from './options.js'
 import type { OutcomeCommands, TraceSnapshot } from './outcome.js'
 import { manifestFor, saveRecording, sourceOf } from './persist.js'
-import { Run, runSettings, type RunSettings } from './run.js'
+import { Run, runSettings, type RunInit, type RunSettings } from './run.js'
 
 /**
  * What one opened scenario is: its name, directory, mode and options, decided once by
@@ -135,7 +135,10 @@ export function outcomeCommands(core: ScenarioCore): OutcomeCommands {
  * @example
  * const run = startRun(core, { mode: 'replay', fixture: core.fixture })
  */
-export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string; input?: unknown; toolWrap?: 'lab' | 'import' }): Run {
+export function startRun(
+  core: ScenarioCore,
+  o: { mode: 'record' | 'replay'; fixture?: Fixture; intervention?: Intervention; name?: string; input?: unknown } & Pick<RunInit, 'toolWrap' | 'ownServers'>,
+): Run {
   return new Run({
     name: o.name ?? core.name,
     scenario: core.name,
@@ -145,6 +148,7 @@ export function startRun(core: ScenarioCore, o: { mode: 'record' | 'replay'; fix
     settings: core.settings,
     intervention: o.intervention,
     toolWrap: o.toolWrap,
+    ownServers: o.ownServers,
     test: core.test,
     // @note the fixture is shared and frozen (issue 14): the agent gets its own copy of the recorded input.
     input: o.input ?? (core.fixture?.manifest.input !== undefined ? structuredClone(core.fixture.manifest.input) : core.options.input),
@@ -178,13 +182,15 @@ const providerCells = (tools: readonly ToolCell[], hosts: Record<string, Provide
   tools.filter((c) => c.kind === 'http' && c.url && (providerOfHost(new URL(c.url).host, hosts) || isModelListRequest(methodOf(c), new URL(c.url))))
 
 /**
- * Whether a recording has something of a provider's to keep: a model call, or a read of a provider's API (a test
- * that only lists models writes a fixture, so its replay serves that list and its verdict holds).
+ * Whether a whole-suite recording has something to keep: a model call, or any request that reached a host outside the
+ * test's own process tree (its own servers never reach the run). SPEC §2, issue 38 item 10: a test that only calls a
+ * tool API, or only lists a provider's models, writes a fixture, so an offline replay serves it and its verdict holds.
+ * A test whose only calls were in-process tools reached no host and writes none.
  * @example
- * if (!hasProviderTraffic(run.recordedCells(), options.hosts)) return
+ * if (!reachedAHost(run.recordedCells())) return
  */
-export function hasProviderTraffic(cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] }, hosts: Record<string, ProviderFamily> = {}): boolean {
-  return cells.model.length > 0 || providerCells(cells.tools, hosts).length > 0
+export function reachedAHost(cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] }): boolean {
+  return cells.model.length > 0 || cells.tools.some((c) => c.kind === 'http')
 }
 
 function checkName(name: string): void {

@@ -1,7 +1,9 @@
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import type { TestContext } from '../context/types.js'
 import { perTestMode } from '../context/options.js'
 import { coversTest, openTestScenario } from './per-test.js'
@@ -58,5 +60,61 @@ describe('openTestScenario with no fixture where recording is off', () => {
     })
     expect(status).toBe(400)
     await expect(s.finish(true)).rejects.toThrow('FLUX_NO_RECORDING')
+  })
+})
+
+// A server the test's process tree did not start (an emulator the harness runs): listened on with the unpatched method.
+const rawListen = createServer().listen as (this: Server, port: number, host: string, ready: () => void) => unknown
+const serve = (listen?: (this: Server, port: number, host: string, ready: () => void) => unknown) =>
+  new Promise<{ server: Server; url: string }>((resolve) => {
+    const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"forecast":"sunny"}'))
+    const ready = () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+    ;(listen ?? (server.listen as NonNullable<typeof listen>)).call(server, 0, '127.0.0.1', ready)
+  })
+
+describe("whole-suite mode: the test's own servers are not the network (issue 38)", () => {
+  const servers: Server[] = []
+  afterEach(() => {
+    delete process.env.FLUX_OFFLINE
+    for (const s of servers.splice(0)) s.close()
+  })
+  const open = (updateState: TestContext['updateState']) => {
+    const rootDir = mkdtempSync(join(tmpdir(), 'flux-own-'))
+    return { rootDir, s: openTestScenario({ ...ctx(join(rootDir, 'test/a.test.ts')), rootDir, updateState }, {}) }
+  }
+
+  test('under FLUX_OFFLINE a request to a server the test started passes; one to a loopback server outside its tree is a network error', async () => {
+    process.env.FLUX_OFFLINE = '1'
+    const outside = await serve(rawListen)
+    servers.push(outside.server)
+    const { s } = open('none')
+    const seen: unknown[] = []
+    await s.drive(async () => {
+      const own = await serve()
+      servers.push(own.server)
+      seen.push((await fetch(`${own.url}/health`, { method: 'HEAD' })).status)
+      seen.push(await fetch(`${outside.url}/health`).then((r) => r.status, (e: Error) => e.name))
+    })
+    expect(seen).toEqual([200, 'TypeError'])
+    await expect(s.finish(true)).rejects.toThrow(/FLUX_OFFLINE: Failed to send GET 127\.0\.0\.1:\d+\/health in test "t": FLUX_OFFLINE=1 forbids/)
+  })
+
+  test('a test that only calls a tool API outside its tree writes a fixture; one that only calls its own server writes none', async () => {
+    const outside = await serve(rawListen)
+    servers.push(outside.server)
+    const tool = open('new')
+    await tool.s.drive(async () => {
+      expect(await (await fetch(`${outside.url}/v2/forecast?city=Paris`)).json()).toEqual({ forecast: 'sunny' })
+    })
+    await tool.s.finish(true)
+    expect(readdirSync(join(tool.rootDir, 'tests/scenarios'))).toHaveLength(1)
+    const own = open('new')
+    await own.s.drive(async () => {
+      const mine = await serve()
+      servers.push(mine.server)
+      expect((await fetch(`${mine.url}/v2/forecast?city=Paris`)).status).toBe(200)
+    })
+    await own.s.finish(true)
+    expect(existsSync(join(own.rootDir, 'tests/scenarios'))).toBe(false)
   })
 })

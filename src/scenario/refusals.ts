@@ -22,7 +22,8 @@ import { Run, runSettings } from './run.js'
  * const run = refusalRun('(outside tests)', { claims, preempts, error })
  */
 export function refusalRun(name: string, refusal: Refusal): Run {
-  return new Run({ name, dir: '', mode: 'replay', settings: runSettings(state.options, readFlag('FLUX_OFFLINE')), refusal })
+  // @note issue 38: every refusal's run is whole-suite mode's, where the test's own servers are not the network.
+  return new Run({ name, dir: '', mode: 'replay', settings: runSettings(state.options, readFlag('FLUX_OFFLINE')), refusal, ownServers: true })
 }
 
 /**
@@ -108,12 +109,16 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
   }
 }
 
-/** SPEC §2: FLUX_OFFLINE=1 forbids every live request; this one would have gone to the network. */
+/**
+ * SPEC §2: FLUX_OFFLINE=1 forbids every live request; this one would have gone to the network. Named only when it is
+ * set (issue 38): a run that refuses for another reason (no fixture where recording is off) says that instead.
+ */
 export function offlineError(request: Request, where: string): FluxError {
-  return new FluxError('FLUX_OFFLINE', {
+  const offline = readFlag('FLUX_OFFLINE')
+  return new FluxError(offline ? 'FLUX_OFFLINE' : 'FLUX_NO_RECORDING', {
     failed: `send ${request.method} ${hostPath(request)} ${where}`,
-    reason: 'FLUX_OFFLINE=1 forbids every live request, and no fixture answers this one (no app mock answered it either)',
-    fix: 'Unset FLUX_OFFLINE and record the test where the network is reachable, then commit its fixture; or mock the request in the test.',
+    reason: `${offline ? 'FLUX_OFFLINE=1 forbids every live request' : 'recording is off here (CI or --ci)'}, and no fixture answers this one (no app mock answered either)`,
+    fix: `${offline ? 'Unset FLUX_OFFLINE and record' : 'Record'} the test where the network is reachable and commit its fixture; or mock the request in the test.`,
   })
 }
 

@@ -6,14 +6,14 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import type { Admission, ChildEnv, Router, SyncChild } from '../interceptor/index.js'
+import { isLoopback, isOwnServer, liveFetch, nothingListens, type Admission, type ChildEnv, type Router, type SyncChild } from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
-import { detectModelCall, isProviderRequest } from '../providers/registry.js'
+import { detectModelCall, isModelListRequest, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
 import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { OTLP_EXPORT, telemetryAdmission } from './telemetry.js'
-import { childEnv, syncChild } from './tree.js'
+import { childEnv, childrenRunning, syncChild } from './tree.js'
 
 /**
  * The run a request made now belongs to: the one whose agent (or test) made it, in async context; under a
@@ -29,8 +29,27 @@ function currentRun(): RequestRoute | undefined {
 /** An OpenTelemetry export: never on a tape (`telemetry.ts`). */
 const isTelemetryExport = (method: string, url: URL): boolean => method === 'POST' && OTLP_EXPORT.test(url.pathname)
 
-/** Whether `run` takes a request to `url`: every one but a telemetry export, unless it only refuses (then what its gate claims). */
-const takes = (run: RequestRoute, method: string, url: URL): boolean => !isTelemetryExport(method, url) && (run.config?.refusal?.claims(method, url) ?? true)
+/**
+ * Whole-suite mode (issue 38): a request to a loopback server that is no provider's, from a run whose test's own servers
+ * are not the network (`config.ownServers`). `'own'`: a server of this process tree listens there, and the request
+ * passes untouched (never keyed, recorded or refused); `'probe'`: no server of the tree listens there yet while a
+ * child of the tree runs, and the request passes only if nothing listens there at all (a readiness poll of a server
+ * the child is still starting: the client meets the connection refused itself). A model-shaped
+ * request, one to a provider's host (the `hosts` option) and a model list stay the run's.
+ */
+function localTarget(run: RequestRoute, method: string, url: URL): 'own' | 'probe' | undefined {
+  if (!run.config?.ownServers || !isLoopback(url)) return undefined
+  const hosts = run.config.hosts ?? state.options.hosts
+  if (isProviderRequest(method, url, hosts) || isModelListRequest(method, url)) return undefined
+  if (isOwnServer(url)) return 'own'
+  // @note only while a child of the tree runs, and not for a host the tape holds: a local stand-in for a tool API that
+  // is down on replay is still replayed.
+  return childrenRunning() && !run.config.fixture?.tools.some((c) => c.url && new URL(c.url).host === url.host) ? 'probe' : undefined
+}
+
+/** Whether `run` takes a request to `url`: every one but a telemetry export and an own server's, unless it only refuses (then what its gate claims). */
+const takes = (run: RequestRoute, method: string, url: URL): boolean =>
+  !isTelemetryExport(method, url) && localTarget(run, method, url) !== 'own' && (run.config?.refusal?.claims(method, url) ?? true)
 
 /** The run that takes a request to `url` now, if one claims it. */
 function claimant(method: string, url: URL): RequestRoute | undefined {
@@ -59,11 +78,24 @@ function admit(request: Request): Admission | undefined {
 export function admitTo(run: RequestRoute, request: Request, origin?: string): Admission | undefined {
   const url = new URL(request.url)
   if (isTelemetryExport(request.method, url)) return telemetryAdmission(url)
+  const local = localTarget(run, request.method, url)
+  if (local === 'own') return undefined
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
   const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), ...(origin ? { origin } : {}) }
   // `bind`, not a closure here: answering calls the run directly.
-  return { preempts: refusal ? refusal.preempts(request.method, url) : known.codec !== undefined, answer: run.handle.bind(run, request, known) }
+  const answer = run.handle.bind(run, request, known)
+  const preempts = refusal ? refusal.preempts(request.method, url) : known.codec !== undefined
+  // @note issue 38: a poll of a local server that is not listening yet is no call: it fails as the refused connection
+  // would, a network error, and reaches no tape. (Not a pass: this late, after the app's mocks, nothing would send it.)
+  // A child that bound the port during the probe made it own: the request goes to it live, unrecorded.
+  return { preempts, answer: local === 'probe' ? () => probed(request, url, answer) : answer }
+}
+
+/** A request to a loopback port no server of the tree listens on, while a child of the tree runs (`localTarget`). */
+async function probed(request: Request, url: URL, answer: () => Promise<Response | undefined>): Promise<Response | undefined> {
+  if (await nothingListens(url)) return Response.error()
+  return isOwnServer(url) ? liveFetch(request) : answer()
 }
 
 /**

@@ -15,7 +15,7 @@ import { readFlag } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../interceptor/index.js'
 import { isProviderRequest } from '../providers/registry.js'
-import { hasProviderTraffic, openCore, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
+import { openCore, reachedAHost, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { fixtureKeyVars } from './key-vars.js'
 import { defaultName } from './names.js'
 import { Outcome } from './outcome.js'
@@ -55,7 +55,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
   const core = opened.core
   const conflict = recordedByAnother(core.fixture?.manifest.source, test, name, core.dir)
   if (conflict) return refusingScenario(conflict, options, test, name)
-  const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture, toolWrap: 'import' })
+  const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture, toolWrap: 'import', ownServers: true })
   run.checkRedaction()
   test.perTest = {
     outcome: () =>
@@ -89,11 +89,12 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
       }
       const failures = run.log.divergences.filter((d) => d.severity === 'failure')
       if (core.decision.mode === 'record') {
-        // @note SPEC §2: a test that failed while recording writes nothing; one that reached no provider has no scenario.
+        // @note SPEC §2: a test that failed while recording writes nothing; one that reached no host outside its own
+        // process tree has no scenario (issue 38: a test that only calls a tool API has one).
         if (!passed) return
         const cells = run.recordedCells()
         refuseProviderWithoutModelCall(name, cells, options.hosts)
-        if (!hasProviderTraffic(cells, options.hosts)) return
+        if (!reachedAHost(cells)) return
         const steps = asStored(run.orderedSteps())
         saveCore(core, run, renderTrace(name, steps))
         return

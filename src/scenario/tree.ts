@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import { liveFetch, mayStartNode, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
+import { liveFetch, mayStartNode, readTreePorts, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
 import { builtFile, serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
@@ -34,12 +34,16 @@ interface Child {
   reached?: boolean
   /** It exited (a child still running when its run ends is not judged). */
   exited?: boolean
+  /** Started by this process (not a process started elsewhere that was handed this tree's address: an app server under serve). */
+  spawned?: boolean
 }
 
 interface Tree {
   path: string
   server: Server
   children: Map<string, Child>
+  /** Where the processes of the tree note the ports their servers listen on (`interceptor/own-servers.ts`). */
+  ports: { dir: string; close(): void }
 }
 
 // @note on globalThis: test files that share a worker (vitest reloads its modules for each) share one socket.
@@ -80,8 +84,12 @@ function open(at?: string): Tree {
       if (child) child.reached = true
     },
   })
-  if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))
-  return (g[KEY] = { path, server, children })
+  const ports = readTreePorts()
+  process.once('exit', () => {
+    if (process.platform !== 'win32') rmSync(path, { force: true })
+    ports.close()
+  })
+  return (g[KEY] = { path, server, children, ports })
 }
 
 /** A request from a child whose run is over: never sent, and said (the child's error names this). */
@@ -108,7 +116,7 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, 
   const t = open(at?.path)
   for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
   const token = at?.token ?? randomBytes(16).toString('hex')
-  const child: Child = { run, admit, command: redactText(command) }
+  const child: Child = { run, admit, command: redactText(command), spawned: !at }
   t.children.set(token, child)
   const hosts = run.config?.hosts ?? state.options.hosts
   // @note issue 26: under jest `process.env` here is the test file's copy, where a replay filled its placeholder keys;
@@ -120,6 +128,7 @@ export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, 
     env: {
       FLUX_TREE: t.path,
       FLUX_TREE_TOKEN: token,
+      FLUX_TREE_PORTS: t.ports.dir,
       ...(hosts && Object.keys(hosts).length ? { FLUX_TREE_HOSTS: JSON.stringify(hosts) } : {}),
       ...(childBaseUrls() ? baseUrlEnv(token) : {}),
     },
@@ -146,6 +155,16 @@ export function unreachedChildren(run: RequestRoute): string[] {
     tree.children.delete(token)
   }
   return out
+}
+
+/**
+ * Whether a child process this process started is running now: a server of the tree may still be starting (issue 38).
+ * @example
+ * if (childrenRunning()) await nothingListens(url)
+ */
+export function childrenRunning(): boolean {
+  for (const c of g[KEY]?.children.values() ?? []) if (c.spawned && !c.exited) return true
+  return false
 }
 
 /**
@@ -238,6 +257,7 @@ export function closeTree(): void {
   const tree = g[KEY]
   if (!tree) return
   tree.server.close()
+  tree.ports.close()
   if (process.platform !== 'win32') rmSync(tree.path, { force: true })
   g[KEY] = undefined
 }

@@ -14,6 +14,11 @@
  *   FLUX_NO_RECORDING and the command that records it, every other test keeping its status;
  * - FLUX_OFFLINE=1: a test with no fixture is refused its plain HTTP request (FLUX_OFFLINE), to a local
  *   server (0 requests reach it) and to a host that does not resolve.
+ * - Issue 38 (items 3, 9, 10), the test's own servers are not the network: a server the test process starts in
+ *   `beforeAll` (`listen(0)`, checked with `HEAD /health`, next to a model call) and one a child process starts on a
+ *   loopback port (polled until it answers) are never recorded or refused, and no fixture holds their random ports;
+ *   a test that makes only non-model HTTP to an outside tool API (routed to a server of the harness by its
+ *   base-URL variable, as the providers are) has a fixture, so C replays it under FLUX_OFFLINE=1 with 0 requests.
  *
  * The explicit `scenario()` tests live in `test/fluxlab/`, in the adopted copy only: they were written
  * for fluxlab, so there is no run "without fluxlab" to hold them to. They are held to their recording (B)
@@ -90,6 +95,8 @@ interface Kit {
   suite: Record<string, Status>
   /** Of those, the ones that call a model, with the variable whose key their request carries. */
   calls: Record<string, string>
+  /** Of those, the ones that make only non-model HTTP to a host outside their process tree: a fixture with no key. */
+  toolOnly: string[]
   /** The tests written for fluxlab (`test/fluxlab/`, adopted copy only): the status their gates give them. */
   explicit: Record<string, Status>
   /** Their named fixtures, with the variable whose key the request carries. */
@@ -144,6 +151,9 @@ const KITS: Kit[] = [
       'test/format.test.ts > parses a price with a thousands separator': 'failed',
       'test/translate.test.ts > translates a greeting': 'skipped',
       'test/translate.test.ts > translates a farewell': 'skipped',
+      'test/health.test.ts > health endpoint next to the agent > is up, and the agent answers Germany': 'passed',
+      'test/search.test.ts > the search service finds a city': 'passed',
+      'test/weather.test.ts > reads the forecast the forecast tool would give': 'passed',
     },
     calls: {
       [`test/openai.test.ts > ${OUTSIDE}`]: 'OPENAI_API_KEY',
@@ -152,7 +162,9 @@ const KITS: Kit[] = [
       'test/openai.test.ts > openai agent > lists the models it can use, and nothing else': 'OPENAI_API_KEY',
       'test/fireworks.test.ts > fireworks > answers Italy': 'FIREWORKS_API_KEY',
       'test/fireworks.test.ts > fireworks > streams Spain': 'FIREWORKS_API_KEY',
+      'test/health.test.ts > health endpoint next to the agent > is up, and the agent answers Germany': 'OPENAI_API_KEY',
     },
+    toolOnly: ['test/weather.test.ts > reads the forecast the forecast tool would give'],
     explicit: {
       'test/fluxlab/explicit.test.ts > explicit openai > replays Portugal from its own fixture': 'passed',
       'test/fluxlab/explicit.test.ts > explicit fireworks > replays Germany from its own fixture': 'passed',
@@ -199,6 +211,9 @@ const KITS: Kit[] = [
       'test/format.test.cjs > parses a price with a thousands separator': 'failed',
       'test/translate.test.cjs > translates a greeting': 'skipped',
       'test/translate.test.cjs > translates a farewell': 'skipped',
+      'test/health.test.cjs > health endpoint next to the agent > is up, and the agent answers Germany': 'passed',
+      'test/search.test.cjs > the search service finds a city': 'passed',
+      'test/weather.test.cjs > reads the forecast the forecast tool would give': 'passed',
     },
     calls: {
       [`test/gateway.test.cjs > ${OUTSIDE}`]: 'MY_GATEWAY_TOKEN',
@@ -207,7 +222,9 @@ const KITS: Kit[] = [
       'test/gateway.test.cjs > gateway agent > lists the models of the gateway, and nothing else': 'MY_GATEWAY_TOKEN',
       'test/gemini.test.cjs > gemini over REST > answers Canada': 'GEMINI_API_KEY',
       'test/gemini.test.cjs > gemini over REST > streams Chile': 'GEMINI_API_KEY',
+      'test/health.test.cjs > health endpoint next to the agent > is up, and the agent answers Germany': 'MY_GATEWAY_TOKEN',
     },
+    toolOnly: ['test/weather.test.cjs > reads the forecast the forecast tool would give'],
     explicit: {
       'test/fluxlab/explicit.test.cjs > explicit gateway > replays Portugal from its own fixture': 'passed',
       'test/fluxlab/explicit.test.cjs > explicit gemini > replays Germany from its own fixture': 'passed',
@@ -311,6 +328,10 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
   let live: ProviderEmulator
   let recording: ProviderEmulator
   let status: { url: string; hits: number; close(): Promise<void> }
+  /** The weather vendor's API, stood in for by a server of the harness (outside every run's process tree). */
+  let weather: { url: string; hits: number; close(): Promise<void> }
+  /** Its requests once A and B are over: nothing after them may reach it. */
+  let weatherHitsLive: number
   let original: Project
   let adopted: Project
   let withNewTest: Project
@@ -325,16 +346,18 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     linkSelf()
     ;[live, recording] = await Promise.all([startProviderEmulator(KEYS), startProviderEmulator(KEYS)])
     status = await startStatusServer()
+    weather = await startStatusServer({ city: 'Paris', forecast: 'sunny', high: 24 })
     original = unadopted(kit)
     adopted = createProject(kit.template)
-    const keys = keysEnv(kit.keys)
+    const keys = { ...keysEnv(kit.keys), WEATHER_API_URL: weather.url }
     const [a, b] = await Promise.all([kit.run(original, 'live.json', { ...live.env(), ...keys }), kit.run(adopted, 'record.json', { ...recording.env(), ...keys })])
+    weatherHitsLive = weather.hits
     A = readRun(original, 'live.json', a, kit.sep)
     B = readRun(adopted, 'record.json', b, kit.sep)
     await live.close()
     // From here the providers are down: the port only counts what still connects.
     await recording.stop()
-    replayEnv = { ...recording.env(), CI: '1' }
+    replayEnv = { ...recording.env(), CI: '1', FLUX_OFFLINE: '1', WEATHER_API_URL: weather.url }
     // Copies of the recording for the cases that change the suite, made before anything replays.
     withNewTest = createProject(kit.template)
     withNewTest.copyScenariosFrom(adopted)
@@ -347,7 +370,7 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
   }, TIMEOUT)
 
   afterAll(async () => {
-    await Promise.all([live?.close(), recording?.close(), status?.close()])
+    await Promise.all([live?.close(), recording?.close(), status?.close(), weather?.close()])
     if (!process.env.E2E_KEEP) for (const p of [original, adopted, withNewTest, offline]) p?.remove()
   })
 
@@ -370,7 +393,7 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect(B.result.code).toBe(A.result.code)
   })
 
-  test('B writes a fixture for each test that called a model and for nothing else, each naming the variable its key came from, and no key value', ({ expect }) => {
+  test('B writes a fixture for each test that called a model or reached a host outside its process tree, and for nothing else, each naming the variable its key came from, and no key value', ({ expect }) => {
     for (const f of files(adopted.path('tests/scenarios'))) {
       const text = readFileSync(adopted.path(`tests/scenarios/${f}`), 'utf8')
       for (const [name, value] of Object.entries({ ...KEYS, [GATE_KEY]: GATE_VALUE })) expect(text.includes(value), `${name}'s value in ${f}`).toBe(false)
@@ -383,10 +406,11 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
         .map((f) => [!f.source ? `${f.dir} (no source)` : f.source.name === OUTSIDE ? `${f.source.file} > ${OUTSIDE}` : (B.byFixtureName.get(`${f.source.file}\0${f.source.name}`) ?? `${f.dir} (no such test)`), f.keyVars]),
     )
     const named = Object.fromEntries(written.filter((f) => f.dir in kit.explicitFixtures).map((f) => [f.dir, f.keyVars]))
-    expect(Object.keys(perTest).sort()).toEqual(Object.keys(kit.calls).sort())
+    expect(Object.keys(perTest).sort()).toEqual([...Object.keys(kit.calls), ...kit.toolOnly].sort())
     expect(Object.keys(named).sort()).toEqual(Object.keys(kit.explicitFixtures).sort())
-    // SPEC §2 Keys: the manifest names the variables whose values the recorded requests carried.
-    expect(perTest).toEqual(Object.fromEntries(Object.entries(kit.calls).map(([k, v]) => [k, [v]])))
+    // SPEC §2 Keys: the manifest names the variables whose values the recorded requests carried (none for a tool API's).
+    const expected = { ...Object.fromEntries(Object.entries(kit.calls).map(([k, v]) => [k, [v]])), ...Object.fromEntries(kit.toolOnly.map((k) => [k, []])) }
+    expect(perTest).toEqual(expected)
     // The explicit file gates a test on each recorded provider at collection: its fixtures also name the keys it read, set.
     expect(named).toEqual(Object.fromEntries(Object.keys(kit.explicitFixtures).map((k) => [k, [...new Set(Object.values(kit.explicitFixtures))].sort()])))
   })
@@ -404,6 +428,7 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
   test('C, replaying with every key unset, CI=1 and the providers down: every test keeps its live status, and nothing connects', async ({ expect }) => {
     const C = await replay
     expect(recording.hitsWhileDown).toBe(0)
+    expect(weather.hits - weatherHitsLive, 'requests of the replay that reached the weather API').toBe(0)
     const diff = differences(kit.suite, C, (k) => !isExplicit(k))
     expect(diff, diff.join('\n')).toEqual([])
     expect(differences(kit.explicit, C, isExplicit)).toEqual([])
@@ -434,6 +459,18 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect(rep?.driftWarnings, rep?.line ?? C.result.output).toBe(0)
   }, TIMEOUT)
 
+  test("no fixture holds a port of the test's own servers: only the providers' and the tool API's, which are outside the tree", ({ expect }) => {
+    const outside = new Set([new URL(Object.values(recording.env())[0]).port, new URL(weather.url).port])
+    const ports = new Set<string>()
+    for (const f of files(adopted.path('tests/scenarios'))) {
+      const text = readFileSync(adopted.path(`tests/scenarios/${f}`), 'utf8')
+      for (const m of text.matchAll(/(?:localhost|127\.0\.0\.1|\[::1\]):(\d+)/g)) ports.add(`${m[1]} (${f})`)
+    }
+    expect([...ports].filter((p) => !outside.has(p.split(' ')[0]))).toEqual([])
+    // the tool API's request is on the tape, with the harness's port
+    expect([...ports].some((p) => p.startsWith(`${new URL(weather.url).port} `))).toBe(true)
+  })
+
   test('under CI a new key-gated test for a recorded provider, with no fixture, fails with FLUX_NO_RECORDING and the command that records it; every other test keeps its status', async ({ expect }) => {
     const r = await kit.run(withNewTest, 'replay.json', replayEnv)
     const run = readRun(withNewTest, 'replay.json', r, kit.sep)
@@ -448,7 +485,7 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
   }, TIMEOUT)
 
   test('FLUX_OFFLINE=1: a test with no fixture is refused its plain HTTP requests (FLUX_OFFLINE), and 0 reach the network', async ({ expect }) => {
-    const r = await kit.run(offline, 'offline.json', { ...recording.env(), FLUX_OFFLINE: '1', STATUS_URL: status.url })
+    const r = await kit.run(offline, 'offline.json', { ...recording.env(), FLUX_OFFLINE: '1', STATUS_URL: status.url, WEATHER_API_URL: weather.url })
     const run = readRun(offline, 'offline.json', r, kit.sep)
     const diff = differences({ ...rows, ...Object.fromEntries(kit.offline.rows.map((k) => [k, 'failed' as const])) }, run)
     expect(diff, diff.join('\n')).toEqual([])
@@ -496,12 +533,12 @@ describe.each(KITS)('the $name suite is a multi-provider suite nobody wrote for 
   })
 })
 
-/** A plain HTTP service on 127.0.0.1 that counts its requests. */
-async function startStatusServer(): Promise<{ url: string; hits: number; close(): Promise<void> }> {
+/** A plain HTTP service on 127.0.0.1 that counts its requests and answers each with `body`. */
+async function startStatusServer(body: unknown = { ok: true }): Promise<{ url: string; hits: number; close(): Promise<void> }> {
   let hits = 0
   const server = createServer((_req, res) => {
     hits++
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   return {

@@ -55,6 +55,12 @@ export interface RunConfig extends RunSettings {
    * runner's config first (no test edited), then `tools()` from `fluxlab` where the tools are built.
    */
   toolWrap?: 'lab' | 'import'
+  /**
+   * Whole-suite mode (issue 38): a request to a server of the test's own process tree (a loopback port one of its
+   * processes listens on) is not the network: it never reaches this run (`scenario/router.ts`). Off in explicit mode,
+   * where a local server stands in for a tool API on the tape (decision 0015).
+   */
+  ownServers?: boolean
 }
 
 /** What a run is built from: its configuration, with the scenario's shared settings as one object and defaults left out. */

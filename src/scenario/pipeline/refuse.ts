@@ -1,5 +1,6 @@
 import type { Gate } from '../../context/state.js'
 import type { FluxError } from '../../errors.js'
+import { isLoopback } from '../../interceptor/index.js'
 import type { Answer, Stage } from './call.js'
 import { offTapeResponse } from './http.js'
 import type { RunLog } from './log.js'
@@ -17,7 +18,8 @@ export interface Refusal extends Gate {
 }
 
 /**
- * The one stage of a refusal's run: every call it is handed is answered with its error, which no SDK retries.
+ * The one stage of a refusal's run: every call it is handed is answered with its error, which no SDK retries (a
+ * non-model request to a loopback address: a network error).
  * @example
  * const stages = [refusalStage(log, refusal)]
  */
@@ -27,6 +29,9 @@ export function refusalStage(log: RunLog, refusal: Refusal): Stage {
     const error = refusal.error(call.request)
     log.fail(error, call.step)
     refusal.refused?.(error)
+    // @note issue 38: a refused request to a local server that is no model call fails as a server that is down would
+    // (a network error), so a readiness loop never takes the refusal for the server being up; the test fails with it.
+    if (call.channel !== 'model' && isLoopback(new URL(call.request.url))) return { response: Response.error() }
     return { response: offTapeResponse(error.message) }
   }
 }
