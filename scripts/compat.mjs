@@ -320,7 +320,8 @@ async function runCell(cell, work, tarball) {
     res.tests = Object.keys(rec.tests).length
     const notPassed = Object.entries(rec.tests).filter(([, s]) => s !== 'passed')
     if (notPassed.length || rec.failedFiles.length) return fail('record', `not every test passed: ${[...notPassed.map(([n, s]) => `${n}: ${s}`), ...rec.failedFiles].join('; ')}`)
-    const fixtures = readdirSync(join(dir, 'tests/scenarios'))
+    // `.files/` holds what each test file read of key variables (names only): no fixture
+    const fixtures = readdirSync(join(dir, 'tests/scenarios')).filter((d) => !d.startsWith('.'))
     for (const d of fixtures) {
       const model = join(dir, 'tests/scenarios', d, 'model.jsonl')
       if (existsSync(model) && readFileSync(model, 'utf8').includes(KEY)) return fail('record', `the key reached ${relative(dir, model)}`)

@@ -17,6 +17,7 @@ export type { Admission, Router } from './interception.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
 export { mayStartNode } from './child-process.js'
 export { isLoopback, isOwnServer, nothingListens, readTreePorts } from './own-servers.js'
+export { refusedAsNetworkError } from './refused-network.js'
 
 /**
  * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it

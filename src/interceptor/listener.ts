@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { setImmediate } from 'node:timers'
 import { processHold } from './process-hold.js'
 import { FETCH_SYMBOL, g, type Admission, type Beneath, type InterceptionState, type RequestEvent, type Via } from './interception.js'
+import { networkErrorOf } from './refused-network.js'
 import { refuseUnseen } from './undici.js'
 
 export function createState(): InterceptionState {
@@ -74,7 +75,9 @@ export function createState(): InterceptionState {
       if (response === 'aborted') controller.errorWith(signal?.reason)
       else if (response) {
         if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
-        controller.respondWith(answer(response))
+        const refused = networkErrorOf(response)
+        if (refused) controller.errorWith(refused)
+        else controller.respondWith(answer(response))
       }
       else await passthrough.call(controller)
     }

@@ -19,13 +19,20 @@ const FLUX_CODE = /\[fluxlab\] (FLUX_[A-Z_]+):/
 /**
  * The files whose own scenario (the calls outside every test) ended with a fluxlab error.
  * @example
- * fileFailures(fileFacts) // [{ file: '/repo/test/config.test.ts', code: 'FLUX_OFFLINE', message: '[fluxlab] FLUX_OFFLINE: …' }]
+ * fileFailures(fileFacts, moduleErrors) // [{ file: '/repo/test/config.test.ts', code: 'FLUX_OFFLINE', message: '[fluxlab] FLUX_OFFLINE: …' }]
  */
-export function fileFailures(files: readonly FileFacts[]): FileFailure[] {
+export function fileFailures(files: readonly FileFacts[], errors: ReadonlyArray<{ file: string; message: string }> = []): FileFailure[] {
   const out: FileFailure[] = []
   for (const f of files)
     for (const run of f.outside?.fileLevel && f.outside.test !== APP_SERVER ? f.outside.sessions : [])
       for (const { code, message } of run.failures) if (code === 'fatal') out.push({ file: f.file, code: FLUX_CODE.exec(message)?.[1] ?? 'FLUX_INTERNAL', message })
+  // A file whose collection a fluxlab error ended (a refused request at module top level): the runner's error on the file
+  // is all there is, its setup's hooks never ran.
+  for (const e of errors) {
+    const code = FLUX_CODE.exec(e.message)?.[1]
+    const message = e.message.slice(e.message.indexOf('[fluxlab]')).split('\n')[0]
+    if (code && !out.some((f) => f.file === e.file)) out.push({ file: e.file, code, message })
+  }
   return out
 }
 

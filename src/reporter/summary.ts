@@ -74,6 +74,8 @@ export interface SummaryInput {
   tests: RanTest[]
   /** What each test file's setup reported, where it did. */
   fileFacts?: FileFacts[]
+  /** The errors the runner reports on test files themselves (vitest: a file that failed to collect), by file. */
+  fileErrors?: ReadonlyArray<{ file: string; message: string }>
   /** Test files (absolute) that were collected without a file-level error: only their fixtures can be obsolete. */
   files: string[]
   /** The directory `scenario.yaml`'s `source.file` is relative to (vitest root, jest's working directory). */
@@ -136,7 +138,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
   for (const f of input.fileFacts ?? [])
     for (const run of f.outside?.test === APP_SERVER ? f.outside.sessions : [])
       if (run.modelCalls + run.toolCalls + run.failures.length > 0) s.appServer.push({ scenario: run.name, mode: run.mode, calls: run.modelCalls + run.toolCalls, refused: run.failures.length })
-  s.fileFailures = fileFailures(input.fileFacts ?? [])
+  s.fileFailures = fileFailures(input.fileFacts ?? [], input.fileErrors)
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   s.duplicates = namesakes(input.tests)

@@ -55,8 +55,11 @@ export class FluxlabVitestReporter {
     const tests: RanTest[] = []
     const files: string[] = []
     const fileFacts: FileFacts[] = []
+    const fileErrors: Array<{ file: string; message: string }> = []
     for (const mod of testModules) {
-      if (!mod.errors?.().length) files.push(mod.moduleId)
+      const errors = mod.errors?.() ?? []
+      if (!errors.length) files.push(mod.moduleId)
+      for (const e of errors) fileErrors.push({ file: mod.moduleId, message: String((e as { message?: unknown } | undefined)?.message ?? e) })
       const own = mod.meta?.().fluxlab
       if (own?.base) fileFacts.push({ file: mod.moduleId, base: own.base, unsetKeys: own.unsetKeys ?? [], ...(own.outside ? { outside: own.outside } : {}) })
       for (const t of mod.children.allTests()) {
@@ -66,7 +69,7 @@ export class FluxlabVitestReporter {
         tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, state: toState(result.state), ...(errors?.length ? { errors } : {}), facts })
       }
     }
-    const summary = summarize({ tests, fileFacts, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
+    const summary = summarize({ tests, fileFacts, fileErrors, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
     const toStderr = !vitest.config.outputFile && (vitest.config.reporters ?? []).some((r) => STDOUT_DOCUMENTS.has(String(Array.isArray(r) ? r[0] : r)))
     const stream = toStderr ? process.stderr : process.stdout
     const colors = pc.createColors(colorOn(stream))

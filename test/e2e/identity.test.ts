@@ -122,6 +122,7 @@ const KITS = [
   },
 ] as const
 
+const fixtureDirs = (p: Project) => readdirSync(p.path('tests/scenarios')).filter((d) => !d.startsWith('.'))
 const summaryOf = (output: string) => output.slice(output.indexOf(' fluxlab  '))
 
 interface Manifest {
@@ -189,7 +190,8 @@ describe.concurrent.each(KITS)('$name: tests of one file that share a full name'
   test('each records its own fixture, holding only its own conversation, its manifest naming its place', ({ expect }) => {
     expect(summaryOf(recording)).toMatch(/4 scenarios: 0 replayed, 4 recorded · tests 4 passed, 0 failed, 0 skipped/)
     const byCountry = new Map<string, Manifest['source']>()
-    for (const dir of readdirSync(project.path('tests/scenarios'))) {
+    // (`.files/` holds what each test file read of key variables while recording: no fixture)
+    for (const dir of fixtureDirs(project)) {
       const model = project.read(`tests/scenarios/${dir}/model.jsonl`)
       const countries = ['Japan', 'Italy', 'Spain', 'Germany'].filter((c) => model.includes(c))
       expect(countries, dir).toHaveLength(1)
@@ -219,7 +221,7 @@ describe.concurrent.each(KITS)('$name: tests of one file that share a full name'
     try {
       p.write(kit.file, kit.text)
       p.copyScenariosFrom(project)
-      for (const dir of readdirSync(p.path('tests/scenarios')))
+      for (const dir of fixtureDirs(p))
         if (p.read(`tests/scenarios/${dir}/model.jsonl`).includes('Italy')) rmSync(p.path(`tests/scenarios/${dir}`), { recursive: true })
       const r = await kit.run(p, [kit.file], { PROVIDER_URL: url, CI: '1' })
       expect(summaryOf(r.output), r.output).toMatch(/3 scenarios: 3 replayed, 0 recorded · tests 3 passed, 1 failed \(1 FLUX_NO_RECORDING\), 0 skipped/)

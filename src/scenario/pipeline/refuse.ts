@@ -1,6 +1,6 @@
 import type { Gate } from '../../context/state.js'
 import type { FluxError } from '../../errors.js'
-import { isLoopback } from '../../interceptor/index.js'
+import { isLoopback, refusedAsNetworkError } from '../../interceptor/index.js'
 import type { Answer, Stage } from './call.js'
 import { offTapeResponse } from './http.js'
 import type { RunLog } from './log.js'
@@ -31,7 +31,7 @@ export function refusalStage(log: RunLog, refusal: Refusal): Stage {
     refusal.refused?.(error)
     // @note issue 38: a refused request to a local server that is no model call fails as a server that is down would
     // (a network error), so a readiness loop never takes the refusal for the server being up; the test fails with it.
-    if (call.channel !== 'model' && isLoopback(new URL(call.request.url))) return { response: Response.error() }
+    if (call.channel !== 'model' && isLoopback(new URL(call.request.url))) return { response: refusedAsNetworkError(error) }
     return { response: offTapeResponse(error.message) }
   }
 }
