@@ -75,7 +75,8 @@ export function createState(): InterceptionState {
       if (response === 'aborted') controller.errorWith(signal?.reason)
       else if (response) {
         if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
-        const refused = networkErrorOf(response)
+        // @note checked on an error answer only: a replayed call's path never enters refused-network.ts (path.test.ts)
+        const refused = response.type === 'error' ? networkErrorOf(response) : undefined
         if (refused) controller.errorWith(refused)
         else controller.respondWith(answer(response))
       }
