@@ -117,7 +117,9 @@ const failure = (f: Frame): Error => {
  * const response = await forwardOverSocket(process.env.FLUX_TREE, process.env.FLUX_TREE_TOKEN, request)
  */
 export async function forwardOverSocket(path: string, token: string, request: Request): Promise<Response | undefined> {
-  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer())
+  // @note read from a copy: on `pass` the child sends the request itself (a server of its own tree, issue 38), and a
+  // request whose body was read cannot be sent ("TypeError: unusable").
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.clone().arrayBuffer())
   const socket = await connected(path)
   const next = frames(socket)
   const head: TreeRequest = { token, method: request.method, url: request.url, headers: [...request.headers] }
