@@ -130,7 +130,7 @@ describe.concurrent.each(KITS.map((k) => ({ ...k, label: k.label ?? (k.prepare ?
 
   test('recording passes every test and writes one fixture per test that called a model (both turns, the undici ones too), none for the others, and no key', ({ expect }) => {
     expect(Object.values(recorded)).toEqual(Array(kit.full ? 6 : 3).fill('passed'))
-    const dirs = readdirSync(project.path('tests/scenarios')).filter((d) => !d.startsWith('.')).sort()
+    const dirs = project.fixtureDirs().sort()
     const agent = /^test-agent-test--capital-agent-answers-.*-[0-9a-f]{6}$/
     const app = /^test-app-test--app-agent-answers-.*-[0-9a-f]{6}$/
     expect(dirs.filter((d) => agent.test(d))).toHaveLength(2)

@@ -82,7 +82,7 @@ describe.each(MODES)('an app mocking its own APIs with msw 2, nock 14 and its ow
   })
 
   test("the fixtures hold the model calls and the tool the app let through, never the app's mocked answers", () => {
-    const dirs = readdirSync(project.path('tests/scenarios')).filter((d) => !d.startsWith('.')).sort()
+    const dirs = project.fixtureDirs().sort()
     if (typeof scenarios === 'number') expect(dirs).toHaveLength(scenarios)
     else expect(dirs).toEqual([...scenarios])
     for (const d of dirs) {

@@ -9,7 +9,7 @@
  *   GET; the second, run alone offline, is answered from the first's fixture, and the summary says so.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { readdirSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
 import { startCapitalServer } from './support/capital-server.js'
 import { testCommand } from '../../src/commands.js'
@@ -122,7 +122,6 @@ const KITS = [
   },
 ] as const
 
-const fixtureDirs = (p: Project) => readdirSync(p.path('tests/scenarios')).filter((d) => !d.startsWith('.'))
 const summaryOf = (output: string) => output.slice(output.indexOf(' fluxlab  '))
 
 interface Manifest {
@@ -191,7 +190,7 @@ describe.concurrent.each(KITS)('$name: tests of one file that share a full name'
     expect(summaryOf(recording)).toMatch(/4 scenarios: 0 replayed, 4 recorded · tests 4 passed, 0 failed, 0 skipped/)
     const byCountry = new Map<string, Manifest['source']>()
     // (`.files/` holds what each test file read of key variables while recording: no fixture)
-    for (const dir of fixtureDirs(project)) {
+    for (const dir of project.fixtureDirs()) {
       const model = project.read(`tests/scenarios/${dir}/model.jsonl`)
       const countries = ['Japan', 'Italy', 'Spain', 'Germany'].filter((c) => model.includes(c))
       expect(countries, dir).toHaveLength(1)
@@ -221,7 +220,7 @@ describe.concurrent.each(KITS)('$name: tests of one file that share a full name'
     try {
       p.write(kit.file, kit.text)
       p.copyScenariosFrom(project)
-      for (const dir of fixtureDirs(p))
+      for (const dir of p.fixtureDirs())
         if (p.read(`tests/scenarios/${dir}/model.jsonl`).includes('Italy')) rmSync(p.path(`tests/scenarios/${dir}`), { recursive: true })
       const r = await kit.run(p, [kit.file], { PROVIDER_URL: url, CI: '1' })
       expect(summaryOf(r.output), r.output).toMatch(/3 scenarios: 3 replayed, 0 recorded · tests 3 passed, 1 failed \(1 FLUX_NO_RECORDING\), 0 skipped/)

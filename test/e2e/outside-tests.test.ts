@@ -81,7 +81,7 @@ describe.each(KITS)('$name: model calls outside every test', (kit) => {
     expect(cells.join('\n')).toContain('Japan')
     expect(cells.join('\n')).not.toContain(KEY)
     // Beside them, `.files/` keeps the key variables each test file read (issue 38 item 4).
-    expect(readdirSync(project.path('tests/scenarios')).filter((d) => !d.startsWith('.'))).toHaveLength(3)
+    expect(project.fixtureDirs()).toHaveLength(3)
   })
 
   test('replay with the provider down, the key unset and CI=1 serves them from the file scenario', async () => {
@@ -187,7 +187,7 @@ describe.concurrent.each(CONFIG_KITS)('$name: a request refused outside every te
     expect(before).toBe(1)
     // The config service is outside the file's process tree, so its file scenario has a fixture of that read (issue 38,
     // item 10). Without one (the fetch came after the file was recorded), the replay has nothing to answer it with.
-    const written = readdirSync(project.path('tests/scenarios')).filter((d) => !d.startsWith('.'))
+    const written = project.fixtureDirs()
     expect(written, live.output).toEqual([expect.stringMatching(/--outside-tests-[0-9a-f]{6}$/)])
     rmSync(project.path(`tests/scenarios/${written[0]}`), { recursive: true })
 

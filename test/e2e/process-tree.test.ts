@@ -8,7 +8,6 @@
  * test's children land in its own fixture, and the key is in no fixture. A child that then sends a request the tape
  * does not have fails its test, naming the child's command line.
  */
-import { readdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
 import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project, type RunResult, type Template } from './support/project.js'
@@ -78,7 +77,7 @@ function unadopt(p: Project, config: string): void {
 /** Each fixture directory's test (its scenario.yaml `source.name`, `describe > test` joined as the JSON reports join it). */
 function fixtureTests(p: Project): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const dir of readdirSync(p.path('tests/scenarios')).filter((d) => !d.startsWith('.'))) {
+  for (const dir of p.fixtureDirs()) {
     const name = /^ {2}name: (.*)$/m.exec(p.read(`tests/scenarios/${dir}/scenario.yaml`))?.[1] ?? ''
     out[name.replace(/^(['"])(.*)\1$/, '$2').split(' > ').join(' ')] = dir
   }

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
-import { readdirSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { startCapitalServer } from './support/capital-server.js'
 import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project } from './support/project.js'
 
@@ -20,10 +20,7 @@ const KITS = [
 ] as const
 
 const summaryOf = (output: string) => output.slice(output.indexOf(' fluxlab  '))
-const manifests = (p: Project) =>
-  readdirSync(p.path('tests/scenarios'))
-    .filter((d) => !d.startsWith('.'))
-    .map((d) => `tests/scenarios/${d}/scenario.yaml`)
+const manifests = (p: Project) => p.fixtureDirs().map((d) => `tests/scenarios/${d}/scenario.yaml`)
 
 describe.concurrent.each(KITS)('$name: a skip gate on a key that never reaches the wire', (kit) => {
   let project: Project

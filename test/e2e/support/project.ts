@@ -77,6 +77,11 @@ export class Project {
     this.write(rel, text.split(from).join(to))
   }
 
+  /** The fixture directories directly under `tests/scenarios/` (not `.files/`, which keeps each test file's key names). */
+  fixtureDirs(): string[] {
+    return existsSync(this.path('tests/scenarios')) ? readdirSync(this.path('tests/scenarios')).filter((d) => !d.startsWith('.')) : []
+  }
+
   /** Every file under `tests/scenarios/`, relative to it, with mtime and content hash. */
   scenarioFiles(): Record<string, FileState> {
     const root = this.path('tests/scenarios')
