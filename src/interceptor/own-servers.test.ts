@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { afterEach, describe, expect, test } from 'vitest'
-import { attachOwnServers, isLoopback, isOwnServer, nothingListens, readTreePorts } from './own-servers.js'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { attachOwnServers, isLoopback, isOwnServer, nothingListens, readTreePorts, sweepDeadTrees } from './own-servers.js'
 
 const listening = (server: Server, ...args: unknown[]) =>
   new Promise<number>((resolve, reject) => {
@@ -86,5 +89,19 @@ describe('nothingListens', () => {
     expect(await nothingListens(url(port))).toBe(false)
     await closed(server)
     expect(await nothingListens(url(port))).toBe(true)
+  })
+})
+
+describe('sweepDeadTrees', () => {
+  test('removes the sockets and port directories of processes that are gone, and only those', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flux-sweep-'))
+    undos.push(() => rmSync(dir, { recursive: true, force: true }))
+    const gone = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((resolve) => gone.once('exit', () => resolve(gone.pid!)))
+    const names = [`fluxlab-${deadPid}-ab12cd34.sock`, `fluxlab-ports-${deadPid}-k3j4`, `fluxlab-${process.pid}-ab12cd34.sock`, `fluxlab-ports-${process.pid}-x1`, `fluxlab-facts-${deadPid}-ab12.jsonl`, 'fluxlab-0.1.0.tgz']
+    for (const name of names) name.includes('ports') ? mkdirSync(join(dir, name)) : writeFileSync(join(dir, name), '')
+    writeFileSync(join(dir, `fluxlab-ports-${deadPid}-k3j4`, '8001'), '')
+    sweepDeadTrees(dir)
+    expect(readdirSync(dir).sort()).toEqual([`fluxlab-${process.pid}-ab12cd34.sock`, `fluxlab-facts-${deadPid}-ab12.jsonl`, 'fluxlab-0.1.0.tgz', `fluxlab-ports-${process.pid}-x1`].sort())
   })
 })

@@ -9,7 +9,7 @@
  * knows the port before anyone could learn it from the child. A fixed port is noted before it is bound (a readiness
  * poll that races the bind finds it), a random one as soon as it is bound; each is forgotten when its server closes.
  */
-import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { connect, Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -112,6 +112,35 @@ export function readTreePorts(dir = join(tmpdir(), `fluxlab-ports-${process.pid}
       reg.dirs.delete(dir)
       rmSync(dir, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * Remove what processes of trees that are gone left in `dir`: `fluxlab-<pid>-….sock` sockets and `fluxlab-ports-<pid>-…`
+ * directories whose process no longer runs. A runner ends its workers without an `exit` event (vitest's pool, a killed
+ * jest worker), so each tree also sweeps up after the dead ones when it opens.
+ * @example
+ * sweepDeadTrees(tmpdir())
+ */
+export function sweepDeadTrees(dir: string): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = /^fluxlab-(?:ports-)?(\d+)-[0-9a-z]+(?:\.sock)?$/.exec(name)?.[1]
+    if (pid && Number(pid) !== process.pid && !alive(Number(pid))) rmSync(join(dir, name), { recursive: true, force: true })
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

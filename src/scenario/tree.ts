@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import { liveFetch, mayStartNode, readTreePorts, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
+import { liveFetch, mayStartNode, readTreePorts, sweepDeadTrees, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
 import { builtFile, serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
@@ -66,6 +66,7 @@ function unbuilt(run: RequestRoute, command: string, name: string): undefined {
 /** The socket of this process's tree, opened on first use (at `at` when given: a process started before it opened). */
 function open(at?: string): Tree {
   if (g[KEY]) return g[KEY]
+  sweepDeadTrees(tmpdir())
   const path = at ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
   const children = new Map<string, Child>()
   const server = serveOverSocket(path, async ({ token }, request) => {
