@@ -3,12 +3,13 @@
  * out as the issue found it (test/e2e/projects/playwright-subdir): the config in `e2e/`, `webServer.cwd` at the project
  * root, a `node:http` app that builds `new OpenAI()` at import. It is adopted by the edits docs/playwright.md names and
  * nothing else, recorded against the local provider, then replayed with the key unset, CI=1, FLUX_OFFLINE=1 and a
- * tripwire where the provider was: every test keeps its status and nothing is sent. A hand-written serve that reads
+ * tripwire where the provider was: every test keeps its status and nothing is sent, also from a root moved with
+ * `withFluxlab(entry, { dir })`. A hand-written serve that reads
  * another root says so at start, with both paths and the fix, and the server that then dies at import gets one line
  * naming the variable and why it had no placeholder.
  */
 import { spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, renameSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -93,6 +94,21 @@ describe('a Playwright suite with its config in e2e/ and its webServer at the pr
     expect.soft(statuses(project, 'replay.json')).toEqual(statuses(project, 'record.json'))
     expect.soft(r.code, r.output).toBe(0)
     expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+  }, TIMEOUT)
+
+  test("withFluxlab(entry, { dir }) moves the root for the tests and the server together: replay from there passes offline", async () => {
+    renameSync(project.path('e2e/tests/scenarios'), project.path('e2e/recordings'))
+    project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }),\n", "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n")
+    try {
+      const r = await run('moved.json', { CI: '1', FLUX_OFFLINE: '1' })
+      expect.soft(statuses(project, 'moved.json')).toEqual(statuses(project, 'record.json'))
+      expect.soft(r.code, r.output).toBe(0)
+      expect.soft(project.exists('e2e/tests/scenarios'), 'a fixture written at the old root').toBe(false)
+      expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+    } finally {
+      project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n", "stdout: 'pipe',\n  }),\n")
+      renameSync(project.path('e2e/recordings'), project.path('e2e/tests/scenarios'))
+    }
   }, TIMEOUT)
 
   // The hand-written entry of the docs (`npx fluxlab serve -- …` with `cwd: '..'`) runs serve at the project root,
