@@ -68,6 +68,11 @@ describe('deathCause', () => {
     expect(deathCause({ ...base, stderr: 'Error: listen EADDRINUSE', checked: false }).reason).toBe(
       "no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/, so no key variable got a placeholder",
     )
-    expect(deathCause({ ...base, stderr: 'Error: listen EADDRINUSE', root: TESTS, placeholders: ['OPENAI_API_KEY'] }).reason).toBe('placeholders were given for OPENAI_API_KEY; fluxlab knows no other cause')
+    expect(deathCause({ ...base, stderr: 'Error: listen EADDRINUSE', root: TESTS, placeholders: ['OPENAI_API_KEY'] }).reason).toBe(
+      'its error names no key variable, and fluxlab knows no cause of its own (placeholders were given for OPENAI_API_KEY)',
+    )
+    expect(deathCause({ ...base, stderr: 'Error: listen EADDRINUSE', tests: undefined }).reason).toBe(
+      'its error names no key variable, and fluxlab knows no cause of its own (no fixture in tests/scenarios/, so no placeholder was given)',
+    )
   })
 })

@@ -117,6 +117,7 @@ export function deathCause(d: Death): MessageParts {
       reason: `${variable} is unset and got no placeholder: ${empty ? `no fixture in ${where}${elsewhere ? `, while the tests' fixtures are in ${shown(elsewhere, d.from)}/` : ''}` : `the fixtures in ${where} name ${d.keyVars.length ? d.keyVars.join(', ') : 'no key variable'}`}`,
       fix: fix ?? (empty ? `Record first with ${variable} set (run the suite without CI), or set ${variable}` : `Re-record with ${variable} set (FLUX_GOLDEN=update), or name it in the config's \`keys\` (FLUX_KEYS=${variable})`),
     }
-  if (empty) return { failed, reason: `no fixture in ${where}${elsewhere ? `, while the tests' fixtures are in ${shown(elsewhere, d.from)}/` : ''}, so no key variable got a placeholder`, fix: fix ?? "See the server's own error above" }
-  return { failed, reason: `placeholders were given for ${d.placeholders.length ? d.placeholders.join(', ') : 'no variable (each was set)'}; fluxlab knows no other cause`, fix: "See the server's own error above" }
+  if (elsewhere) return { failed, reason: `no fixture in ${where}, while the tests' fixtures are in ${shown(elsewhere, d.from)}/, so no key variable got a placeholder`, fix }
+  const given = empty ? `no fixture in ${where}, so no placeholder was given` : `placeholders were given for ${d.placeholders.length ? d.placeholders.join(', ') : 'no variable (each was set)'}`
+  return { failed, reason: `its error names no key variable, and fluxlab knows no cause of its own (${given})`, fix: "See the server's own error above" }
 }
