@@ -12,11 +12,29 @@ describe('withFluxlab', () => {
       reuseExistingServer: true,
       gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
       wait: { stdout: /^\[fluxlab\] serve: the app server answers at /m },
+      env: { FLUX_PLAYWRIGHT_DIR: '' },
     })
     expect(withFluxlab({ command: 'next start', gracefulShutdown: { signal: 'SIGINT', timeout: 100 } }, { name: 'web' })).toEqual({
       command: `${cli} serve --name web -- next start`,
       gracefulShutdown: { signal: 'SIGINT', timeout: 100 },
+      env: { FLUX_PLAYWRIGHT_DIR: '' },
     })
+  })
+
+  test("runs serve in the config's directory and the server in the entry's cwd, and gives the tests and serve one root", () => {
+    const before = process.env.FLUX_PLAYWRIGHT_DIR
+    try {
+      const entry = withFluxlab({ command: 'node server.mjs', port: 3000, cwd: '..', env: { PORT: '3000' } }, { dir: 'e2e/recordings' })
+      // no `cwd`: Playwright starts the command in the config's directory, where the tests' root is
+      expect(entry).not.toHaveProperty('cwd')
+      expect(entry.command).toMatch(/ serve --cwd \.\. --ready 3000 -- node server\.mjs$/)
+      expect(entry.env).toEqual({ PORT: '3000', FLUX_PLAYWRIGHT_DIR: 'e2e/recordings' })
+      // the workers inherit the runner's environment, where the config is loaded
+      expect(process.env.FLUX_PLAYWRIGHT_DIR).toBe('e2e/recordings')
+    } finally {
+      if (before === undefined) delete process.env.FLUX_PLAYWRIGHT_DIR
+      else process.env.FLUX_PLAYWRIGHT_DIR = before
+    }
   })
 
   test("has Playwright wait for serve's line when the entry's url or port answers, and serve check that url or port", () => {

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { test as base, expect as baseExpect, type Config, type ExpectMatcherState, type MatcherReturnType } from '@playwright/test'
 import type { FluxOptions } from './context/options.js'
 import { READY_PATTERN } from './cli/ready.js'
-import { RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
+import { PLAYWRIGHT_DIR_ENV, RUN_COOKIE, RUN_HEADER } from './interceptor/server-requests.js'
 import { lazyMatchers } from './matchers/lazy.js'
 import type { matchers } from './matchers/index.js'
 import type { InfoLike } from './plugin/playwright-engine.js'
@@ -117,18 +117,31 @@ type WebServer = Exclude<NonNullable<Config['webServer']>, readonly unknown[]>
  * line when it answers; the entry's `wait.stdout` is that line, so the tests start then, not at Playwright's next check
  * (its own are 0, 100, 250, 500 ms after the start, then every second). An entry that waits for its own output
  * (`wait.stdout` or `wait.stderr`) keeps its `wait`, and serve checks nothing.
+ *
+ * Issue 39: the tests and the server read one fixture root, `tests/scenarios` under the config's directory (or `dir`,
+ * relative to it), whatever the entry's `cwd`: serve runs in the config's directory, and the server in the entry's `cwd`.
  * @example
- * webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000' })
+ * webServer: withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000', cwd: '..' }, { dir: 'tests/scenarios' })
  */
-export function withFluxlab<T extends WebServer>(server: T, o: { name?: string } = {}): T & Pick<WebServer, 'gracefulShutdown' | 'wait'> {
+export function withFluxlab<T extends WebServer>(server: T, o: { name?: string; dir?: string } = {}): T & Pick<WebServer, 'gracefulShutdown' | 'wait'> {
   // @note this fluxlab's own CLI, started by node: `npx` would look it up again at every run (a few hundred ms).
   const cli = [process.execPath, fileURLToPath(new URL('./cli.js', import.meta.url))].map(shellArg).join(' ')
   const own = server.wait?.stdout ?? server.wait?.stderr
   const ready = own ? undefined : (server.url ?? (server.port !== undefined ? String(server.port) : undefined))
-  const args = [...(o.name ? ['--name', o.name] : []), ...(ready ? ['--ready', ready] : []), ...(ready && server.ignoreHTTPSErrors && /^https:/i.test(ready) ? ['--ignore-https-errors'] : [])]
+  const { cwd, ...entry } = server
+  const args = [
+    ...(o.name ? ['--name', o.name] : []),
+    ...(cwd ? ['--cwd', cwd] : []),
+    ...(ready ? ['--ready', ready] : []),
+    ...(ready && server.ignoreHTTPSErrors && /^https:/i.test(ready) ? ['--ignore-https-errors'] : []),
+  ]
+  // @note the workers read the root from here: they inherit this process's environment (the config is loaded first).
+  if (o.dir) process.env[PLAYWRIGHT_DIR_ENV] = o.dir
   return {
     gracefulShutdown: { signal: 'SIGTERM', timeout: 5000 },
-    ...server,
+    ...(entry as T),
+    // Playwright starts the command in the config's directory when the entry has no `cwd`: serve's root is the tests'.
+    env: { ...server.env, [PLAYWRIGHT_DIR_ENV]: o.dir ?? '' },
     ...(ready ? { wait: { ...server.wait, stdout: new RegExp(READY_PATTERN) } } : {}),
     command: `${cli} serve ${args.map(shellArg).join(' ')}${args.length ? ' ' : ''}-- ${server.command}`,
   }

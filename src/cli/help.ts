@@ -94,16 +94,18 @@ Examples:
 Exit codes: 0 replayed (drift printed as warnings) · 1 the program failed · 2 the program left the tape
 (model_index_overflow, tool_call_unrecorded, unused_interaction, …), with a report naming the step · 3 no fixture · 64 bad command line`,
 
-  serve: `Usage: fluxlab serve [--name N] [--ready <url|port>] [options] -- <cmd…>
+  serve: `Usage: fluxlab serve [--name N] [--cwd D] [--ready <url|port>] [options] -- <cmd…>
 
 Run an app server under fluxlab, as a Playwright \`webServer\` (with \`test\` from fluxlab/playwright). What the
 server does while handling a test's browser request (model calls, HTTP tool calls, child processes, work still
 running after it answered) records into and replays from that test's fixture. Its calls outside every test's
 request (start-up, warm-up) go to its own scenario, <dir>/app-server/ (--name to rename): recorded when missing,
 replayed when present, refused under CI. Key variables the project's fixtures carried get placeholders where unset.
+The fixture root is tests/scenarios in serve's directory (the Playwright config's, under withFluxlab()).
 
 Options:
   --name <name>            the server's own scenario (default: app-server)
+  --cwd <dir>              run the server there (withFluxlab() passes the entry's cwd)
   --ready <url|port>       check the webServer's url (or port) every 20 ms, on Playwright's rule, and print
                            "[fluxlab] serve: the app server answers at <url>" on stdout once it answers
                            (withFluxlab() passes it and sets the entry's wait.stdout to that line)

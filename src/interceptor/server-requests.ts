@@ -12,6 +12,13 @@ import type { IncomingMessage } from 'node:http'
 export const RUN_HEADER = 'x-fluxlab-run'
 export const RUN_COOKIE = 'fluxlab-run'
 
+/**
+ * Issue 39: the variable that carries `withFluxlab(entry, { dir })` to the Playwright workers and to serve, in the
+ * environment of both (empty: the default root). Set, it also tells serve that `withFluxlab()` started it, in the
+ * config's directory.
+ */
+export const PLAYWRIGHT_DIR_ENV = 'FLUX_PLAYWRIGHT_DIR'
+
 /** Where a test's run takes requests: the tree socket of its test process, and the token naming the run there. */
 export interface RunAddress {
   path: string

@@ -8,7 +8,7 @@ import { state } from '../context/state.js'
 import { finishTest } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import type { UpdateState } from '../golden/update-mode.js'
-import { encodeRunAddress } from '../interceptor/server-requests.js'
+import { encodeRunAddress, PLAYWRIGHT_DIR_ENV } from '../interceptor/server-requests.js'
 import { matchers } from '../matchers/index.js'
 import { provideMatchers } from '../matchers/lazy.js'
 import { collectFacts, FACTS_ATTACHMENT } from '../reporter/facts.js'
@@ -70,7 +70,9 @@ function contextOf(info: InfoLike): TestContext {
  */
 export function openFlux(info: InfoLike, own: FluxOptions): OpenedFlux {
   const ctx = contextOf(info)
-  const options = { ...state.options, ...own }
+  // Issue 39: `withFluxlab(entry, { dir })` gives the tests the root it gives serve; `use: { fluxlab: { dir } }` is the project's own
+  const dir = process.env[PLAYWRIGHT_DIR_ENV]
+  const options = { ...state.options, ...(dir ? { dir } : {}), ...own }
   const scenario = openTestScenario(ctx, options)
   const { run } = scenario
   run.register()

@@ -133,6 +133,7 @@ export type Template =
   | 'vitest-one-worker'
   | 'vitest-children'
   | 'jest-children'
+  | 'playwright-subdir'
 
 /** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
 export function createProject(template: Template): Project {

@@ -1,0 +1,139 @@
+/**
+ * Issue 39 item 1: one fixture root for the Playwright tests and `fluxlab serve`, whatever the layout. The suite is laid
+ * out as the issue found it (test/e2e/projects/playwright-subdir): the config in `e2e/`, `webServer.cwd` at the project
+ * root, a `node:http` app that builds `new OpenAI()` at import. It is adopted by the edits docs/playwright.md names and
+ * nothing else, recorded against the local provider, then replayed with the key unset, CI=1, FLUX_OFFLINE=1 and a
+ * tripwire where the provider was: every test keeps its status and nothing is sent, also from a root moved with
+ * `withFluxlab(entry, { dir })`. A hand-written serve that reads
+ * another root says so at start, with both paths and the fix, and the server that then dies at import gets one line
+ * naming the variable and why it had no placeholder.
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, renameSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
+import { assertBuilt, createProject, linkSelf, REPO, runPlaywright, type Project, type RunResult } from './support/project.js'
+
+const TIMEOUT = 180_000
+const KEY = 'sk-proj-Pl4ywr1ghtLay0utRec0rdingKey0nlyF0rTh1sTest9'
+const TITLES = ['answers the capital of UK', 'answers the capital of France', 'shows the page without asking anything']
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+interface Suite {
+  specs?: Array<{ title: string; tests: Array<{ results: Array<{ status: string }> }> }>
+  suites?: Suite[]
+}
+
+/** Each test's status in a JSON report. */
+function statuses(p: Project, file: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (s: Suite) => {
+    for (const spec of s.specs ?? []) out[spec.title] = spec.tests[0]?.results.at(-1)?.status ?? 'missing'
+    for (const child of s.suites ?? []) walk(child)
+  }
+  walk(JSON.parse(p.read(file)) as Suite)
+  return out
+}
+
+describe('a Playwright suite with its config in e2e/ and its webServer at the project root', () => {
+  let server: CapitalServer
+  let wire: Tripwire | undefined
+  let project: Project
+  let record: RunResult
+  let port: number
+  let browser: Record<string, string>
+  const run = (json: string, env: Record<string, string>) =>
+    runPlaywright(project, ['-c', 'e2e'], { PORT: String(port), PW_JSON: project.path(json), OPENAI_BASE_URL: `${server.url}/v1`, GEO_URL: server.url, ...browser, ...env }, TIMEOUT)
+
+  beforeAll(async () => {
+    assertBuilt()
+    linkSelf()
+    const chromium = (await import('@sparticuz/chromium')).default
+    // @note without --single-process: with it the browser dies when the first test's context closes
+    browser = { CHROMIUM_PATH: await chromium.executablePath(), CHROMIUM_ARGS: JSON.stringify(chromium.args.filter((a) => a !== '--single-process')) }
+    port = await freePort()
+    project = createProject('playwright-subdir')
+    // The adoption, exactly as docs/playwright.md gives it: the webServer entry wrapped, the spec's import swapped.
+    project.edit('e2e/playwright.config.ts', "import { defineConfig } from '@playwright/test'\n", "import { defineConfig } from '@playwright/test'\nimport { withFluxlab } from 'fluxlab/playwright'\n")
+    project.edit('e2e/playwright.config.ts', 'webServer: {', 'webServer: withFluxlab({')
+    project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  },\n", "stdout: 'pipe',\n  }),\n")
+    project.edit('e2e/tests/chat.spec.ts', "from '@playwright/test'", "from 'fluxlab/playwright'")
+    server = await startCapitalServer()
+    record = await run('record.json', { OPENAI_API_KEY: KEY })
+    await server.close()
+    wire = await tripwire(server.url)
+  }, TIMEOUT)
+  afterAll(async () => {
+    await wire?.close()
+    project?.remove()
+  })
+
+  test('recording passes and writes each test fixture next to the config, with no key in it', () => {
+    expect(record.code, record.output).toBe(0)
+    expect(statuses(project, 'record.json')).toEqual(Object.fromEntries(TITLES.map((t) => [t, 'passed'])))
+    expect(server.requests.filter((r) => r.kind === 'model')).toHaveLength(4)
+    const dirs = readdirSync(project.path('e2e/tests/scenarios')).filter((d) => !d.startsWith('.'))
+    expect(dirs.sort()).toEqual([expect.stringContaining('capital-of-france-'), expect.stringContaining('capital-of-uk-')])
+    expect(project.read(`e2e/tests/scenarios/${dirs[0]}/scenario.yaml`)).toMatch(/keyVars:\n {2}- OPENAI_API_KEY/)
+    for (const d of dirs) expect(project.read(`e2e/tests/scenarios/${d}/model.jsonl`)).not.toContain(KEY.slice(8))
+    expect(project.exists('tests/scenarios')).toBe(false)
+  })
+
+  test('replay with the key unset, CI=1 and FLUX_OFFLINE=1: the server starts on its placeholder, every test keeps its status, nothing is sent', async () => {
+    const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
+    expect.soft(r.output).not.toMatch(/Missing credentials|was not able to start|Failed to find the fixtures/)
+    expect.soft(statuses(project, 'replay.json')).toEqual(statuses(project, 'record.json'))
+    expect.soft(r.code, r.output).toBe(0)
+    expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+  }, TIMEOUT)
+
+  test("withFluxlab(entry, { dir }) moves the root for the tests and the server together: replay from there passes offline", async () => {
+    renameSync(project.path('e2e/tests/scenarios'), project.path('e2e/recordings'))
+    project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }),\n", "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n")
+    try {
+      const r = await run('moved.json', { CI: '1', FLUX_OFFLINE: '1' })
+      expect.soft(statuses(project, 'moved.json')).toEqual(statuses(project, 'record.json'))
+      expect.soft(r.code, r.output).toBe(0)
+      expect.soft(project.exists('e2e/tests/scenarios'), 'a fixture written at the old root').toBe(false)
+      expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+    } finally {
+      project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n", "stdout: 'pipe',\n  }),\n")
+      renameSync(project.path('e2e/recordings'), project.path('e2e/tests/scenarios'))
+    }
+  }, TIMEOUT)
+
+  // The hand-written entry of the docs (`npx fluxlab serve -- …` with `cwd: '..'`) runs serve at the project root,
+  // where no fixture is: serve says so before the server starts, and then why the server died.
+  test('serve that reads a root with no fixture while the tests have some says so at start, and names why the server died', async () => {
+    const cli = join(REPO, 'dist/cli.js')
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: '1', FLUX_OFFLINE: '1', PORT: String(port), OPENAI_BASE_URL: `${server.url}/v1` }
+    const r = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [cli, 'serve', '--ready', `http://127.0.0.1:${port}/health`, '--', 'node', 'server.mjs'], { cwd: project.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      let output = ''
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+      child.on('error', reject)
+      child.on('close', (code) => (clearTimeout(timer), resolve({ code, output })))
+    })
+    const lines = r.output.split('\n')
+    const warning = lines.findIndex((l) => l.startsWith('[fluxlab] Failed to find the fixtures of the Playwright tests'))
+    expect(lines[warning], r.output).toContain("serve reads tests/scenarios/, which holds no fixture, while the tests' fixtures are in e2e/tests/scenarios/")
+    expect(lines[warning]).toContain('fluxlab serve --dir e2e/tests/scenarios')
+    expect(warning, 'the warning comes before the server starts').toBeLessThan(lines.findIndex((l) => l.includes('OpenAIError')))
+    expect(r.code).not.toBe(0)
+    const death = lines.filter((l) => l.startsWith('[fluxlab] Failed to start the app server'))
+    expect(death, r.output).toHaveLength(1)
+    expect(death[0]).toContain("OPENAI_API_KEY is unset and got no placeholder: no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/")
+    expect(r.output).not.toContain(KEY.slice(8))
+  }, TIMEOUT)
+})
