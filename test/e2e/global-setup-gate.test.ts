@@ -48,6 +48,24 @@ const KITS = [
     run: (p: Project, env: Record<string, string>) => runJest(p, [], { NODE_OPTIONS: '--experimental-vm-modules --no-warnings', ...env }),
   },
   {
+    name: 'CommonJS jest (withFluxlab in a project, module.exports)',
+    template: 'jest-suite',
+    passed: /Tests:\s+5 passed, 5 total/,
+    prepare(p: Project) {
+      p.write(
+        'jest.config.cjs',
+        "const { withFluxlab } = require('fluxlab/jest-config')\n\n" +
+          'module.exports = {\n' +
+          "  reporters: ['default', 'fluxlab/jest-reporter'],\n" +
+          "  projects: [withFluxlab({ displayName: 'agent', rootDir: __dirname, testMatch: ['**/test/**/*.test.cjs'], globalSetup: '<rootDir>/test/global-setup.cjs', testTimeout: 20000 }, { scenarios: 'per-test' })],\n" +
+          '}\n',
+      )
+      p.write('test/global-setup.cjs', `module.exports = async () => {\n${GLOBAL_SETUP_BODY}}\n`)
+      p.write('test/gate.test.cjs', GATE_TESTS)
+    },
+    run: (p: Project, env: Record<string, string>) => runJest(p, [], env),
+  },
+  {
     name: 'vitest (the plugin, a globalSetup exporting setup)',
     template: 'vitest-suite',
     passed: /Tests\s+5 passed \(5\)/,
