@@ -31,7 +31,8 @@ describe("the record of what the runner's main process read (issue 38 item 4)", 
     const testFile = join(r, GLOBAL_SETUP)
     const { path, file } = fileRecordPath(base, r, testFile)
     expect(path).toBe(join(base, '.files', '(global-setup).yaml'))
-    keepFileRecord({ base, rootDir: r, testFile, reads: { keyVars: ['GATE_TEST_B_TOKEN', 'GATE_TEST_A_KEY'], unsetVars: ['GATE_TEST_OTHER_KEY'] }, exact: false })
+    const reads = { keyVars: ['GATE_TEST_B_TOKEN', 'GATE_TEST_A_KEY'], unsetVars: ['GATE_TEST_OTHER_KEY'] }
+    keepFileRecord({ base, rootDir: r, testFile, reads, exact: false })
     const text = readFileSync(path, 'utf8')
     expect(text).toMatchInlineSnapshot(`
       "# fluxlab: the key variables the runner's main process (its globalSetup) read, recording (names only, never values).
@@ -114,7 +115,8 @@ describe('the gate on replay', () => {
 
 describe('dropGateKeys', () => {
   test("removes the placeholders a worker inherited from the main process's gate, and nothing else", () => {
-    const env: NodeJS.ProcessEnv = { [GATE_ENV]: 'GATE_TEST_A_KEY,GATE_TEST_B_TOKEN', GATE_TEST_A_KEY: replayKeyFor('GATE_TEST_A_KEY'), GATE_TEST_B_TOKEN: 'set-by-the-worker' }
+    const env: NodeJS.ProcessEnv = { [GATE_ENV]: 'GATE_TEST_A_KEY,GATE_TEST_B_TOKEN', GATE_TEST_A_KEY: replayKeyFor('GATE_TEST_A_KEY') }
+    env.GATE_TEST_B_TOKEN = 'set-by-the-worker'
     dropGateKeys(env)
     expect(env).toEqual({ GATE_TEST_B_TOKEN: 'set-by-the-worker' })
   })

@@ -78,9 +78,10 @@ function heard(name: string, set: boolean): void {
     if (set || recording || root.warned.has(name) || root.record?.keyVars.includes(name) || root.record?.unsetVars.includes(name)) continue
     root.warned.add(name)
     const where = relative(process.cwd(), root.path)
+    const unnamed = root.record ? `${where} does not name it` : `there is no ${where}`
     console.warn(
       notice(
-        `The runner's main process (its globalSetup) read ${name}, which is unset, and ${root.record ? `${where} does not name it` : `there is no ${where}`}, so no placeholder stands in for it. ` +
+        `The runner's main process (its globalSetup) read ${name}, which is unset, and ${unnamed}, so no placeholder stands in for it. ` +
           `If a gate of the run needs it, record once with the key set: FLUX_GOLDEN=update <your test command>, and commit ${where} with the fixtures.`,
       ),
     )

@@ -40,7 +40,8 @@ const KITS = [
       p.write(
         'jest.config.js',
         "import { withFluxlab } from 'fluxlab/jest-config'\n\n" +
-          "export default withFluxlab({ testMatch: ['**/test/**/*.test.js'], transform: {}, testTimeout: 20000, globalSetup: './test/global-setup.js' }, { scenarios: 'per-test' })\n",
+          "const config = { testMatch: ['**/test/**/*.test.js'], transform: {}, testTimeout: 20000, globalSetup: './test/global-setup.js' }\n" +
+          "export default withFluxlab(config, { scenarios: 'per-test' })\n",
       )
       p.write('test/global-setup.js', `export default async function globalSetup() {\n${GLOBAL_SETUP_BODY}}\n`)
       p.write('test/gate.test.js', `import { expect, test } from '@jest/globals'\n${GATE_TESTS}`)
@@ -57,7 +58,8 @@ const KITS = [
         "const { withFluxlab } = require('fluxlab/jest-config')\n\n" +
           'module.exports = {\n' +
           "  reporters: ['default', 'fluxlab/jest-reporter'],\n" +
-          "  projects: [withFluxlab({ displayName: 'agent', rootDir: __dirname, testMatch: ['**/test/**/*.test.cjs'], globalSetup: '<rootDir>/test/global-setup.cjs', testTimeout: 20000 }, { scenarios: 'per-test' })],\n" +
+          "  projects: [withFluxlab({ displayName: 'agent', rootDir: __dirname, testMatch: ['**/test/**/*.test.cjs'], testTimeout: 20000,\n" +
+          "    globalSetup: '<rootDir>/test/global-setup.cjs' }, { scenarios: 'per-test' })],\n" +
           '}\n',
       )
       p.write('test/global-setup.cjs', `module.exports = async () => {\n${GLOBAL_SETUP_BODY}}\n`)
@@ -143,7 +145,8 @@ describe.concurrent.each(KITS)('$name: a global setup that needs a key', (kit) =
       const r = await kit.run(p, { PROVIDER_URL: url, ...REPLAY })
       expect(r.code, r.output).not.toBe(0)
       expect(r.output).toContain(GATE)
-      expect(r.output).toContain("[fluxlab] The runner's main process (its globalSetup) read OPENAI_API_KEY, which is unset, and there is no tests/scenarios/.files/(global-setup).yaml")
+      const warning = "[fluxlab] The runner's main process (its globalSetup) read OPENAI_API_KEY, which is unset, and there is no "
+      expect(r.output).toContain(`${warning}tests/scenarios/.files/(global-setup).yaml`)
       expect(r.output).toContain('FLUX_GOLDEN=update')
     } finally {
       if (!process.env.E2E_KEEP) p.remove()
