@@ -121,3 +121,23 @@ describe('dropGateKeys', () => {
     expect(env).toEqual({ GATE_TEST_B_TOKEN: 'set-by-the-worker' })
   })
 })
+
+describe('a record run (FLUX_GOLDEN=update)', () => {
+  test('makes the record exactly what the main process read, and removes it when it read no key', async () => {
+    const { root: r, base } = root()
+    record(base, 'file: "(global-setup)"\nkeyVars:\n  - GATE_TEST_A_KEY\n  - GATE_TEST_B_TOKEN\nunsetVars: []\n')
+    process.env.FLUX_GOLDEN = 'update'
+    process.env.GATE_TEST_A_KEY = 'sk-gate-test-value-1234567890'
+    openGate({ rootDir: r, updateState: 'new' })
+    void process.env.GATE_TEST_A_KEY
+    pauseGate()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const path = join(base, '.files', '(global-setup).yaml')
+    expect(readFileRecord(readFileSync(path, 'utf8'), GLOBAL_SETUP)).toEqual({ keyVars: ['GATE_TEST_A_KEY'], unsetVars: [] })
+    delete process.env.GATE_TEST_A_KEY
+    openGate({ rootDir: r, updateState: 'new' })
+    pauseGate()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(() => readFileSync(path)).toThrow()
+  })
+})
