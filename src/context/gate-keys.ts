@@ -31,13 +31,15 @@ interface GateState {
   /** The placeholders this process filled, to remove before the workers start and to fill again for the teardown. */
   filled: string[]
   stop: (() => unknown) | undefined
+  /** The environment under the watch, while it stands. */
+  raw: NodeJS.ProcessEnv | undefined
 }
 
 // @note kept on globalThis: jest's config (CommonJS) opens the gate and its reporter pauses it, and vitest loads the two global
 // setup files that open and pause it through its own module runner: each may hold a copy of this module.
 const KEY = Symbol.for('fluxlab.gate-keys.v1')
 const g = globalThis as Record<symbol, unknown>
-const st = (g[KEY] ??= { roots: new Map(), filled: [], stop: undefined }) as GateState
+const st = (g[KEY] ??= { roots: new Map(), filled: [], stop: undefined, raw: undefined }) as GateState
 
 /**
  * Open the gate for the fixture root of `options.dir` under `rootDir`, before the runner's global setup runs: on replay
@@ -63,12 +65,9 @@ export function openGate(o: { rootDir: string; options?: FluxOptions; updateStat
   st.roots.set(base, root)
   if (readGolden() !== 'update') fill([...(record?.keyVars ?? []), ...keysFrom(o.options ?? {})])
   if (st.stop) return
-  raw = process.env
+  st.raw = process.env
   st.stop = watchKeyReads(process, (name) => heard(name, false), (name) => heard(name, true))
 }
-
-/** The environment under the watch, while it stands. */
-let raw: NodeJS.ProcessEnv = process.env
 
 /** A key variable the main process read: into each root's record where it is kept; unset and unnamed, a warning (on replay). */
 function heard(name: string, set: boolean): void {
@@ -90,7 +89,7 @@ function heard(name: string, set: boolean): void {
 
 function fill(names: readonly string[]): void {
   // @note the environment itself, not the watch over it: fluxlab's own reads are not the global setup's.
-  const env = st.stop ? raw : process.env
+  const env = (st.stop && st.raw) || process.env
   for (const k of missingKeyVars(env, names)) {
     env[k] = replayKeyFor(k)
     if (!st.filled.includes(k)) st.filled.push(k)
