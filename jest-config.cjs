@@ -35,7 +35,33 @@ function withFluxlab(config = {}, options) {
   out.transformIgnorePatterns = ignore === undefined ? preset.transformIgnorePatterns : ignore.map((p) => (DEFAULT_IGNORE.has(p) ? preset.transformIgnorePatterns[0] : p))
   out.modulePathIgnorePatterns = [...(config.modulePathIgnorePatterns ?? []), ...preset.modulePathIgnorePatterns]
   if (options) out.globals = { ...(config.globals ?? {}), fluxlab: { ...(config.globals?.fluxlab ?? {}), ...options } }
+  openGates(config, out.globals?.fluxlab)
   return out
+}
+
+/**
+ * Issue 38 item 4: jest runs a `globalSetup` in its main process, before any worker, where the workers' placeholders never
+ * stand; a suite may gate its whole run on a key there (`if (!process.env.OPENAI_API_KEY) throw …`). This config is loaded
+ * in that process before the global setup runs, so the gate opens here (placeholders from the record of what the global
+ * setup read while recording, `.files/(global-setup).yaml`), and fluxlab's reporter lets go of it before the workers start
+ * (src/context/gate-keys.ts). Jest itself loads the global setup, whatever its form (CommonJS, ESM, TypeScript).
+ * @param {Record<string, any>} config
+ * @param {Record<string, unknown> | undefined} options
+ */
+function openGates(config, options) {
+  const path = require('node:path')
+  const root = config.rootDir ? path.resolve(config.rootDir) : process.cwd()
+  const roots = []
+  if (config.globalSetup) roots.push([root, options])
+  for (const p of Array.isArray(config.projects) ? config.projects : []) {
+    if (p === null || typeof p !== 'object' || !p.globalSetup) continue
+    roots.push([p.rootDir ? path.resolve(root, p.rootDir) : root, { ...(options ?? {}), ...(p.globals?.fluxlab ?? {}) }])
+  }
+  if (roots.length === 0) return
+  const { openGate } = require('./dist/gate-keys.cjs')
+  const argv = process.argv
+  const updateState = argv.includes('--ci') ? 'none' : argv.includes('-u') || argv.includes('--updateSnapshot') ? 'all' : undefined
+  for (const [rootDir, o] of roots) openGate({ rootDir, options: o, updateState })
 }
 
 /**

@@ -31,6 +31,11 @@ export default defineConfig({
     'setup-facts': 'src/reporter/facts.ts',
     'setup-judge': 'src/judge/index.ts',
     'setup-file-record': 'src/context/file-record.ts',
+    // Issue 38 item 4: the gate around a global setup, in the runner's main process: vitest's two global setup files
+    // (src/vitest.ts puts them around the project's own), and jest's `withFluxlab` (jest-config.cjs).
+    'vitest-global-setup': 'src/plugin/vitest-global-setup.ts',
+    'vitest-global-setup-end': 'src/plugin/vitest-global-setup-end.ts',
+    'gate-keys': 'src/context/gate-keys.ts',
     'jest-reporter': 'src/reporter/jest-reporter.ts',
     // Playwright Test as the third runner (its `test` and `expect`; the app server runs under `fluxlab serve`).
     playwright: 'src/playwright.ts',

@@ -15,6 +15,7 @@ import { finishTest, type TestContext } from './context/test-context.js'
 import { configure } from './context/configure.js'
 import { perTestMode, type FluxOptions } from './context/options.js'
 import { holdFileKeys } from './context/file-keys.js'
+import { dropGateKeys } from './context/replay-keys.js'
 import { fileRecordKeeper } from './context/record-keeper.js'
 import { watchKeyReads } from './context/env-reads.js'
 import { loadEngine, loadMatchers } from './plugin/jest-load.js'
@@ -49,6 +50,8 @@ if (g.expect && g.beforeEach && g.afterEach) {
   // SPEC §2 "Keys": before the test file is collected, its key skip gates see placeholders for exactly the variables its
   // own fixtures name (a record run and a file with no fixture get none). jest gives each test file its own `process.env`.
   const testPath = expect.getState().testPath
+  // Issue 38 item 4: placeholders the main process filled for its global setup, if a worker inherited them, are not this file's.
+  dropGateKeys(process.env)
   const keys = holdFileKeys({ rootDir: process.cwd(), testFile: testPath, options: state.options, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
   // Issue 24: the credential variables the file's code reads while it is collected: those set go into what it records,
   // those unset name what closed a skipped test's gate.

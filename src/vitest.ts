@@ -12,9 +12,11 @@ export interface FluxPluginOptions extends FluxOptions {
   summary?: boolean
 }
 
-const SETUP = fileURLToPath(
-  new URL(import.meta.url.endsWith('.ts') ? './plugin/vitest-setup.ts' : './vitest-setup.js', import.meta.url),
-)
+const built = (name: string) => fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? `./plugin/${name}.ts` : `./${name}.js`, import.meta.url))
+const SETUP = built('vitest-setup')
+// Issue 38 item 4: around a project's own global setup, in vitest's main process (src/context/gate-keys.ts).
+const GATE_OPEN = built('vitest-global-setup')
+const GATE_END = built('vitest-global-setup-end')
 
 /**
  * The vitest plugin: registers fluxlab's setup file (matchers, per-test routing,
@@ -32,9 +34,13 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
     name: 'fluxlab',
     config(config) {
       checkRunner()
-      const test = ((config as { test?: { setupFiles?: string | string[] } }).test ??= {})
+      const test = ((config as { test?: { setupFiles?: string | string[]; globalSetup?: string | string[] } }).test ??= {})
       const existing = test.setupFiles === undefined ? [] : Array.isArray(test.setupFiles) ? test.setupFiles : [test.setupFiles]
       if (!existing.includes(SETUP)) test.setupFiles = [...existing, SETUP]
+      // Issue 38 item 4: a project's global setup runs in this process, where the workers' placeholders never stand: the
+      // gate fills its own, from the record of what the global setup read while recording, and lets go before the workers start.
+      const global = test.globalSetup === undefined ? [] : Array.isArray(test.globalSetup) ? test.globalSetup : [test.globalSetup]
+      if (global.length && !global.includes(GATE_OPEN)) test.globalSetup = [GATE_OPEN, ...global, GATE_END]
       return undefined
     },
     // @note vitest ≥ 3.2 calls this on project plugins; `provide` reaches `inject()` in workers.

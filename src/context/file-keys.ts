@@ -14,6 +14,8 @@ import { fillReplayKeys, replayKeyVars } from './replay-keys.js'
 const MANIFEST = 'scenario.yaml'
 /** Issue 38 item 4: the folder under the fixture root that keeps, per test file, the key variables it read while collected. */
 const FILES_DIR = '.files'
+/** Issue 38 item 4: the name of the record of what the runner's main process (its `globalSetup`) read: `.files/(global-setup).yaml`. */
+export const GLOBAL_SETUP = '(global-setup)'
 const SKIP = new Set(['node_modules', '.git', 'forks'])
 
 /**

@@ -6,7 +6,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { writeFileAtomic } from '../cassette/atomic.js'
-import { fileRecordPath, readFileRecord, type FileRecord } from './file-keys.js'
+import { fileRecordPath, GLOBAL_SETUP, readFileRecord, type FileRecord } from './file-keys.js'
 
 /**
  * Bring test file `testFile`'s record up to what it read (`reads`), writing it only when that changes it. `exact` (a
@@ -43,9 +43,18 @@ export function keepFileRecord(o: { base: string; rootDir: string; testFile: str
  */
 function renderFileRecord(file: string, r: FileRecord): string {
   const list = (key: string, names: string[]) => (names.length ? `${key}:\n${names.map((n) => `  - ${n}\n`).join('')}` : `${key}: []\n`)
+  const head =
+    file === GLOBAL_SETUP
+      ? [
+          "# fluxlab: the key variables the runner's main process (its globalSetup) read, recording (names only, never values).\n",
+          '# A replay fills a placeholder for each of keyVars while the global setup runs; unsetVars were read unset.\n',
+        ]
+      : [
+          `# fluxlab: the key variables ${file} read while it was collected, recording (names only, never values).\n`,
+          '# A replay fills a placeholder for each of keyVars before the file is collected; unsetVars were read unset.\n',
+        ]
   return [
-    `# fluxlab: the key variables ${file} read while it was collected, recording (names only, never values).\n`,
-    '# A replay fills a placeholder for each of keyVars before the file is collected; unsetVars were read unset.\n',
+    ...head,
     `file: ${JSON.stringify(file)}\n`,
     list('keyVars', r.keyVars),
     list('unsetVars', r.unsetVars),

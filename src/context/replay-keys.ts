@@ -145,6 +145,25 @@ function safeDecode(s: string): string {
   }
 }
 
+/**
+ * Issue 38 item 4: the placeholders the runner's main process filled for its global setup (`gate-keys.ts`), comma-separated.
+ * A worker started while they stood inherits them; its setup drops them ({@link dropGateKeys}) before its file's own keys.
+ */
+export const GATE_ENV = 'FLUX_GATE_KEYS'
+
+/**
+ * Remove the global setup's placeholders a worker inherited (those {@link GATE_ENV} lists and that still hold their
+ * placeholder), so a test file sees its keys as it did while recording, whatever the main process read.
+ * @example
+ * dropGateKeys(process.env)
+ */
+export function dropGateKeys(env: NodeJS.ProcessEnv): void {
+  const names = env[GATE_ENV]
+  if (names === undefined) return
+  for (const k of names.split(',')) if (k && env[k] === replayKeyFor(k)) delete env[k]
+  delete env[GATE_ENV]
+}
+
 const KEY = Symbol.for('fluxlab.replay-keys.v2')
 const g = globalThis as Record<symbol, unknown>
 const st = (g[KEY] ??= { refs: 0, filled: [] as string[] }) as { refs: number; filled: string[] }

@@ -12,6 +12,7 @@ import { state, type ConcurrentTest } from '../context/state.js'
 import { finishTest, type TestContext } from '../context/test-context.js'
 import { perTestMode } from '../context/options.js'
 import { holdFileKeys } from '../context/file-keys.js'
+import { dropGateKeys } from '../context/replay-keys.js'
 import { fileRecordKeeper } from '../context/record-keeper.js'
 import { watchKeyReads } from '../context/env-reads.js'
 import type { TestFacts } from '../reporter/facts.js'
@@ -47,6 +48,8 @@ const worker = (globalThis as { __vitest_worker__?: { filepath?: string; config?
 const rootDir = worker?.config?.root ?? process.cwd()
 // SPEC §2 "Keys": before the test file is collected, its key skip gates see placeholders for exactly the variables its own
 // fixtures name (a record run and a file with no fixture get none); released when the file ends (afterAll, below).
+// Issue 38 item 4: placeholders the main process filled for its global setup, if a worker inherited them, are not this file's.
+dropGateKeys(process.env)
 const keys = holdFileKeys({ rootDir, testFile: worker?.filepath, options: state.options, updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv() })
 // Issue 24: the credential variables the file's code reads while it is collected: those set go into what it records,
 // those unset name what closed a skipped test's gate.

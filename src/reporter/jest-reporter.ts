@@ -10,6 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pc from 'picocolors'
+import { pauseGate, resumeGate } from '../context/gate-keys.js'
 import { checkJestVersion, jestVersion } from './jest-version.js'
 import { FACTS_ENV, type TestFacts } from './facts.js'
 import { factsKey, readFacts } from './read-facts.js'
@@ -54,6 +55,9 @@ export default class FluxlabJestReporter {
     this.file = join(tmpdir(), `fluxlab-facts-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
     writeFileSync(this.file, '')
     process.env[FACTS_ENV] = this.file
+    // Issue 38 item 4: the global setup is over (jest builds its reporters after it): the placeholders `withFluxlab`
+    // filled for it go before any worker starts, so each test file sees its keys as it did while recording.
+    pauseGate()
   }
 
   onRunStart(): void {
@@ -62,6 +66,8 @@ export default class FluxlabJestReporter {
   }
 
   onRunComplete(_contexts: unknown, results: AggregatedLike): void {
+    // …and stand again for the global teardown, which jest runs after this.
+    resumeGate()
     const facts = new Map<string, TestFacts>()
     const read = readFacts(this.file)
     for (const f of read.tests) facts.set(factsKey(f.file, f.test, f.nth), f)

@@ -57,3 +57,30 @@ describe('withFluxlab and the test environment', () => {
     expect(environment({ testEnvironment: '<rootDir>/test/environment.cjs' })).toBe('<rootDir>/test/environment.cjs')
   })
 })
+
+// Issue 38 item 4: jest loads the config in its main process before the global setup, so `withFluxlab` opens the gate
+// there: for the config's `globalSetup` and for each of its `projects`' (a project with its own `rootDir` has its own record).
+describe('withFluxlab and a globalSetup', () => {
+  const gate = require('../../dist/gate-keys.cjs') as { pauseGate(): void }
+  const NAME = 'JEST_CONFIG_GATE_TEST_KEY'
+  const recordIn = (dir: string) => {
+    mkdirSync(join(dir, 'tests/scenarios/.files'), { recursive: true })
+    writeFileSync(join(dir, 'tests/scenarios/.files/(global-setup).yaml'), `file: "(global-setup)"\nkeyVars:\n  - ${NAME}\nunsetVars: []\n`)
+  }
+
+  test("a project's global setup finds the placeholder its record names, until the reporter lets go; a config without one opens nothing", () => {
+    const project = join(root, 'packages/api')
+    recordIn(project)
+    try {
+      withFluxlab({ rootDir: root })
+      expect(process.env[NAME]).toBeUndefined()
+      withFluxlab({ rootDir: root, projects: [{ rootDir: 'packages/api', globalSetup: './global-setup.js' }] })
+      expect(process.env[NAME]).toBe(`fluxlab-replay-no-key-${NAME}`)
+      expect(process.env.FLUX_GATE_KEYS).toBe(NAME)
+    } finally {
+      gate.pauseGate()
+    }
+    expect(process.env[NAME]).toBeUndefined()
+    expect(process.env.FLUX_GATE_KEYS).toBeUndefined()
+  })
+})
