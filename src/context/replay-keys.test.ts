@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { keysFrom } from './options.js'
 import { carriedKeyVars, fillReplayKeys, isReplayKey, missingKeyVars, placeholderIn, replayKeyFor, replayKeyVars } from './replay-keys.js'
+import { redactText } from '../secrets/redact.js'
 
 const request = (url: string, headers: Record<string, string> = {}) => new Request(url, { headers })
 
@@ -64,8 +65,25 @@ describe('replayKeyVars of an older fixture recorded against a host the table do
 })
 
 describe('placeholders', () => {
+  test("pass a suite's check of a key's form (a vendor's public prefix, 20 characters or more), and no secret rule takes them", () => {
+    const form: Record<string, (k: string) => boolean> = {
+      OPENAI_API_KEY: (k) => k.startsWith('sk-') && k.length >= 20,
+      ANTHROPIC_API_KEY: (k) => k.startsWith('sk-ant-') && k.length >= 20,
+      XAI_API_KEY: (k) => k.startsWith('xai-') && k.length >= 20,
+      GROQ_API_KEY: (k) => k.startsWith('gsk_'),
+      GEMINI_API_KEY: (k) => k.startsWith('AIza'),
+    }
+    for (const [name, ok] of Object.entries(form)) {
+      const key = replayKeyFor(name)
+      expect([name, ok(key)]).toEqual([name, true])
+      expect(redactText(`Authorization: Bearer ${key}, x-goog-api-key: ${key}`)).toBe(`Authorization: Bearer ${key}, x-goog-api-key: ${key}`)
+    }
+  })
+
   test('each names its variable, and a request carrying one says which', () => {
-    expect(replayKeyFor('GROQ_API_KEY')).toBe('fluxlab-replay-no-key-GROQ_API_KEY')
+    expect(replayKeyFor('GROQ_API_KEY')).toBe('gsk_fluxlab-replay-no-key-GROQ_API_KEY')
+    expect(replayKeyFor('MY_GATE')).toBe('fluxlab-replay-no-key-MY_GATE')
+    expect(placeholderIn(`Bearer ${replayKeyFor('ANTHROPIC_API_KEY')}`)).toBe('ANTHROPIC_API_KEY')
     expect(placeholderIn('Bearer fluxlab-replay-no-key-GROQ_API_KEY')).toBe('GROQ_API_KEY')
     expect(placeholderIn('https://x.test/?key=fluxlab-replay-no-key-GEMINI_API_KEY')).toBe('GEMINI_API_KEY')
     expect(placeholderIn('Bearer sk-real')).toBeUndefined()
@@ -82,7 +100,7 @@ describe('placeholders', () => {
   test('exactly the names given are filled, and removed when the last holder lets go', () => {
     const env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'sk-real' }
     const file = fillReplayKeys(env, ['OPENAI_API_KEY', 'GROQ_API_KEY'])
-    expect(env).toEqual({ OPENAI_API_KEY: 'sk-real', GROQ_API_KEY: 'fluxlab-replay-no-key-GROQ_API_KEY' })
+    expect(env).toEqual({ OPENAI_API_KEY: 'sk-real', GROQ_API_KEY: 'gsk_fluxlab-replay-no-key-GROQ_API_KEY' })
     const run = fillReplayKeys(env, ['MY_GATE'])
     expect(env.MY_GATE).toBe('fluxlab-replay-no-key-MY_GATE')
     run()

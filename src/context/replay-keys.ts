@@ -6,16 +6,38 @@
  * placeholder when unset, so the gates open for the providers the fixtures recorded and for no other.
  */
 
-/** The start of every placeholder value; the full value names its variable (`fluxlab-replay-no-key-GROQ_API_KEY`). */
+/** The marker in every placeholder value; the full value names its variable (`gsk_fluxlab-replay-no-key-GROQ_API_KEY`). */
 export const REPLAY_KEY = 'fluxlab-replay-no-key'
 
 /**
- * The placeholder a replay puts in `name`.
+ * The public prefix a vendor's keys start with, by the variable that holds them: a suite that checks a key's form
+ * before it trusts it (`key.startsWith('sk-') && key.length >= 20`) lets a placeholder by as it let the key by. The
+ * prefix is the vendor's documented format, never read from a key.
+ */
+const KEY_PREFIX: Readonly<Record<string, string>> = {
+  OPENAI_API_KEY: 'sk-',
+  AZURE_OPENAI_API_KEY: '',
+  ANTHROPIC_API_KEY: 'sk-ant-',
+  OPENROUTER_API_KEY: 'sk-or-v1-',
+  DEEPSEEK_API_KEY: 'sk-',
+  GROQ_API_KEY: 'gsk_',
+  XAI_API_KEY: 'xai-',
+  PERPLEXITY_API_KEY: 'pplx-',
+  GEMINI_API_KEY: 'AIza',
+  GOOGLE_API_KEY: 'AIza',
+  GOOGLE_GENERATIVE_AI_API_KEY: 'AIza',
+  HF_TOKEN: 'hf_',
+}
+
+/**
+ * The placeholder a replay puts in `name`: the vendor's public key prefix where it has one, then the marker and the
+ * variable's name (no secret rule matches it, so it is never redacted out of a message that names it).
  * @example
- * replayKeyFor('GROQ_API_KEY') // 'fluxlab-replay-no-key-GROQ_API_KEY'
+ * replayKeyFor('GROQ_API_KEY') // 'gsk_fluxlab-replay-no-key-GROQ_API_KEY'
+ * replayKeyFor('MY_GATEWAY_TOKEN') // 'fluxlab-replay-no-key-MY_GATEWAY_TOKEN'
  */
 export function replayKeyFor(name: string): string {
-  return `${REPLAY_KEY}-${name}`
+  return `${KEY_PREFIX[name] ?? ''}${REPLAY_KEY}-${name}`
 }
 
 /**
