@@ -5,7 +5,7 @@
  *   opened (ECONNREFUSED on the socket), and appends one JSON line per refused connection to
  *   VERDICT_NET_LOG: the count of requests that tried to leave the machine.
  * - With VERDICT_REDIRECT=host=url,… (FLUX_UPSTREAM's format) it rewrites global fetch requests to those
- *   hosts onto the url. That is how the run without fluxlab reaches the emulator, and how the C' run
+ *   hosts onto the url, and `http(s).request`/`.get` ones too (clients on node-fetch or axios: openai v4 in Node). That is how the run without fluxlab reaches the emulator, and how the C' run
  *   catches, on the emulator's hit counter, a request that got past fluxlab to a vendor host: fluxlab
  *   patches fetch after this file, so this rewrite sits beneath fluxlab and sees only what fluxlab let go.
  */
@@ -58,5 +58,37 @@ if (Object.keys(map).length > 0 && typeof globalThis.fetch === 'function') {
     target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
     if (!request) return fetch(target, init)
     return fetch(new Request(target, { method: request.method, headers: request.headers, body: request.body, duplex: 'half', signal: request.signal, redirect: request.redirect }), init)
+  }
+}
+
+// node-fetch (openai v4's transport in Node), axios and got call `https.request` / `https.get`, not global fetch: the
+// same rewrite at that layer. The client's agent is dropped (an https.Agent cannot carry an http: request).
+if (Object.keys(map).length > 0) {
+  const http = require('node:http')
+  const https = require('node:https')
+  for (const [mod, proto] of [[http, 'http:'], [https, 'https:']]) {
+    for (const verb of ['request', 'get']) {
+      const original = mod[verb]
+      mod[verb] = function redirectedRequest(...args) {
+        let url
+        let opts
+        let cb
+        if (typeof args[0] === 'string' || args[0] instanceof URL) {
+          url = new URL(String(args[0]))
+          if (typeof args[1] === 'function') { opts = {}; cb = args[1] } else { opts = args[1] ?? {}; cb = args[2] }
+        } else {
+          opts = args[0] ?? {}
+          cb = args[1]
+        }
+        const hostname = String(url ? url.hostname : (opts.hostname ?? String(opts.host ?? 'localhost').replace(/:\d+$/, ''))).toLowerCase()
+        const base = map[hostname]
+        if (!base || (url ? url.protocol : (opts.protocol ?? proto)) !== 'https:') return original.apply(this, args)
+        const path = url ? `${url.pathname}${url.search}` : (opts.path ?? '/')
+        const { agent, host, hostname: _h, port, protocol, href, origin, pathname, search, ...rest } = opts
+        const target = { ...rest, protocol: base.protocol, hostname: base.hostname, port: base.port, path: `${base.pathname.replace(/\/+$/, '')}${path}` }
+        const via = base.protocol === 'https:' ? https : http
+        return verb === 'get' ? via.get(target, cb) : via.request(target, cb)
+      }
+    }
   }
 }

@@ -2,7 +2,7 @@
  * Does adopting fluxlab keep a suite's verdict? Runs a suite nobody wrote for fluxlab three ways and
  * compares every test's status (issue 24).
  *
- *   node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config <file>]
+ *   node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest|playwright] [--config <file>]
  *        [--keys OPENAI_API_KEY,ANTHROPIC_API_KEY] [--hosts api.openai.com,api.anthropic.com] [--timeout <seconds>]
  *        [--json out.json] [--env K=V,…] [--node-options '<flags>'] [--replay-keys A,B] [-- <runner args>…]
  *
@@ -10,6 +10,11 @@
  * writes next to it a config that is the project's plus fluxlab's adoption lines and nothing else:
  *   vitest: mergeConfig(<project config>, { plugins: [fluxlab({ scenarios: 'per-test' })] })
  *   jest:   withFluxlab(require(<project config>), { scenarios: 'per-test' })
+ *   playwright: docs/playwright.md's two edits: every `webServer` entry through `withFluxlab`, fluxlab's summary
+ *       reporter, and the specs' `@playwright/test` import line swapped for `fluxlab/playwright` in a scratch copy of
+ *       the test folder (see playwrightCopy below). Every run of a Playwright suite (A included) goes through a config
+ *       the harness writes, with the Chromium of fluxlab's devDependency `@sparticuz/chromium` (no browser can be
+ *       downloaded here) and the JSON reporter.
  *
  * Runs (every one with net-guard.cjs preloaded: no connection leaves 127.0.0.0/8, each refusal counted):
  *   A   the project's own config (no fluxlab), the 2 keys set, the vendor hosts rewritten onto the emulator
@@ -24,8 +29,10 @@
  * for A-vs-B and A-vs-each-C the tests whose status changed, with the first line of their error.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, relative, resolve } from 'node:path'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startEmulator } from './emulator.mjs'
 
@@ -37,10 +44,11 @@ const extra = dashes === -1 ? [] : argv.slice(dashes + 1)
 const flag = (name, fallback) => { const i = own.indexOf(`--${name}`); return i === -1 ? fallback : own[i + 1] }
 const dir = own[0] && !own[0].startsWith('--') ? resolve(own[0]) : undefined
 if (!dir) {
-  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest] [--config file] [--keys A,B] [--hosts h1,h2] [--timeout s] [--json out] [--env K=V,…] [--node-options flags] [-- runner args]')
+  console.error('usage: node bench/third-party/verdict.mjs <project dir> [--runner vitest|jest|playwright] [--config file] [--keys A,B] [--hosts h1,h2] [--timeout s] [--json out] [--env K=V,…] [--node-options flags] [-- runner args]')
   process.exit(2)
 }
 const runner = flag('runner', existsSync(join(dir, 'node_modules/.bin/vitest')) ? 'vitest' : 'jest')
+if (!['vitest', 'jest', 'playwright'].includes(runner)) { console.error(`--runner ${runner}: one of vitest, jest, playwright`); process.exit(2) }
 const configFile = flag('config', readdirSync(dir).find((f) => new RegExp(`^${runner}\\.config\\.(c|m)?(t|j)s$`).test(f)))
 if (!configFile) { console.error(`no ${runner} config in ${dir}: pass --config`); process.exit(2) }
 const keyNames = flag('keys', 'OPENAI_API_KEY,ANTHROPIC_API_KEY').split(',')
@@ -82,14 +90,99 @@ Object.assign(base, extraEnv)
 // A jest config that node loads as ESM (.mjs, or .js in a "type": "module" package) cannot be require()d: the
 // adopted config is then an .mjs file importing it (fluxlab/jest-config is CommonJS: its default import).
 const esmJest = runner === 'jest' && (/\.mjs$/.test(configFile) || (/\.js$/.test(configFile) && (() => { try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type === 'module' } catch { return false } })()))
-const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : esmJest ? `jest.fluxlab.config.mjs` : `jest.fluxlab.config.cjs`
-writeFileSync(join(dir, adopted), runner === 'vitest'
+const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : runner === 'playwright' ? 'playwright.fluxlab.config.ts' : esmJest ? `jest.fluxlab.config.mjs` : `jest.fluxlab.config.cjs`
+if (runner !== 'playwright') writeFileSync(join(dir, adopted), runner === 'vitest'
   ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport { mergeConfig } from 'vitest/config'\nimport project from './${configFile.replace(/\.(c|m)?ts$/, '')}'\nimport { fluxlab } from 'fluxlab/vitest'\nexport default mergeConfig(project, { plugins: [fluxlab({ scenarios: 'per-test' })] })\n`
   : esmJest
     ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport project from './${configFile}'\nimport jestConfig from 'fluxlab/jest-config'\nexport default jestConfig.withFluxlab(project, { scenarios: 'per-test' })\n`
     : `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nconst { withFluxlab } = require('fluxlab/jest-config')\n${tsJestLine
     ? `const project = require('./${configFile}')\n// --ts-jest-transform: the preset's ts-jest transform named in the config, so withFluxlab keeps it\nmodule.exports = withFluxlab({ ...project, transform: { '^.+\\\\.tsx?$': 'ts-jest', ...project.transform } }, { scenarios: 'per-test' })\n`
     : `module.exports = withFluxlab(require('./${configFile}'), { scenarios: 'per-test' })\n`}`)
+
+// ─── Playwright ─────────────────────────────────────────────────────────────
+// No browser can be downloaded here: every run launches the Chromium that fluxlab's devDependency `@sparticuz/chromium`
+// ships inside its npm package, unpacked once into a temp dir (as test/cli/html-viewer.test.ts does), through a config
+// the harness writes beside the project's (`use.launchOptions`, top level and per project). The browser gets no
+// NODE_OPTIONS, so net-guard cannot see it: a host-resolver rule keeps it on loopback instead (refusals not counted).
+const pwPlain = 'playwright.verdict.config.ts'
+let pwCopy
+let pwTestDir
+let pwBrowserDir
+if (runner === 'playwright') {
+  const fluxRoot = resolve(here, '../..')
+  const { default: pack } = await import(createRequire(join(fluxRoot, 'package.json')).resolve('@sparticuz/chromium'))
+  const unpackTo = (pwBrowserDir = mkdtempSync(join(tmpdir(), 'verdict-chromium-')))
+  const saved = process.env.TMPDIR
+  process.env.TMPDIR = unpackTo
+  base.VERDICT_CHROMIUM = await pack.executablePath()
+  if (saved === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = saved
+  // @note without --single-process, as examples/chat-app/tests/fixtures.ts: with it the browser dies when the first context closes.
+  base.VERDICT_CHROMIUM_ARGS = JSON.stringify([...pack.args.filter((a) => a !== '--single-process'), '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1'])
+  const config = (adoptedLines) => [
+    `// written by fluxlab bench/third-party/verdict.mjs: the project's config, ${adoptedLines ? "plus fluxlab's documented adoption (docs/playwright.md), " : ''}with this machine's browser and the JSON reporter`,
+    `import project from './${configFile.replace(/\.(c|m)?(t|j)s$/, '')}'`,
+    ...(adoptedLines ? [`import { withFluxlab } from 'fluxlab/playwright'`] : []),
+    `const launchOptions = { executablePath: process.env.VERDICT_CHROMIUM, args: JSON.parse(process.env.VERDICT_CHROMIUM_ARGS ?? '[]'), headless: true }`,
+    `const browser = (use: any = {}) => ({ ...use, launchOptions: { ...use.launchOptions, ...launchOptions } })`,
+    `const reporter: any = [['list'], ['json', { outputFile: process.env.VERDICT_PW_JSON }]${adoptedLines ? ", ['fluxlab/playwright-reporter']" : ''}]`,
+    ...(adoptedLines ? [
+      `const server = (s: any) => withFluxlab(s)`,
+      `const webServer: any = project.webServer === undefined ? undefined : Array.isArray(project.webServer) ? project.webServer.map(server) : server(project.webServer)`,
+    ] : []),
+    `export default {`,
+    `  ...project,`,
+    `  reporter,`,
+    `  use: browser(project.use),`,
+    `  ...(project.projects ? { projects: project.projects.map((p: any) => ({ ...p, use: browser(p.use)${adoptedLines ? ', ...(p.testDir ? { testDir: p.testDir } : {})' : ''} })) } : {}),`,
+    ...(adoptedLines ? [`  ...(webServer ? { webServer } : {}),`, `  testDir: ${JSON.stringify('__TESTDIR__')},`] : []),
+    `}`,
+    '',
+  ].join('\n')
+  writeFileSync(join(dir, pwPlain), config(false))
+  // The project's test folder, as Playwright resolves it from the project's own config (`--list`).
+  const listed = join(`${tmp}-${basename(dir)}-list.json`)
+  await new Promise((r) => spawn('npx', ['playwright', 'test', '-c', pwPlain, '--list'], { cwd: dir, env: { ...base, VERDICT_PW_JSON: listed }, stdio: 'ignore' }).on('close', r))
+  if (!existsSync(listed)) { console.error(`playwright --list with ${pwPlain} wrote no report: does the project's config load?`); process.exit(2) }
+  const dirs = [...new Set(JSON.parse(readFileSync(listed, 'utf8')).config.projects.map((p) => p.testDir))]
+  if (dirs.length !== 1 || resolve(dirs[0]) === dir) { console.error(`the harness copies one test folder below the config's (found ${dirs.join(', ')})`); process.exit(2) }
+  pwTestDir = dirs[0]
+  pwCopy = playwrightCopy(pwTestDir)
+  writeFileSync(join(dir, adopted), config(true).replace('__TESTDIR__', `./${relative(dir, pwCopy)}`))
+}
+
+/**
+ * docs/playwright.md's spec edit, the one line: a copy of the test folder beside it (same depth, so the specs' relative
+ * imports still resolve), where in every .ts/.js file an import from '@playwright/test' whose names fluxlab/playwright
+ * exports (`test`, `expect`, types) comes from 'fluxlab/playwright'. Any other import of it is kept and listed: the
+ * project then needs more than the documented edit. The project's own files are never edited.
+ */
+function playwrightCopy(testDir) {
+  const copy = `${testDir}-fluxlab`
+  rmSync(copy, { recursive: true, force: true })
+  cpSync(testDir, copy, { recursive: true, filter: (src) => !src.split(sep).includes('node_modules') && !src.startsWith(join(testDir, 'scenarios')) })
+  const ours = new Set(['test', 'expect'])
+  const swapped = []
+  const kept = []
+  const walk = (d) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e)
+      if (statSync(p).isDirectory()) { walk(p); continue }
+      if (!/\.(c|m)?(t|j)sx?$/.test(e)) continue
+      const text = readFileSync(p, 'utf8')
+      const next = text.replace(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+(['"])@playwright\/test\3;?[ \t]*$/gm, (line, allType, names) => {
+        const plain = names.split(',').map((n) => n.trim()).filter(Boolean).filter((n) => !allType && !n.startsWith('type '))
+        if (plain.every((n) => ours.has(n.split(/\s+as\s+/)[0]))) { swapped.push(relative(dir, p)); return line.replace(/@playwright\/test/, 'fluxlab/playwright') }
+        kept.push(`${relative(dir, p)}: ${line.trim()}`)
+        return line
+      })
+      if (next !== text) writeFileSync(p, next)
+    }
+  }
+  walk(copy)
+  console.log(`adopted specs: ${relative(dir, copy)}/ (a copy of ${relative(dir, testDir)}/), import line swapped in ${swapped.length} file(s)${kept.length ? `; kept (not fluxlab/playwright's names): ${kept.join('; ')}` : ''}`)
+  return copy
+}
 
 // ─── one run ────────────────────────────────────────────────────────────────
 async function run(label, config, env) {
@@ -99,9 +192,11 @@ async function run(label, config, env) {
   rmSync(netLog, { force: true })
   const args = runner === 'vitest'
     ? ['vitest', 'run', '--config', config, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...extra]
-    : ['jest', '--config', config, '--json', `--outputFile=${out}`, ...extra]
+    : runner === 'playwright'
+      ? ['playwright', 'test', '-c', config, ...extra]
+      : ['jest', '--config', config, '--json', `--outputFile=${out}`, ...extra]
   const started = Date.now()
-  const child = spawn('npx', args, { cwd: dir, env: { ...base, ...env, VERDICT_NET_LOG: netLog }, detached: true })
+  const child = spawn('npx', args, { cwd: dir, env: { ...base, ...env, VERDICT_NET_LOG: netLog, VERDICT_PW_JSON: out }, detached: true })
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
@@ -121,7 +216,7 @@ async function run(label, config, env) {
     console.log(`${label}: the runner wrote no JSON report (exit ${code}): ${why}\n   see ${tmp}-${basename(dir)}-${label}.log`)
     return { label, code, results: new Map(), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000, noReport: why }
   }
-  return { label, code, results: results(out), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000 }
+  return { label, code, results: runner === 'playwright' ? playwrightResults(out) : results(out), summary, parsed: parseSummary(summary), leaks, seconds: (Date.now() - started) / 1000 }
 }
 
 const normal = (s) => (s === 'pending' || s === 'todo' || s === 'disabled' ? 'skipped' : s)
@@ -136,6 +231,37 @@ function results(file) {
       m.set(name, { status: normal(a.status), message: (a.failureMessages ?? []).join('\n') })
     }
   }
+  return m
+}
+/**
+ * Playwright's JSON report, one entry per test run as Playwright counts them: `<file> > <describe titles> > <title>`
+ * (with `[project]` first when the config has several), the scratch copy's files named as the project's. A test's
+ * outcome: `expected` is passed (skipped when its last result was skipped), `flaky` passed (it passed on a retry),
+ * `unexpected` failed. Load errors of the run (a spec that does not compile) are one failed entry each.
+ */
+function playwrightResults(file) {
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  const m = new Map()
+  const projects = new Set()
+  const walkNames = (s) => { for (const sp of s.specs ?? []) for (const t of sp.tests) projects.add(t.projectName); for (const c of s.suites ?? []) walkNames(c) }
+  for (const s of report.suites ?? []) walkNames(s)
+  const rootDir = report.config.rootDir
+  const own = (f) => { const abs = resolve(rootDir, f); return relative(dir, pwCopy && abs.startsWith(pwCopy + sep) ? join(pwTestDir, relative(pwCopy, abs)) : abs) }
+  const walk = (s, titles) => {
+    for (const sp of s.specs ?? []) {
+      for (const t of sp.tests) {
+        const last = t.results.at(-1)
+        const status = t.status === 'unexpected' ? 'failed' : t.status === 'skipped' || last?.status === 'skipped' ? 'skipped' : 'passed'
+        const full = [...titles, sp.title].join(' > ')
+        let name = `${own(sp.file)} > ${projects.size > 1 ? `[${t.projectName}] ` : ''}${full}`
+        for (let i = 2; m.has(name); i++) name = `${own(sp.file)} > ${projects.size > 1 ? `[${t.projectName}] ` : ''}${full} #${i}`
+        m.set(name, { status, message: (last?.errors ?? []).map((e) => e.message ?? '').join('\n') || (last?.error?.message ?? '') })
+      }
+    }
+    for (const c of s.suites ?? []) walk(c, [...titles, c.title]) // the top-level suites are the files; below them, describes
+  }
+  for (const s of report.suites ?? []) walk(s, [])
+  for (const [i, e] of (report.errors ?? []).entries()) m.set(`(run error ${i + 1}) > (file failed to load)`, { status: 'failed', message: e.message ?? '' })
   return m
 }
 function parseSummary(line) {
@@ -173,7 +299,7 @@ const emulator = await startEmulator(Number(process.env.EMULATOR_PORT ?? 0))
 const map = hosts.map((h) => `${h}=${emulator.url}`).join(',')
 const report = { project: dir, runner, config: configFile, keys: keyNames, hosts, runs: {}, compare: {} }
 
-const A = await run('A', configFile, { ...KEYS, VERDICT_REDIRECT: map })
+const A = await run('A', runner === 'playwright' ? pwPlain : configFile, { ...KEYS, VERDICT_REDIRECT: map })
 const hitsA = emulator.requests()
 rmSync(scenarioDir, { recursive: true, force: true })
 const B = await run('B', adopted, { ...KEYS, FLUX_UPSTREAM: map })
@@ -187,6 +313,8 @@ const Cp = await run("C'", adopted, { ...replayKeys, CI: '1', FLUX_OFFLINE: '1',
 const hitsCp = up.requests()
 await up.close()
 const writtenAfter = fixtures()
+
+if (pwBrowserDir) rmSync(pwBrowserDir, { recursive: true, force: true })
 
 const hits = { A: hitsA, B: hitsB, C: 0, Co: 0, "C'": hitsCp }
 for (const r of [A, B, C, Co, Cp]) {
