@@ -269,8 +269,22 @@ describe('summarize', () => {
     )
   })
 
-  it('says so in one line when no scenario ran', () => {
+  it('says so in one line when no scenario and no test ran', () => {
     const root = project({})
     expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(' fluxlab  no scenarios ran')
+  })
+
+  it("gives the runner's counts and names namesakes when tests ran but none opened a scenario (a replay of tests that made no model call)", () => {
+    const root = project({})
+    const file = join(root, 'parity.test.ts')
+    const tests: RanTest[] = [
+      { file, name: 'parity complete() returns text', state: 'failed' },
+      { file, name: 'parity complete() returns text', state: 'failed' },
+      { file, name: 'parity stream() yields text', state: 'passed' },
+      { file, name: 'parity is skipped', state: 'skipped' },
+    ]
+    const text = formatSummary(summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false), { cwd: root })
+    expect(text.split('\n')[0]).toBe(' fluxlab  0 scenarios: 0 replayed, 0 recorded · tests 1 passed, 2 failed, 1 skipped · hermetic 0/0 · live model calls 0 · recorded cost $0 · drift warnings 0')
+    expect(text).toContain('2 tests of parity.test.ts are named "parity complete() returns text"')
   })
 })
