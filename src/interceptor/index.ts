@@ -16,7 +16,7 @@ import { attachWorkers } from './worker.js'
 export type { Admission, Router } from './interception.js'
 export { GLOBAL_DISPATCHERS } from './interception.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
-export { mayStartNode } from './child-process.js'
+export { isPackageManager, mayStartNode } from './child-process.js'
 export { isLoopback, isOwnServer, nothingListens, readTreePorts } from './own-servers.js'
 export { refusedAsNetworkError } from './refused-network.js'
 
