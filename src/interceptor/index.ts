@@ -14,7 +14,7 @@ import { attachWebSocket } from './websocket.js'
 import { attachWorkers } from './worker.js'
 
 export type { Admission, Router } from './interception.js'
-export { GLOBAL_DISPATCHERS } from './interception.js'
+export { GLOBAL_DISPATCHERS } from './undici.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
 export { isPackageManager, mayStartNode } from './child-process.js'
 export { isLoopback, isOwnServer, nothingListens, readTreePorts } from './own-servers.js'

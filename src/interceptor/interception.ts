@@ -124,8 +124,6 @@ export const KEY = Symbol.for('fluxlab.interception.v3')
 export const FETCH_SYMBOL = (FetchInterceptor as unknown as { symbol: symbol }).symbol
 export const HTTP_SYMBOL = (ClientRequestInterceptor as unknown as { symbol: symbol }).symbol
 export const g = globalThis as Record<symbol, unknown>
-/** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy (global `fetch`), `.2` by undici 8. */
-export const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
 
 /** Which interceptor handed a request over. */
 export type Via = 'fetch' | 'http' | 'xhr'

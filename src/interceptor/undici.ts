@@ -7,7 +7,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { FluxError } from '../errors.js'
-import { GLOBAL_DISPATCHERS } from './interception.js'
 import { realmState } from './process-hold.js'
 import { patchLoadedCopies, unpatchCopies, watchLoads, type CopiesState } from './undici-copies.js'
 import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
@@ -42,6 +41,8 @@ interface UndiciState extends CopiesState {
   listener?: (message: unknown) => void
 }
 
+/** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy (global `fetch`), `.2` by undici 8. */
+export const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
 const CREATE = 'undici:request:create'
 const KEY = Symbol.for('fluxlab.undici.v1')
 const g = globalThis as Record<symbol, unknown>
