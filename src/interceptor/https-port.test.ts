@@ -7,7 +7,7 @@ import { acquireInterception } from './index.js'
  * the call stack, as its `isSecureEndpoint()` looks.
  */
 class StackSniffingAgent extends https.Agent {
-  // @ts-expect-error a getter over the data property, as agent-base defines it
+  // a getter over https.Agent's data property, as agent-base defines it
   get defaultPort(): number {
     return (new Error().stack ?? '').split('\n').some((l) => l.includes('(node:https:') || l.includes('(https.js:')) ? 443 : 80
   }
