@@ -6,7 +6,8 @@
  * that is not the tape's comes back `pass` and goes out as it would without fluxlab. The program's code is not
  * changed and needs no fluxlab import.
  */
-import { acquireInterception, type ChildEnv, type Router } from '../interceptor/index.js'
+import { realpathSync } from 'node:fs'
+import { acquireInterception, isPackageManager, type ChildEnv, type Router } from '../interceptor/index.js'
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
@@ -18,10 +19,13 @@ import https from 'node:https'
 
 // A worker thread finds the tree on its global (its `env` may be the process's own); a process, in its environment.
 const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORKER_TREE] ?? process.env) as NodeJS.ProcessEnv
+// A package manager's own process (npx starting an MCP server) is left as it is without fluxlab: its registry traffic
+// is no call of the agent. Its children inherit this preload, and the program it starts is on the tape.
+const packageManager = isPackageManager(process.argv[1], realpathSync)
 if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
   // An app server under `fluxlab serve`: what it does while handling a test's browser request goes to that test's run.
   if (tree.FLUX_SERVE) attachServerRequests([http.Server.prototype, https.Server.prototype] as never, { path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN })
-  acquireInterception(treeRouter({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
+  if (!packageManager) acquireInterception(treeRouter({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
   // The run learns that this process can reach it: a child that never says so is warned about (src/scenario/tree.ts).
   void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)
 }

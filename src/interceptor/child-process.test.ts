@@ -1,7 +1,19 @@
 import { describe, expect, test } from 'vitest'
-import { commandOf, mayStartNode, withChildEnv } from './child-process.js'
+import { commandOf, isPackageManager, mayStartNode, withChildEnv } from './child-process.js'
 
 describe('a child process of a run', () => {
+  test("is a package manager's own process when its entry script is npm's, npx's, pnpm's, yarn's or corepack's", () => {
+    for (const entry of ['/usr/bin/npx', '/usr/local/bin/npm', '/usr/lib/node_modules/npm/bin/npx-cli.js', 'C:\\nodejs\\node_modules\\npm\\bin\\npm-cli.js',
+      '/home/u/.local/share/pnpm/pnpm', '/repo/node_modules/pnpm/bin/pnpm.cjs', '/usr/lib/node_modules/yarn/bin/yarn.js', '/repo/.yarn/releases/yarn-4.5.0.cjs',
+      '/usr/lib/node_modules/corepack/dist/npx.js'])
+      expect(isPackageManager(entry), entry).toBe(true)
+    for (const entry of [undefined, '/repo/node_modules/.bin/tsx', '/repo/scripts/npm-release.mjs', '/repo/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', 'server.mjs'])
+      expect(isPackageManager(entry), entry).toBe(false)
+    // behind a symlink (a bin of node_modules/.bin): the real path decides
+    expect(isPackageManager('/repo/node_modules/.bin/pnpm-shim', () => '/repo/node_modules/pnpm/bin/pnpm.cjs')).toBe(true)
+    expect(isPackageManager('/repo/gone', () => { throw new Error('ENOENT') })).toBe(false)
+  })
+
   test('is named by the command line a person typed: a shell child by its script', () => {
     expect(commandOf(['/usr/bin/node', 'child.mjs', '--x'])).toBe('/usr/bin/node child.mjs --x')
     expect(commandOf(['/bin/sh', '-c', 'npx tsx examples/a.ts'])).toBe('npx tsx examples/a.ts')

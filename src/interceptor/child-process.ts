@@ -128,6 +128,35 @@ export function mayStartNode(argv: readonly string[], shell: boolean | string): 
   })
 }
 
+/** The entry scripts of package managers: npm, npx, pnpm, yarn (classic, and berry's `.yarn/releases/yarn-*.cjs`), corepack. */
+const PACKAGE_MANAGER = [
+  /^(npm|npx|npm-cli\.js|npx-cli\.js|pnpm|pnpx|pnpm\.c?js|yarn|yarnpkg|yarn\.c?js|corepack)$/,
+  /[\\/]node_modules[\\/](npm|pnpm|yarn|corepack)[\\/](bin|dist)[\\/][^\\/]+$/,
+  /[\\/]\.yarn[\\/]releases[\\/]yarn-[^\\/]+\.c?js$/,
+]
+
+/**
+ * Whether this Node process is a package manager's own (`npx -y server` starting an MCP server, `npm run dev`), from
+ * its entry script (`process.argv[1]`, as the shell called it or behind a symlink): its registry traffic is no call
+ * of the agent, and the preload leaves it alone, as without fluxlab; the programs it starts are on the tape.
+ * @note issue 38: npm under the preload sent its registry request through the interception, which saw an `https:`
+ * request of an agent-base agent at port 80 (`defaultPort` looks for `node:https` on the stack), and refused it
+ * offline, so npm never fell back to its cache and the server it was to start never came up.
+ * @example
+ * isPackageManager('/usr/lib/node_modules/npm/bin/npx-cli.js') // true
+ * isPackageManager('/repo/node_modules/.bin/tsx') // false
+ */
+export function isPackageManager(entry: string | undefined, real: (path: string) => string = (path) => path): boolean {
+  if (!entry) return false
+  const matches = (path: string) => PACKAGE_MANAGER.some((re) => re.test(path.replace(/^.*[\\/]/, '')) || re.test(path))
+  if (matches(entry)) return true
+  try {
+    return matches(real(entry))
+  } catch {
+    return false
+  }
+}
+
 /** `NODE_OPTIONS` and the tree's variables out of `env`: a holder itself is not on any tape. */
 function bare(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env }

@@ -3,6 +3,7 @@ import { clearImmediate, setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FluxError, notice } from '../errors.js'
 import { guardHttp2 } from './http2.js'
+import { guardHttpsPort } from './https-port.js'
 import type { Router } from './interception.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
 import { attachChildProcess, attachSyncChildProcess } from './child-process.js'
@@ -14,8 +15,9 @@ import { attachWebSocket } from './websocket.js'
 import { attachWorkers } from './worker.js'
 
 export type { Admission, Router } from './interception.js'
+export { GLOBAL_DISPATCHERS } from './undici.js'
 export type { ChildEnv, SyncChild } from './child-process.js'
-export { mayStartNode } from './child-process.js'
+export { isPackageManager, mayStartNode } from './child-process.js'
 export { isLoopback, isOwnServer, nothingListens, readTreePorts, sweepDeadTrees } from './own-servers.js'
 export { refusedAsNetworkError } from './refused-network.js'
 
@@ -72,6 +74,10 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
     syncBuiltinESMExports()
   }
   attach()
+  // issue 38: over the interceptor's `https.request` patch, which read an agent-base agent's port as 80
+  const port = guardHttpsPort()
+  st.unguardHttpsPort = port.undo
+  if (port.patched) syncBuiltinESMExports()
   let released = false
   return ({ now = false } = {}) => {
     if (released) return
@@ -102,6 +108,9 @@ const builtin = <T>(name: string): T => createRequire(import.meta.url)(name) as 
 
 /** Undo every patch of `acquireInterception` (the last holder released it, a turn ago). */
 function detachAll(): void {
+  st.unguardHttpsPort?.()
+  const unguardedPort = st.unguardHttpsPort !== undefined
+  st.unguardHttpsPort = undefined
   detach()
   st.detachUndici?.()
   st.detachUndici = undefined
@@ -116,7 +125,7 @@ function detachAll(): void {
   const unpatchedSync = st.detachSyncChildren !== undefined
   st.detachSyncChildren = undefined
   st.detachWorkers = undefined
-  if (st.unguardHttp2?.() || unpatchedSync) syncBuiltinESMExports()
+  if (st.unguardHttp2?.() || unpatchedSync || unguardedPort) syncBuiltinESMExports()
   st.unguardHttp2 = undefined
   letGoProcess()
 }

@@ -82,6 +82,8 @@ export interface InterceptionState {
   detachSyncChildren?: () => void
   /** Undo of the `worker_threads` patch (`worker.ts`). */
   detachWorkers?: () => void
+  /** Undo of the `https.request` port wrapper over the interceptor's patch (`https-port.ts`). */
+  unguardHttpsPort?: () => void
   /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
   unguardHttp2?: () => boolean
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */

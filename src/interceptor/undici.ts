@@ -41,8 +41,8 @@ interface UndiciState extends CopiesState {
   listener?: (message: unknown) => void
 }
 
-/** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy, `.2` by undici 8. */
-const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
+/** undici's global dispatcher: `.1` is read by undici ≤ 7 and Node's bundled copy (global `fetch`), `.2` by undici 8. */
+export const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
 const CREATE = 'undici:request:create'
 const KEY = Symbol.for('fluxlab.undici.v1')
 const g = globalThis as Record<symbol, unknown>

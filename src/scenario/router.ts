@@ -6,7 +6,7 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import { isLoopback, isOwnServer, liveFetch, nothingListens, type Admission, type ChildEnv, type Router, type SyncChild } from '../interceptor/index.js'
+import { GLOBAL_DISPATCHERS, isLoopback, isOwnServer, liveFetch, nothingListens, type Admission, type ChildEnv, type Router, type SyncChild } from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isModelListRequest, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
@@ -47,9 +47,49 @@ function localTarget(run: RequestRoute, method: string, url: URL): 'own' | 'prob
   return childrenRunning() && !run.config.fixture?.tools.some((c) => c.url && new URL(c.url).host === url.host) ? 'probe' : undefined
 }
 
-/** Whether `run` takes a request to `url`: every one but a telemetry export and an own server's, unless it only refuses (then what its gate claims). */
+/** The own symbols of an undici `MockAgent` this file reads, by their descriptions (any copy of undici has its own). */
+const MOCK_SYMBOLS = { netConnect: 'net connect', active: 'is mock active' } as const
+const mockSymbols = new WeakMap<object, { netConnect: symbol; active: symbol } | null>()
+
+/**
+ * Whether the app's own undici `MockAgent`, installed as the global dispatcher (`setGlobalDispatcher`, which global
+ * `fetch` and the `undici` package read), answers a request to `url` itself, without a socket: it is active and lets
+ * nothing to that host reach the network (`disableNetConnect()`, or `enableNetConnect(…)` naming other hosts). Such a
+ * request is the app's mock's, as one its msw handlers answer: it passes untouched (never keyed, recorded or refused,
+ * issue 38 item 9), and an unmatched one fails as the mock fails it. A model call stays fluxlab's, as it does before msw.
+ * @note here, not in src/interceptor/: every request asks it, and a replayed call's path stays at 8 files (path.test.ts).
+ */
+function mockedBeneath(run: RequestRoute, method: string, url: URL): boolean {
+  for (const slot of GLOBAL_DISPATCHERS) {
+    const agent = (globalThis as Record<symbol, unknown>)[slot]
+    if (!agent || typeof agent !== 'object') continue
+    let keys = mockSymbols.get(agent)
+    if (keys === undefined) {
+      const own = Object.getOwnPropertySymbols(agent)
+      const netConnect = own.find((s) => s.description === MOCK_SYMBOLS.netConnect)
+      const active = own.find((s) => s.description === MOCK_SYMBOLS.active)
+      keys = netConnect && active ? { netConnect, active } : null
+      mockSymbols.set(agent, keys)
+    }
+    if (!keys) continue
+    const fields = agent as Record<symbol, unknown>
+    const allowed = fields[keys.netConnect]
+    const reaches = allowed === true || (Array.isArray(allowed) && allowed.some((m) => matchesHost(m, url.host)))
+    if (fields[keys.active] === true && !reaches) return !isProviderRequest(method, url, run.config?.hosts ?? state.options.hosts)
+  }
+  return false
+}
+
+/** undici's `enableNetConnect` matcher (`matchValue`): a host string, a RegExp, or a function of the host. */
+function matchesHost(matcher: unknown, host: string): boolean {
+  if (typeof matcher === 'string') return matcher === host
+  if (matcher instanceof RegExp) return matcher.test(host)
+  return typeof matcher === 'function' && (matcher as (h: string) => unknown)(host) === true
+}
+
+/** Whether `run` takes a request to `url`: every one but a telemetry export, an own server's and one the app's undici mock answers, unless it only refuses (then what its gate claims). */
 const takes = (run: RequestRoute, method: string, url: URL): boolean =>
-  !isTelemetryExport(method, url) && localTarget(run, method, url) !== 'own' && (run.config?.refusal?.claims(method, url) ?? true)
+  !isTelemetryExport(method, url) && localTarget(run, method, url) !== 'own' && !mockedBeneath(run, method, url) && (run.config?.refusal?.claims(method, url) ?? true)
 
 /** The run that takes a request to `url` now, if one claims it. */
 function claimant(method: string, url: URL): RequestRoute | undefined {
@@ -79,7 +119,7 @@ export function admitTo(run: RequestRoute, request: Request, origin?: string): A
   const url = new URL(request.url)
   if (isTelemetryExport(request.method, url)) return telemetryAdmission(url)
   const local = localTarget(run, request.method, url)
-  if (local === 'own') return undefined
+  if (local === 'own' || mockedBeneath(run, request.method, url)) return undefined
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
   const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), ...(origin ? { origin } : {}) }
