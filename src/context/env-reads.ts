@@ -57,6 +57,9 @@ export function watchKeyReads(holder: { env: NodeJS.ProcessEnv }, onUnset?: (nam
         note(k, present && typeof k === 'string' ? (Reflect.get(target, k) as string | undefined) : undefined)
         return present
       },
+      // @note a write goes to the environment itself: through the proxy as receiver, setting a variable that is set
+      // already defines it with a value-only descriptor, which `process.env` refuses (ts-jest's `process.env.TS_JEST = '1'`).
+      set: (target, k, v) => Reflect.set(target, k, v),
     })
     holder.env = watched
   } catch {

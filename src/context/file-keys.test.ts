@@ -82,6 +82,21 @@ describe('watchKeyReads', () => {
     expect(heard).toEqual(['FIREWORKS_API_KEY', 'EMPTY_TOKEN', 'MY_GATEWAY_SECRET'])
     expect(holder.env).toBe(original)
   })
+
+  test("over the real process.env, a variable set already can be set again (ts-jest's process.env.TS_JEST = '1' in jest's main process)", () => {
+    const holder = { env: process.env }
+    process.env.FILE_KEYS_TEST_FLAG = '1'
+    const stop = watchKeyReads(holder)
+    try {
+      holder.env.FILE_KEYS_TEST_FLAG = '2'
+      holder.env.FILE_KEYS_TEST_NEW = 'x'
+      expect([process.env.FILE_KEYS_TEST_FLAG, process.env.FILE_KEYS_TEST_NEW]).toEqual(['2', 'x'])
+    } finally {
+      stop()
+      delete process.env.FILE_KEYS_TEST_FLAG
+      delete process.env.FILE_KEYS_TEST_NEW
+    }
+  })
 })
 
 describe("a test file's record of the key variables it read (issue 38 item 4)", () => {
