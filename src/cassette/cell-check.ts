@@ -27,7 +27,7 @@ function isChunk(c: unknown): boolean {
 
 function isResponse(r: unknown): boolean {
   if (!isObj(r)) return false
-  const { status, headers, chunks, open, clientAbort } = r
+  const { status, headers, chunks, open, clientAbort, afterEnd } = r
   if (!Number.isSafeInteger(status) || !((status as number) === 0 || ((status as number) >= 200 && (status as number) <= 599))) return false
   if (!isObj(headers)) return false
   for (const name of Object.keys(headers)) {
@@ -36,7 +36,7 @@ function isResponse(r: unknown): boolean {
   }
   if (!Array.isArray(chunks)) return false
   for (const c of chunks) if (!isChunk(c)) return false
-  if (open !== undefined && open !== true) return false
+  if ((open !== undefined && open !== true) || (afterEnd !== undefined && afterEnd !== true)) return false
   if (clientAbort !== undefined && !(isObj(clientAbort) && isCount(clientAbort.afterChunks) && isNonNeg(clientAbort.t))) return false
   if ((status === 0 || NULL_BODY.has(status as number)) && chunks.length !== 0) return false
   return clientAbort === undefined || (clientAbort as { afterChunks: number }).afterChunks === chunks.length

@@ -75,6 +75,7 @@ function buildSchemas(z: typeof Zod) {
         chunks: z.array(chunkSchema, 'expected "chunks" (an array)'),
         open: z.optional(z.literal(true, 'expected "open" to be true or absent')),
         clientAbort: z.optional(z.looseObject({ afterChunks: count('"afterChunks"'), t: nonNegative('"t"') }, 'expected "clientAbort" {"afterChunks", "t"}')),
+        afterEnd: z.optional(z.literal(true, 'expected "afterEnd" to be true or absent')),
       },
       'expected a "response" object {"status", "headers", "chunks"}',
     )

@@ -31,6 +31,11 @@ export interface RecordedResponse {
    * Replay serves those chunks, then waits for the client's own abort; it is not a transport error.
    */
   clientAbort?: { afterChunks: number; t: number }
+  /**
+   * Its headers came after the run had ended (a test that raced the call against a timer and was over first): a
+   * replay holds the answer until its own run ends, so the test sees what it saw, an answer that did not come in time.
+   */
+  afterEnd?: true
 }
 
 /** What a request is keyed by: method, path with query (secret params removed), canonical body. Host is not part (see docs/decisions/0002-key-without-host.md). */

@@ -88,6 +88,7 @@ async function captureLive(config: RunConfig, log: RunLog,
   const passOn = (body: ReadableStream<Uint8Array> | null) => new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
   if (!waiting.settle()) return { response: passOn(res.body) }
   if (call.channel === 'model') log.modelLive++
+  const late = log.hasEnded
   const stop = new AbortController()
   // The client aborting stops our capture too: whether the live request sees the abort depends on the client.
   call.request.signal.addEventListener('abort', () => stop.abort(), { once: true })
@@ -97,6 +98,7 @@ async function captureLive(config: RunConfig, log: RunLog,
   const done = captured.then(({ chunks, transportError: failed, open }) => {
     const stored = store(config, res, chunks, call.channel === 'model' ? call.codec : undefined)
     if (open) stored.rec.open = true
+    if (late) stored.rec.afterEnd = true
     // @note SPEC §3: the client's own abort is an event on the tape, not a transport error (however our capture saw it end).
     const aborted = (failed !== undefined || open === true) && call.request.signal.aborted
     if (aborted) delete stored.rec.open

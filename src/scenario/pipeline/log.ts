@@ -54,6 +54,11 @@ export class RunLog {
   readonly cancelled = new Map<number, number>()
   private readonly pending = new Set<Promise<void>>()
   private readonly stops = new Map<Promise<void>, () => void>()
+  private endOfRun!: () => void
+  /** Settles when the run ends (its test is over): a replayed answer that came after the end waits for it (`afterEnd`). */
+  readonly ended = new Promise<void>((r) => (this.endOfRun = r))
+  /** The run has ended: an answer whose headers come now is stored `afterEnd`. */
+  hasEnded = false
 
   /** `name`: the scenario's, for messages; `command`: the exact command that runs it again under an env setting. */
   constructor(
@@ -97,6 +102,8 @@ export class RunLog {
    * waiting for their answer as unanswered (./unanswered.ts).
    */
   async closeStreams(graceMs = 250): Promise<void> {
+    this.hasEnded = true
+    this.endOfRun()
     if (this.pending.size === 0) return
     await this.settledWithin(graceMs)
     // @note stops are idempotent: a call sent while the run closes (whose headers may never come) is stopped too.

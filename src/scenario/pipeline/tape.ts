@@ -120,6 +120,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.entries.push({ seq: call.seq, channel: 'model', cell })
       if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
+      if (cell.response.afterEnd) await log.ended // answered after its test was over: not before this one is
       return { response: replayResponse(cell.response, { timing, transportError: cell.transportError, signal: call.request.signal }) }
     }
     const take = tools.take(call)
@@ -142,6 +143,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     if (!cell.response && cell.transportError) return { response: Response.error() }
     if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
     const rec = cell.response ?? { status: 200, headers: {}, chunks: [] }
+    if (rec.afterEnd) await log.ended
     // @note a JSON-RPC answer goes to today's id and progress token: a client shared across tests numbers on, and parallel calls number in arrival order.
     const served = call.rpcId === undefined ? rec : readdressed(rec, cell.rpcId, { rpcId: call.rpcId, body: call.bytes })
     return { response: replayResponse(served, { timing, transportError: cell.transportError, signal: call.request.signal }) }
