@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { TestFacts } from './facts.js'
 import FluxlabPlaywrightReporter from './playwright-reporter.js'
@@ -82,6 +85,33 @@ describe('FluxlabPlaywrightReporter', () => {
     const never = testCase('asks Chad', { id: 'c-0', outcome: 'skipped' })
     const text = summaryOf(1, [[ran, result('failed', facts('asks Spain', 'replay'))]], [ran, never])
     expect(text).toContain('tests 0 passed, 1 failed, 1 skipped')
+  })
+
+  it("names a fixture no test opened after a whole run, not after a shard's (its other tests ran in another shard)", () => {
+    const root = mkdtempSync(join(tmpdir(), 'fluxlab-pw-'))
+    try {
+      mkdirSync(join(root, 'tests/scenarios/gone'), { recursive: true })
+      writeFileSync(join(root, 'tests/scenarios/gone/scenario.yaml'), 'source:\n  file: chat.spec.ts\n  name: asks Gone\n  runner: playwright\n')
+      const t = { ...testCase('asks Peru', { id: 'p-0' }), location: { file: join(root, 'chat.spec.ts') } }
+      const f = { ...facts('asks Peru', 'replay'), file: join(root, 'chat.spec.ts'), rootDir: root, base: join(root, 'tests/scenarios') }
+      const summaryIn = (shard: { current: number; total: number } | null, mode?: string) => {
+        const out: string[] = []
+        vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
+        const reporter = new FluxlabPlaywrightReporter({ _mode: mode })
+        reporter.onBegin({ rootDir: root, projects: [{}], shard })
+        reporter.onTestEnd(t, result('passed', f))
+        reporter.onEnd({ status: 'passed' })
+        reporter.onExit()
+        vi.restoreAllMocks()
+        return out.join('')
+      }
+      expect(summaryIn(null)).toContain('1 fixture no test opened')
+      expect(summaryIn({ current: 1, total: 2 })).not.toContain('no test opened')
+      // merge-reports may hand over a blob's config, its shard included: the merge is the whole run
+      expect(summaryIn({ current: 1, total: 2 }, 'merge')).toContain('1 fixture no test opened')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('keeps the same test of two projects apart, and names no namesake', () => {

@@ -37,7 +37,7 @@ interface ConfigLike {
   rootDir: string
   configFile?: string
   projects: unknown[]
-  /** Set in a shard's run (`--shard 2/3`); in `merge-reports`, the first blob's. */
+  /** Set in a shard's run (`--shard 2/3`); `merge-reports` may pass on a blob's. */
   shard?: { current: number; total: number } | null
   grep?: RegExp | RegExp[]
   grepInvert?: RegExp | RegExp[] | null
@@ -114,13 +114,18 @@ export default class FluxlabPlaywrightReporter {
   }
 
   onExit(): void {
-    const ran: RanTest[] = [...this.results.values()].map(({ errors, test, ...r }) => ({ ...r, state: toState(test.outcome()), ...(errors.length ? { errors } : {}) }))
+    const ran: RanTest[] = [...this.results.values()].map(({ errors, test, ...r }) => ({
+      ...r,
+      state: toState(test.outcome()),
+      ...(errors.length ? { errors } : {}),
+    }))
     // @note Playwright's counts include the tests that never ran (`--max-failures`, an interrupted run): skipped.
     const never = (this.suite?.allTests() ?? []).filter((t) => !this.results.has(keyOf(t))).map((t) => ({ ...this.entry(t), state: 'skipped' as const }))
     const tests = [...ran, ...never]
     const files = [...new Set(ran.map((t) => t.file))]
     // a merge's config names no file unless merge-reports got `-c`: the tests' own facts say where their config was
-    const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (ran.find((t) => t.facts)?.facts?.rootDir ?? this.config?.rootDir ?? process.cwd())
+    const factsRoot = ran.find((t) => t.facts)?.facts?.rootDir
+    const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (factsRoot ?? this.config?.rootDir ?? process.cwd())
     const read = existsSync(this.file) ? readFacts(this.file) : { files: [] }
     rmSync(this.file, { force: true })
     const checkObsolete = !this.interrupted && !(this.options._mode !== 'merge' && this.config?.shard) && !filtered(this.config)
