@@ -17,6 +17,8 @@ export interface TestRef {
   name?: string
   /** Playwright: its config file, relative to the working directory, when it is not there (`-c e2e/playwright.config.ts`). */
   config?: string
+  /** The project it ran in, when its config has several (Playwright's `--project`). */
+  project?: string
 }
 
 /**
@@ -31,7 +33,9 @@ export function testCommand(test: TestRef, env?: string, extra?: string): string
   const file = shellQuote(test.file)
   const bin = { jest: 'npx jest', vitest: 'npx vitest run', playwright: 'npx playwright test' }
   const config = test.config && test.runner === 'playwright' ? ` -c ${shellQuote(test.config)}` : ''
-  const one = (runner: Runner) => `${env ? `${env} ` : ''}${bin[runner]}${config} ${file}${pattern}${extra ? ` ${extra}` : ''}`
+  // @note issue 39: -g matches the test in every project; `--project` runs (and re-records) only the one that failed.
+  const project = test.project && test.runner === 'playwright' ? ` --project ${shellQuote(test.project)}` : ''
+  const one = (runner: Runner) => `${env ? `${env} ` : ''}${bin[runner]}${config} ${file}${pattern}${project}${extra ? ` ${extra}` : ''}`
   // @note a manifest from before `runner` was stored does not say which runner recorded it: give both.
   return test.runner ? one(test.runner) : `${one('vitest')} (or ${one('jest')})`
 }

@@ -47,7 +47,8 @@ export function testRef(test: TestContext): TestRef {
   // @note issue 39: a Playwright config in a subfolder (`e2e/playwright.config.ts`) names test files relative to itself;
   // run from the project root, the command needs `-c` or Playwright runs with no config.
   const config = test.config && dirname(test.config) !== process.cwd() ? { config: relative(process.cwd(), test.config) } : {}
-  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName, ...config }
+  const project = test.project && test.runner === 'playwright' ? { project: test.project } : {}
+  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName, ...config, ...project }
 }
 
 /**

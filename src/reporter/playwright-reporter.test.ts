@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { TestFacts } from './facts.js'
 import FluxlabPlaywrightReporter from './playwright-reporter.js'
@@ -28,12 +31,12 @@ const result = (status: string, f?: TestFacts) => ({
 
 afterEach(() => vi.restoreAllMocks())
 
-/** Run the reporter over `ends` and return the summary it prints. */
-function summaryOf(projects: number, ends: Array<[ReturnType<typeof testCase>, ReturnType<typeof result>]>): string {
+/** Run the reporter over `ends` and return the summary it prints; `suite` is every test of the run, `ends` what ran. */
+function summaryOf(projects: number, ends: Array<[ReturnType<typeof testCase>, ReturnType<typeof result>]>, suite?: Array<ReturnType<typeof testCase>>): string {
   const out: string[] = []
   vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
   const reporter = new FluxlabPlaywrightReporter()
-  reporter.onBegin({ rootDir: '/app/e2e', projects: Array.from({ length: projects }, () => ({})) })
+  reporter.onBegin({ rootDir: '/app/e2e', projects: Array.from({ length: projects }, () => ({})) }, suite && { allTests: () => suite })
   for (const [t, r] of ends) reporter.onTestEnd(t, r)
   reporter.onEnd({ status: 'passed' })
   reporter.onExit()
@@ -51,14 +54,64 @@ describe('FluxlabPlaywrightReporter', () => {
     expect(text).not.toContain('are named')
   })
 
-  it("folds a retry's attempts into its test, carrying the earlier attempt's live calls", () => {
+  it("folds a retry's attempts into its test, counted flaky as Playwright counts it, carrying the earlier attempt's live calls", () => {
     const flaky = testCase('asks Japan', { id: 'j-0', outcome: 'flaky' })
     const text = summaryOf(1, [
       [flaky, result('failed', facts('asks Japan', 'record'))],
       [flaky, result('passed', facts('asks Japan', 'record'))],
+      [testCase('asks Peru', { id: 'p-0' }), result('passed', facts('asks Peru', 'replay'))],
     ])
-    expect(text).toContain('tests 1 passed, 0 failed, 0 skipped')
+    expect(text).toContain('2 scenarios: 1 replayed, 1 recorded · tests 1 passed, 1 flaky, 0 failed, 0 skipped')
     expect(text).toContain('live model calls 2')
+  })
+
+  it('counts by the outcome at the end: a test whose first attempt failed and retry passed is flaky, not failed', () => {
+    let outcome: 'unexpected' | 'flaky' = 'unexpected'
+    const t = { ...testCase('asks Chile', { id: 'c-0' }), outcome: () => outcome }
+    const out: string[] = []
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
+    const reporter = new FluxlabPlaywrightReporter()
+    reporter.onBegin({ rootDir: '/app/e2e', projects: [{}] })
+    reporter.onTestEnd(t, result('failed', facts('asks Chile', 'replay')))
+    outcome = 'flaky'
+    reporter.onTestEnd(t, result('passed', facts('asks Chile', 'replay')))
+    reporter.onEnd({ status: 'passed' })
+    reporter.onExit()
+    expect(out.join('')).toContain('tests 0 passed, 1 flaky, 0 failed, 0 skipped · hermetic 1/1')
+  })
+
+  it('counts a test that never ran (--max-failures) as skipped, as Playwright does', () => {
+    const ran = testCase('asks Spain', { id: 's-0', outcome: 'unexpected' })
+    const never = testCase('asks Chad', { id: 'c-0', outcome: 'skipped' })
+    const text = summaryOf(1, [[ran, result('failed', facts('asks Spain', 'replay'))]], [ran, never])
+    expect(text).toContain('tests 0 passed, 1 failed, 1 skipped')
+  })
+
+  it("names a fixture no test opened after a whole run, not after a shard's (its other tests ran in another shard)", () => {
+    const root = mkdtempSync(join(tmpdir(), 'fluxlab-pw-'))
+    try {
+      mkdirSync(join(root, 'tests/scenarios/gone'), { recursive: true })
+      writeFileSync(join(root, 'tests/scenarios/gone/scenario.yaml'), 'source:\n  file: chat.spec.ts\n  name: asks Gone\n  runner: playwright\n')
+      const t = { ...testCase('asks Peru', { id: 'p-0' }), location: { file: join(root, 'chat.spec.ts') } }
+      const f = { ...facts('asks Peru', 'replay'), file: join(root, 'chat.spec.ts'), rootDir: root, base: join(root, 'tests/scenarios') }
+      const summaryIn = (shard: { current: number; total: number } | null, mode?: string) => {
+        const out: string[] = []
+        vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
+        const reporter = new FluxlabPlaywrightReporter({ _mode: mode })
+        reporter.onBegin({ rootDir: root, projects: [{}], shard })
+        reporter.onTestEnd(t, result('passed', f))
+        reporter.onEnd({ status: 'passed' })
+        reporter.onExit()
+        vi.restoreAllMocks()
+        return out.join('')
+      }
+      expect(summaryIn(null)).toContain('1 fixture no test opened')
+      expect(summaryIn({ current: 1, total: 2 })).not.toContain('no test opened')
+      // merge-reports may hand over a blob's config, its shard included: the merge is the whole run
+      expect(summaryIn({ current: 1, total: 2 }, 'merge')).toContain('1 fixture no test opened')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('keeps the same test of two projects apart, and names no namesake', () => {

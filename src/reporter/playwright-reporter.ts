@@ -1,7 +1,10 @@
 /**
  * The fluxlab run summary for Playwright Test (`reporter: [['list'], ['fluxlab/playwright-reporter']]`). Each test's
  * facts come with its result, as the `fluxlab-facts` attachment the `flux` fixture adds (src/playwright.ts); the
- * counts are the runner's own.
+ * counts are the runner's own: one per test, project and repeat, a retried test counted once by its outcome (`flaky` when
+ * it passed on a retry), a test that never ran as skipped, as Playwright's JSON report counts them (issue 39).
+ * Under `npx playwright merge-reports` it gets every shard's results from their blobs, facts included, and prints one
+ * summary over all of them; each shard's own run prints its own.
  * The app server's own scenario (its calls outside every test's request) comes from `fluxlab serve`, which appends
  * its facts to the file this reporter names in the environment, at each such call.
  */
@@ -34,11 +37,20 @@ interface ConfigLike {
   rootDir: string
   configFile?: string
   projects: unknown[]
+  /** Set in a shard's run (`--shard 2/3`); `merge-reports` may pass on a blob's. */
+  shard?: { current: number; total: number } | null
+  grep?: RegExp | RegExp[]
+  grepInvert?: RegExp | RegExp[] | null
+}
+interface SuiteLike {
+  allTests(): TestCaseLike[]
 }
 
 export interface PlaywrightReporterOptions {
   /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
   dirs?: string[]
+  /** Playwright's own: `merge` under `npx playwright merge-reports`. */
+  _mode?: string
 }
 
 /**
@@ -47,7 +59,7 @@ export interface PlaywrightReporterOptions {
  * reporter: [['list'], ['fluxlab/playwright-reporter']]
  */
 export default class FluxlabPlaywrightReporter {
-  private readonly results = new Map<string, Omit<RanTest, 'errors'> & { errors: string[] }>()
+  private readonly results = new Map<string, Omit<RanTest, 'errors'> & { errors: string[]; test: TestCaseLike }>()
   private interrupted = false
 
   /** Where `fluxlab serve` reports the server's own scenario (created by its first report, if it makes one). */
@@ -63,12 +75,10 @@ export default class FluxlabPlaywrightReporter {
   }
 
   onTestEnd(test: TestCaseLike, result: TestResultLike): void {
-    const name = test.titlePath().slice(3).join(' > ')
     // @note issue 39: keyed by file and titles, the repeats of `--repeat-each` folded into one test (a failed repeat then
     // a passing one read as passed). Each repeat is a test of its own; only a retry's attempts fold.
-    const repeat = test.repeatEachIndex ?? 0
-    const key = test.id ?? `${test.location.file}\0${test.titlePath().slice(1).join('\0')}\0${repeat}`
-    const project = (this.config?.projects.length ?? 0) > 1 ? test.titlePath()[1] || undefined : undefined
+    const key = keyOf(test)
+    // a blob's attachment comes with its body (merge-reports decodes it)
     const body = result.attachments.find((a) => a.name === FACTS_ATTACHMENT)?.body
     let facts: TestFacts | undefined
     try {
@@ -79,14 +89,24 @@ export default class FluxlabPlaywrightReporter {
     // A retried test reports each attempt: its last one, carrying the earlier ones' live calls.
     const earlier = this.results.get(key)?.facts
     this.results.set(key, {
-      file: test.location.file,
-      name,
-      ...(project ? { project } : {}),
-      ...(repeat > 0 ? { repeat } : {}),
-      state: toState(test.outcome()),
+      ...this.entry(test),
+      test,
       errors: result.errors.map((e) => e.message ?? ''),
       ...(facts ? { facts: earlier ? afterRetry(earlier, facts) : facts } : {}),
     })
+  }
+
+  /** A test as the summary counts it, by its outcome over all its attempts so far. */
+  private entry(test: TestCaseLike): Omit<RanTest, 'errors' | 'facts'> {
+    const repeat = test.repeatEachIndex ?? 0
+    const project = (this.config?.projects.length ?? 0) > 1 ? test.titlePath()[1] || undefined : undefined
+    return {
+      file: test.location.file,
+      name: test.titlePath().slice(3).join(' > '),
+      ...(project ? { project } : {}),
+      ...(repeat > 0 ? { repeat } : {}),
+      state: toState(test.outcome()),
+    }
   }
 
   onEnd(result: { status: string }): void {
@@ -94,25 +114,49 @@ export default class FluxlabPlaywrightReporter {
   }
 
   onExit(): void {
-    const tests: RanTest[] = [...this.results.values()].map(({ errors, ...r }) => ({ ...r, ...(errors.length ? { errors } : {}) }))
-    const files = [...new Set(tests.map((t) => t.file))]
-    const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (this.config?.rootDir ?? process.cwd())
+    const ran: RanTest[] = [...this.results.values()].map(({ errors, test, ...r }) => ({
+      ...r,
+      state: toState(test.outcome()),
+      ...(errors.length ? { errors } : {}),
+    }))
+    // @note Playwright's counts include the tests that never ran (`--max-failures`, an interrupted run): skipped.
+    const never = (this.suite?.allTests() ?? []).filter((t) => !this.results.has(keyOf(t))).map((t) => ({ ...this.entry(t), state: 'skipped' as const }))
+    const tests = [...ran, ...never]
+    const files = [...new Set(ran.map((t) => t.file))]
+    // a merge's config names no file unless merge-reports got `-c`: the tests' own facts say where their config was
+    const factsRoot = ran.find((t) => t.facts)?.facts?.rootDir
+    const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (factsRoot ?? this.config?.rootDir ?? process.cwd())
     const read = existsSync(this.file) ? readFacts(this.file) : { files: [] }
     rmSync(this.file, { force: true })
-    const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete: !this.interrupted })
+    const checkObsolete = !this.interrupted && !(this.options._mode !== 'merge' && this.config?.shard) && !filtered(this.config)
+    const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete })
     process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
   }
 
   private config?: ConfigLike
+  private suite?: SuiteLike
 
-  onBegin(config: ConfigLike): void {
+  onBegin(config: ConfigLike, suite?: SuiteLike): void {
     this.config = config
+    this.suite = suite
   }
 }
 
-/** A test's outcome as the runner counts it: `flaky` (passed on a retry) passed, `unexpected` failed. */
+const keyOf = (test: TestCaseLike) => test.id ?? `${test.location.file}\0${test.titlePath().slice(1).join('\0')}\0${test.repeatEachIndex ?? 0}`
+
+/** A test's outcome as the runner counts it: `expected` passed, `unexpected` failed, `flaky` (passed on a retry) apart. */
 function toState(outcome: ReturnType<TestCaseLike['outcome']>): TestState {
-  return outcome === 'unexpected' ? 'failed' : outcome === 'skipped' ? 'skipped' : 'passed'
+  return outcome === 'unexpected' ? 'failed' : outcome === 'skipped' ? 'skipped' : outcome === 'flaky' ? 'flaky' : 'passed'
+}
+
+/**
+ * A run of part of the suite (a shard, `-g`, `--project`, `file:line`, `--last-failed`): fixtures of the tests it left out
+ * are not obsolete. @note Playwright's `-g` and `--project` do not reach a reporter's config: read from its command line.
+ */
+function filtered(config: ConfigLike | undefined, argv = process.argv.slice(2)): boolean {
+  const all = (r: RegExp | RegExp[] | null | undefined) => [r ?? []].flat().every((x) => x.source === '.*')
+  if (config && (!all(config.grep) || (config.grepInvert && [config.grepInvert].flat().length))) return true
+  return argv.some((a) => /^(-g|--grep|--grep-invert|--project|--last-failed|--only-changed|--shard)(=|$)/.test(a) || /:\d+(:\d+)?$/.test(a))
 }
 
 function colorOn(stream: { isTTY?: boolean }): boolean {

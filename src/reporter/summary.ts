@@ -16,7 +16,8 @@ import type { FileFacts, TestFacts } from './facts.js'
 
 export type { FileFacts } from './facts.js'
 
-export type TestState = 'passed' | 'failed' | 'skipped' | 'pending'
+/** `flaky`: Playwright's word for a test that failed, then passed on a retry (counted apart from `passed`, as it does). */
+export type TestState = 'passed' | 'failed' | 'skipped' | 'pending' | 'flaky'
 
 /** One test the runner ran (or skipped), as the reporter sees it. */
 export interface RanTest {
@@ -41,8 +42,8 @@ export interface SuiteSummary {
   recorded: number
   /** Recording runs that wrote nothing because they made no model call (a whole-suite test that calls no model). */
   empty: number
-  /** The runner's own counts (skipped counts `todo` too). */
-  tests: { passed: number; failed: number; skipped: number }
+  /** The runner's own counts (skipped counts `todo` too; `flaky` only Playwright's, when a test passed on a retry). */
+  tests: { passed: number; failed: number; skipped: number; flaky?: number }
   /** Failed tests whose error is fluxlab's own, by its code (`FLUX_NO_RECORDING`: 114). */
   fluxFailures: Record<string, number>
   hermetic: number
@@ -130,7 +131,8 @@ export function summarize(input: SummaryInput): SuiteSummary {
       s.tests.failed++
       const code = t.errors?.map((e) => FLUX_CODE.exec(e)?.[1]).find((c) => c !== undefined)
       if (code) s.fluxFailures[code] = (s.fluxFailures[code] ?? 0) + 1
-    } else s.tests.passed++
+    } else if (t.state === 'flaky') s.tests.flaky = (s.tests.flaky ?? 0) + 1
+    else s.tests.passed++
     if (t.facts) fold(t.facts, t.state === 'failed')
   }
   // Whole-suite mode's file scenarios (calls outside every test) are scenarios too, and count as no test.
@@ -175,7 +177,7 @@ function unopenedFixtures(bases: string[], opened: Set<string>, input: SummaryIn
       const test = byTest.get(`${testKey(file, source.name, source.project)}\0${source.nth ?? 1}`)
       if (test && notRun(test)) skipped.push({ test: `${source.file} > ${source.name}`, dir, unsetKeys: unsetKeys.get(file) ?? [] })
       // A test that was skipped, or failed before opening its scenario, says nothing about the fixture.
-      if (test && test.state !== 'passed') continue
+      if (test && test.state !== 'passed' && test.state !== 'flaky') continue
       out.add(dir)
     }
   return { obsolete: [...out].sort(), skipped: skipped.sort((a, b) => (a.dir < b.dir ? -1 : 1)) }
@@ -202,13 +204,13 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   const pad = '          '
   const codes = Object.entries(s.fluxFailures).sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
   const quiet = s.obsolete.length === 0 && s.skippedWithFixture.length === 0 && s.fileFailures.length === 0
-  const { passed, failed, skipped } = s.tests
+  const { passed, failed, skipped, flaky = 0 } = s.tests
   // @note a run of tests that opened no scenario still gives the runner's counts: they are what a reader checks the line by.
-  if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && quiet && passed + failed + skipped === 0) return `${tag} no scenarios ran`
+  if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && quiet && passed + failed + skipped + flaky === 0) return `${tag} no scenarios ran`
   const fluxOwn = codes.length ? ` (${codes.map(([code, n]) => `${n} ${code}`).join(', ')})` : ''
   const head = [
     `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded${s.empty ? ` (${s.empty} test${s.empty === 1 ? '' : 's'} with no model call: nothing to record)` : ''}`,
-    `tests ${passed} passed, ${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
+    `tests ${passed} passed, ${flaky ? `${c.yellow(`${flaky} flaky`)}, ` : ''}${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
     ...(s.fileFailures.length ? [c.red(fileFailuresPart(s.fileFailures))] : []),
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,

@@ -9,6 +9,7 @@ import { testCommand } from '../commands.js'
 import type { FluxOptions } from '../context/options.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { state } from '../context/state.js'
+import { testRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
@@ -119,7 +120,7 @@ export function openTestScenario(test: TestContext, options: FluxOptions): TestS
 function recordedByAnother(source: SourceTest | undefined, test: TestContext, name: string, dir: string): FluxError | undefined {
   if (!source || (source.name === test.testName && (source.nth ?? 1) === (test.nth ?? 1))) return undefined
   const which = (n: string, nth = 1) => `"${n}"${nth > 1 ? ` (the ${ordinal(nth)} test of that name in its file)` : ''}`
-  const rerecord = testCommand({ runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.testName }, 'FLUX_GOLDEN=update')
+  const rerecord = testCommand(testRef(test), 'FLUX_GOLDEN=update')
   return new FluxError('FLUX_FIXTURE_INVALID', {
     failed: `replay scenario "${name}" for test ${which(test.testName, test.nth)}`,
     reason:

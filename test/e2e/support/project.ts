@@ -134,6 +134,7 @@ export type Template =
   | 'vitest-children'
   | 'jest-children'
   | 'playwright-subdir'
+  | 'playwright-counts'
 
 /** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
 export function createProject(template: Template): Project {
@@ -181,10 +182,10 @@ function run(bin: string, project: Project, args: string[], env: Record<string, 
   return inSlot(() => spawnRunner(bin, project, args, env, timeoutMs))
 }
 
-function spawnRunner(bin: string, project: Project, args: string[], env: Record<string, string>, timeoutMs: number): Promise<RunResult> {
+function spawnRunner(bin: string, project: Project, args: string[], env: Record<string, string>, timeoutMs: number, program = process.execPath): Promise<RunResult> {
   const start = Date.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: project.dir, env: childEnv(project, env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(program, [bin, ...args], { cwd: project.dir, env: childEnv(project, env), stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (d: Buffer) => (output += d.toString()))
     child.stderr.on('data', (d: Buffer) => (output += d.toString()))
@@ -205,6 +206,16 @@ export function runVitest(project: Project, args: string[], env: Record<string, 
 /** `playwright test <args>` in the project. */
 export function runPlaywright(project: Project, args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
   return run(PLAYWRIGHT_BIN, project, ['test', ...args], env, timeoutMs)
+}
+
+/** `playwright merge-reports <args>` in the project. */
+export function mergePlaywrightReports(project: Project, args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
+  return run(PLAYWRIGHT_BIN, project, ['merge-reports', ...args], env, timeoutMs)
+}
+
+/** A command line as a user types it (a command fluxlab printed), run by `sh -c` in the project's root. */
+export function runCommandLine(project: Project, line: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
+  return inSlot(() => spawnRunner('-c', project, [line], env, timeoutMs, '/bin/sh'))
 }
 
 /** `jest <args>` in the project. */

@@ -19,6 +19,8 @@ export interface RunSummary {
   tests?: {
     passed: number
     failed: number
+    /** Playwright's: passed on a retry (present when the line has it). */
+    flaky?: number
     /** Skipped and todo. */
     skipped: number
     /** fluxlab's own refusals among the failed, by code (`{ FLUX_NO_RECORDING: 2 }`). */
@@ -53,7 +55,8 @@ export function parseRunSummary(output: string): RunSummary | undefined {
         const code = m[2] ?? m[3]
         refusals[code] = (refusals[code] ?? 0) + Number(m[1] ?? m[4])
       }
-    summary.tests = { passed: count('passed'), failed: count('failed'), skipped: count('skipped') + count('todo'), refusals }
+    // Playwright's `flaky` (passed on a retry) is its own count, shown when there is one
+    summary.tests = { passed: count('passed'), ...(/\d+ flaky/.test(tests) ? { flaky: count('flaky') } : {}), failed: count('failed'), skipped: count('skipped') + count('todo'), refusals }
   }
   const live = /live model calls (\d+)/.exec(line)
   if (live) summary.liveModelCalls = Number(live[1])
