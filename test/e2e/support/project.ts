@@ -134,6 +134,7 @@ export type Template =
   | 'vitest-children'
   | 'jest-children'
   | 'playwright-subdir'
+  | 'vitest-child-routes'
 
 /** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
 export function createProject(template: Template): Project {
