@@ -37,7 +37,7 @@ let upstream: Record<string, URL> | undefined
 /**
  * Issue 39: the tape went live for `request`, so this process sends it, as it sends a request that is not the tape's:
  * beneath fluxlab, through this process's own layers (its fetch wrappers and per-request dispatcher, kept on a copy of
- * the request; its global undici dispatcher; its proxy agent). To `url` (where the tape's `upstream` put it), or where
+ * the request; its global undici dispatcher). To `url` (where the tape's `upstream` put it), or where
  * this process's own `FLUX_UPSTREAM` puts it.
  */
 function sendHere(request: Request, url: string, body: Uint8Array | undefined): Promise<Response> {

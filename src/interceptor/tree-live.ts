@@ -2,7 +2,7 @@
  * Issue 39: a live call is sent by the process that made it. When the tape goes live for a request a process of the
  * tree forwarded (`./tree-wire.ts`), the process holding the tape says `live` on the request's connection; the child
  * sends the request itself, through the layers beneath fluxlab in its own process (its fetch wrappers, its undici
- * dispatcher, its proxy environment, its `FLUX_UPSTREAM`), and streams what came back (`head`, `data`…, `end`, or
+ * dispatcher, a proxy agent set as one, its `FLUX_UPSTREAM`), and streams what came back (`head`, `data`…, `end`, or
  * `error`) to the tape, which records it and answers the child as it answers any request. Only the decision and the
  * bytes that came back cross the socket.
  */

@@ -5,11 +5,13 @@
  * call sent by the test's process instead (which has none of that routing) is seen. Recorded in whole-suite mode: each
  * call reaches the provider through the child's route, is in its test's fixture and counted as live; replayed with
  * the provider closed under CI and FLUX_OFFLINE. A call whose route leads nowhere fails in the child with the error it
- * gets without fluxlab, and is still a live call in the summary.
+ * gets without fluxlab, and is still a live call in the summary. The same for an app server under `fluxlab serve`
+ * (examples/chat-app in Playwright) whose own undici dispatcher is the only way to the vendor.
  */
+import { createServer, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { downProviderUrl, startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
-import { assertBuilt, createProject, linkSelf, runVitest, type Project, type RunResult } from './support/project.js'
+import { assertBuilt, copyProject, createProject, linkSelf, runPlaywright, runVitest, type Project, type RunResult } from './support/project.js'
 import { parseRunSummary } from './support/run-summary.js'
 
 const TIMEOUT = 120_000
@@ -90,4 +92,83 @@ describe('child processes whose own routing is the only way to the vendor, in wh
       await wire.close()
     }
   }, TIMEOUT)
+})
+
+/** A free port on 127.0.0.1 for the app server. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+// The app server's own way to the vendor, loaded before its code (`node --import`): Playwright's workers, which hold
+// the tapes, have none.
+const SERVER_ROUTE = `import { Agent, setGlobalDispatcher } from 'undici'
+const vendor = new URL(process.env.VENDOR_URL).origin
+setGlobalDispatcher(new Agent().compose((dispatch) => (opts, handler) => dispatch(new URL(String(opts.origin)).origin === vendor ? { ...opts, origin: process.env.ROUTE_TO } : opts, handler)))
+`
+
+describe('a Playwright suite whose app server (under fluxlab serve) alone knows the way to the vendor', () => {
+  let provider: CapitalServer
+  let vendor: Tripwire
+  let vendorUrl: string
+  let project: Project
+  let port: number
+  const run = (json: string, env: Record<string, string>) =>
+    runPlaywright(project, [], { PORT: String(port), PW_JSON: json, OPENAI_BASE_URL: `${provider.url}/v1`, GEO_URL: provider.url, SERVER_VENDOR: vendorUrl, SERVER_ROUTE_TO: provider.url, ...env }, 180_000)
+
+  beforeAll(async () => {
+    assertBuilt()
+    linkSelf()
+    port = await freePort()
+    provider = await startCapitalServer()
+    vendorUrl = await downProviderUrl()
+    vendor = await tripwire(vendorUrl)
+    project = copyProject('examples/chat-app')
+    project.write('route-vendor.mjs', SERVER_ROUTE)
+    project.edit('playwright.config.ts', "command: 'node server.mjs'", "command: 'node --import ./route-vendor.mjs server.mjs'")
+    // only the server's environment names the vendor (the workers' judge asks the provider directly)
+    project.edit(
+      'playwright.config.ts',
+      'env: { PORT: String(PORT) },',
+      "env: { PORT: String(PORT), OPENAI_BASE_URL: `${process.env.SERVER_VENDOR}/v1`, VENDOR_URL: process.env.SERVER_VENDOR ?? '', ROUTE_TO: process.env.SERVER_ROUTE_TO ?? '' },",
+    )
+  }, 30_000)
+  afterAll(async () => {
+    await vendor?.close()
+    await provider?.close()
+    project?.remove()
+  })
+
+  test("recording sends the server's calls through the server's own route and counts them; replay offline sends nothing", async () => {
+    const record = await run('record.json', { OPENAI_API_KEY: KEY })
+    expect(record.code, record.output).toBe(0)
+    expect(vendor.connections, 'connections to the vendor address, which only the app server knows how to route').toBe(0)
+    expect(provider.requests.filter((r) => r.kind === 'model')).toHaveLength(8)
+    const recorded = parseRunSummary(record.output)
+    expect(recorded?.line, record.output).toContain('4 scenarios: 0 replayed, 4 recorded')
+    expect(recorded?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
+    expect(recorded?.liveModelCalls).toBe(8)
+    for (const [file, text] of fixtureTexts(project)) {
+      expect(text, file).not.toContain(KEY.slice(8))
+      if (file.endsWith('/model.jsonl')) expect(text, file).toContain(`${new URL(vendorUrl).host}/v1/chat/completions`)
+    }
+    await provider.close()
+    const wire = await tripwire(provider.url)
+    try {
+      const seen = vendor.connections
+      const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
+      expect(r.code, r.output).toBe(0)
+      expect(wire.connections, 'connections to the closed provider').toBe(0)
+      expect(vendor.connections - seen, 'connections to the vendor address').toBe(0)
+      const replayed = parseRunSummary(r.output)
+      expect(replayed?.line, r.output).toContain('4 scenarios: 4 replayed, 0 recorded')
+      expect(replayed?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
+      expect(replayed?.liveModelCalls).toBe(0)
+    } finally {
+      await wire.close()
+    }
+  }, 400_000)
 })
