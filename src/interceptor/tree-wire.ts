@@ -17,7 +17,7 @@ import { failedAs } from './refused-network.js'
 import { askChild, endToEnd, relayLive, streamedAnswer, wireFailure, wireJson as json, type LiveSender, type WireHead } from './tree-live.js'
 
 /** The head of one forwarded request. */
-export interface TreeRequest {
+interface TreeRequest {
   /** Which child sent it (`FLUX_TREE_TOKEN`): the parent knows the run and the command line by it. */
   token: string
   method: string
