@@ -100,8 +100,10 @@ export function askChild(socket: Socket, next: () => Promise<Frame | undefined>)
     if (!first) throw Object.assign(new TypeError('fetch failed'), { cause: new Error('the child process closed its connection before it sent the request') })
     if (first.type === FRAME.error) throw wireFailure(first, 'fetch failed')
     if (first.type !== FRAME.head) throw new Error(`the child process answered frame type ${first.type} before the head`)
-    // @note the socket stays open when this body ends: the tape's answer to the child goes back on it.
-    return streamedAnswer(wireJson<WireHead>(first), next, () => {})
+    // @note the socket stays open when this body ends: the tape's answer to the child goes back on it. A socket that ends
+    // before the body's `end` frame is a broken body, never a whole one.
+    const broken = () => errorFrame(new Error('the child process closed its connection before the answer ended'))
+    return streamedAnswer(wireJson<WireHead>(first), () => next().then((f) => f ?? broken()), () => {})
   }
 }
 

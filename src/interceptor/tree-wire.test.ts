@@ -87,6 +87,34 @@ describe('forwardOverSocket, when the tape goes live (issue 39)', () => {
     }
   })
 
+  test("a client that gives up mid-stream aborts the tape's request, and the tape's copy of the live body breaks rather than ends", async () => {
+    let signal: AbortSignal | undefined
+    let tapeRead: Promise<string> | undefined
+    const p = parent(async (request, live) => {
+      signal = request.signal
+      const [mine, theirs] = (await live(request)).body!.tee()
+      tapeRead = new Response(mine).text().then(
+        (t) => `ended: ${t}`,
+        (e: Error) => `broke: ${e.message}`,
+      )
+      return new Response(theirs)
+    })
+    try {
+      const response = await forwardOverSocket(p.path, 'token', new Request('http://api.example.com/x'), async () => {
+        // one chunk, then the upstream holds the rest
+        const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('one ')) })
+        return new Response(stream)
+      })
+      const reader = response!.body!.getReader()
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('one ')
+      await reader.cancel()
+      expect(await tapeRead).toBe('broke: terminated')
+      expect(signal?.aborted).toBe(true)
+    } finally {
+      p.close()
+    }
+  })
+
   test("a send that fails in the child fails the tape's live call with the child's system error, and the client with the very error", async () => {
     let tapeSaw: unknown
     const p = parent(async (request, live) => {

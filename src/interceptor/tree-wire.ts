@@ -197,10 +197,17 @@ async function serve(socket: Socket, answer: Answer, heard: Heard): Promise<void
     const head = said
     const chunks: Uint8Array[] = []
     for (let f = await next(); f && f.type !== FRAME.end; f = await next()) if (f.type === FRAME.data) chunks.push(f.payload)
-    const headers = endToEnd(head.headers)
     const body = head.method === 'GET' || head.method === 'HEAD' ? undefined : Buffer.concat(chunks)
-    const response = await answer(head, new Request(head.url, { method: head.method, headers, body }), askChild(socket, next))
-    if (!response) return void socket.end(encodeFrame(FRAME.pass))
+    // @note issue 39: the child's client gave up (its connection closed before the answer ended): the request is aborted
+    // here too, so a live call the child was sending is on the tape as the client's abort, as in the child's own process.
+    const gone = new AbortController()
+    let over = false
+    const finish = (frame: Buffer) => void ((over = true), socket.end(frame))
+    const giveUp = () => over || gone.abort()
+    socket.once('end', giveUp).once('close', giveUp)
+    const request = new Request(head.url, { method: head.method, headers: endToEnd(head.headers), body, signal: gone.signal })
+    const response = await answer(head, request, askChild(socket, next))
+    if (!response) return finish(encodeFrame(FRAME.pass))
     send(FRAME.head, JSON.stringify({ status: response.type === 'error' ? 0 : response.status, statusText: response.statusText, headers: [...response.headers] }))
     if (response.body) {
       const reader = response.body.getReader()
@@ -213,10 +220,10 @@ async function serve(socket: Socket, answer: Answer, heard: Heard): Promise<void
         }
       } catch (e) {
         const err = e as Error & { cause?: { message?: string; code?: string } }
-        return void socket.end(encodeFrame(FRAME.error, JSON.stringify({ message: err.cause?.message ?? err.message, code: err.cause?.code })))
+        return finish(encodeFrame(FRAME.error, JSON.stringify({ message: err.cause?.message ?? err.message, code: err.cause?.code })))
       }
     }
-    socket.end(encodeFrame(FRAME.end))
+    finish(encodeFrame(FRAME.end))
   } catch (e) {
     if (!socket.destroyed) socket.end(encodeFrame(FRAME.error, JSON.stringify({ message: String((e as Error)?.message ?? e) })))
   }
