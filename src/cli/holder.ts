@@ -20,7 +20,7 @@ const load = (): Promise<Continued> => (engine ??= import('./holder-run.js').the
 
 // Whether any process of the child's tree reached this holder (the preload's hello, a request): else the run warns.
 let reached = false
-const server = serveOverSocket(holding.socket, async ({ token }, request) => (token === holding.token ? (await load()).answer(request) : undefined), {
+const server = serveOverSocket(holding.socket, async ({ token }, request, live) => (token === holding.token ? (await load()).answer(request, live) : undefined), {
   contact: (token) => void (reached ||= token === holding.token),
 })
 

@@ -7,11 +7,13 @@
  * changed and needs no fluxlab import.
  */
 import { realpathSync } from 'node:fs'
-import { acquireInterception, isPackageManager, type ChildEnv, type Router } from '../interceptor/index.js'
+import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, type ChildEnv, type Router } from '../interceptor/index.js'
+import { upstreamFrom, upstreamed } from '../context/options.js'
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/types.js'
 import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
+import { endToEnd } from '../interceptor/tree-live.js'
 import { WORKER_TREE } from '../interceptor/worker.js'
 import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../interceptor/server-requests.js'
 import http from 'node:http'
@@ -30,6 +32,26 @@ if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
   void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)
 }
 
+let upstream: Record<string, URL> | undefined
+
+/**
+ * Issue 39: the tape went live for `request`, so this process sends it, as it sends a request that is not the tape's:
+ * beneath fluxlab, through this process's own layers (its fetch wrappers and per-request dispatcher, kept on a copy of
+ * the request; its global undici dispatcher). To `url` (where the tape's `upstream` put it), or where
+ * this process's own `FLUX_UPSTREAM` puts it.
+ */
+function sendHere(request: Request, url: string, body: Uint8Array | undefined): Promise<Response> {
+  try {
+    upstream ??= upstreamFrom({}, tree)
+  } catch (e) {
+    upstream = {}
+    console.error((e as Error).message)
+  }
+  const target = upstreamed(new URL(request.url), upstream)?.href ?? url
+  const init = { method: request.method, headers: endToEnd(request.headers), redirect: redirectModeOf(request), signal: request.signal }
+  return liveFetch(target === request.url ? new Request(request, init) : new Request(target, { ...init, body: body as Uint8Array<ArrayBuffer> | undefined }))
+}
+
 /**
  * A child of a test's run: model calls go to the test's process before this program's own mocks see them, every other
  * request when none of them answered. Its own children get the same socket and token (an explicit `env` drops them).
@@ -44,7 +66,7 @@ function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
     hosts = undefined
   }
   const send = (request: Request, { path, token } = address()): Promise<Response | undefined> =>
-    forwardOverSocket(path, token, request).catch((e: unknown) => {
+    forwardOverSocket(path, token, request, (url, body) => sendHere(request, url, body)).catch((e: unknown) => {
       // Never out unseen, and never a bare network error: the process that holds the tape is gone (the test ended).
       const error = new FluxError('FLUX_NOT_IN_TEST', {
         failed: `send ${request.method} ${request.url.split('?')[0]}`,

@@ -4,6 +4,7 @@
  * alone would merge them). A process of the tree sends each request as frames over a local socket, and gets the
  * answer back the same way (`./tree-wire.ts`).
  */
+import type { Socket } from 'node:net'
 
 export const FRAME = {
   /** JSON `{ status, statusText, headers: [name, value][] }`. */
@@ -16,6 +17,12 @@ export const FRAME = {
   end: 4,
   /** No answer: the request is not the tape's, so the process sends it as it would without fluxlab. */
   pass: 5,
+  /**
+   * JSON `{ url }`: the tape goes live for this request, and the process that made it sends it itself (to `url`), through
+   * its own layers beneath fluxlab, then streams what came back (`head`, `data`…, `end`, or `error`) to the tape, whose
+   * answer follows as usual (issue 39).
+   */
+  live: 6,
 } as const
 
 export type FrameType = (typeof FRAME)[keyof typeof FRAME]
@@ -58,4 +65,33 @@ export class FrameDecoder {
     }
     return out
   }
+}
+
+/**
+ * Frames read from a socket one at a time, in order: `undefined` once the socket ended, a rejection when it failed.
+ * @example
+ * const next = socketFrames(socket); const head = await next()
+ */
+export function socketFrames(socket: Socket): () => Promise<Frame | undefined> {
+  const decoder = new FrameDecoder()
+  const queue: Frame[] = []
+  const waiting: Array<(f: Frame | undefined) => void> = []
+  let ended: Error | true | undefined
+  const settle = () => {
+    while (waiting.length && (queue.length || ended)) waiting.shift()!(queue.shift())
+  }
+  socket.on('data', (bytes: Buffer) => {
+    queue.push(...decoder.push(bytes))
+    settle()
+  })
+  socket.on('end', () => ((ended ??= true), settle()))
+  socket.on('close', () => ((ended ??= true), settle()))
+  socket.on('error', (e) => ((ended ??= e), settle()))
+  return () =>
+    new Promise((resolve, reject) => {
+      if (queue.length) return resolve(queue.shift())
+      if (ended instanceof Error) return reject(ended)
+      if (ended) return resolve(undefined)
+      waiting.push((f) => (f === undefined && ended instanceof Error ? reject(ended) : resolve(f)))
+    })
 }

@@ -148,6 +148,16 @@ function assertInterceptorsLine(): void {
 }
 
 /**
+ * Run `answer` (the tape answering a request another process of the tree sent over its socket) so that a live send of
+ * that request (`liveFetch`) is made by that process, with `send`, through its own layers beneath fluxlab (issue 39).
+ * @example
+ * serveOverSocket(path, (head, request, live) => sentByChild(live, () => run.handle(request)))
+ */
+export function sentByChild<T>(send: (request: Request) => Promise<Response>, answer: () => T): T {
+  return st.sentBy ? st.sentBy.run({ send }, answer) : answer()
+}
+
+/**
  * Perform a request for real, past the interception (record mode): no listener of ours answers it,
  * and msw's bypass marker keeps the app's msw handlers from answering or warning about it.
  * @note issue 14: through the patched `fetch`, `bypass()` clones the request twice and the interceptor wraps and
@@ -163,6 +173,10 @@ function assertInterceptorsLine(): void {
  * const res = await liveFetch(request)
  */
 export function liveFetch(request: Request): Promise<Response> {
+  // @note issue 39: a request another process of the tree made is sent by that process, beneath fluxlab there (once).
+  const child = st.sentBy?.getStore()
+  const sender = child?.send
+  if (sender) return (child.send = undefined), sender(request)
   const pristine = st.pristineFetch
   const beneath = st.beneath?.getStore()
   // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for

@@ -105,6 +105,8 @@ export interface InterceptionState {
   beneathFetch?: typeof fetch
   /** Set while the router answers a request the fetch interceptor handed over and `beneathFetch` is set: `liveFetch` sends through it. */
   beneath?: AsyncLocalStorage<Beneath>
+  /** Set while this process answers a request another process of its tree made: `liveFetch` has that process send it (issue 39). */
+  sentBy?: AsyncLocalStorage<{ send?: (request: Request) => Promise<Response> }>
   onRequest: (event: RequestEvent) => Promise<void>
   /** `onRequest` for the `fetch` interceptor: a live copy of its requests goes through `beneathFetch`. */
   onFetchRequest?: (event: RequestEvent) => Promise<void>

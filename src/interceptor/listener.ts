@@ -57,6 +57,9 @@ export function createState(): InterceptionState {
     if (admitted.preempts) {
       const response = await route(admitted.answer, via, true)
       if (!response) return
+      // @note issue 39: a live send of this process's own that failed fails the client with its very error.
+      const failed = response.type === 'error' ? networkErrorOf(response, http) : undefined
+      if (failed) return controller.errorWith(failed)
       if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
       // @note @mswjs/interceptors answers a Response a listener throws and calls no listener after it,
       // so the app's msw or nock never see a model call fluxlab answered: no handler of theirs runs and
@@ -76,7 +79,7 @@ export function createState(): InterceptionState {
       else if (response) {
         if (response.type !== 'error' && drains(s)) s.answered.add(requestId)
         // @note checked on an error answer only: a replayed call's path never enters refused-network.ts (path.test.ts)
-        const refused = response.type === 'error' ? networkErrorOf(response) : undefined
+        const refused = response.type === 'error' ? networkErrorOf(response, http) : undefined
         if (refused) controller.errorWith(refused)
         else controller.respondWith(answer(response))
       }
@@ -92,6 +95,7 @@ export function createState(): InterceptionState {
     live: new AsyncLocalStorage<true>(),
     pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
     beneath,
+    sentBy: new AsyncLocalStorage(),
     onRequest: (event) => handle(event, 'xhr'),
     onFetchRequest: (event) => handle(event, 'fetch'),
     onHttpRequest: (event) => handle(event, 'http'),

@@ -2,7 +2,9 @@
  * The wire of a process tree's one tape: a child process a test started sends each request it makes to the test's
  * process over a local socket (a Unix socket, a named pipe on Windows), one connection a request, and gets the
  * answer back chunk by chunk. Both ways are frames (`./frames.ts`): the request is a `head` (`TreeRequest`), its body
- * as `data`, then `end`; the answer is a `head`, `data`…, `end` (or `error`), or one `pass`: not the tape's.
+ * as `data`, then `end`; the answer is a `head`, `data`…, `end` (or `error`), or one `pass`: not the tape's. When the
+ * tape goes live for it, a `live` comes first: the child sends the request itself and streams what came back to the
+ * tape the same way (`./tree-live.ts`), then reads the tape's answer.
  * @note a raw socket, not `node:http`: the child's own `node:http` is intercepted, and the parent's may be too.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net'
@@ -10,10 +12,12 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { encodeFrame, FRAME, FrameDecoder, type Frame } from './frames.js'
+import { encodeFrame, FRAME, socketFrames } from './frames.js'
+import { failedAs } from './refused-network.js'
+import { askChild, endToEnd, relayLive, streamedAnswer, wireFailure, wireJson as json, type LiveSender, type WireHead } from './tree-live.js'
 
 /** The head of one forwarded request. */
-export interface TreeRequest {
+interface TreeRequest {
   /** Which child sent it (`FLUX_TREE_TOKEN`): the parent knows the run and the command line by it. */
   token: string
   method: string
@@ -54,34 +58,6 @@ export function builtFile(name: string): URL | undefined {
   return undefined
 }
 
-/** Headers that describe one hop, not the request; the parent builds its own. */
-const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection', 'content-length'])
-const NULL_BODY = new Set([101, 204, 205, 304])
-
-/** Frames read from a socket one at a time, in order. */
-function frames(socket: Socket): () => Promise<Frame | undefined> {
-  const decoder = new FrameDecoder()
-  const queue: Frame[] = []
-  const waiting: Array<(f: Frame | undefined) => void> = []
-  let ended: Error | true | undefined
-  const settle = () => {
-    while (waiting.length && (queue.length || ended)) waiting.shift()!(queue.shift())
-  }
-  socket.on('data', (bytes: Buffer) => {
-    queue.push(...decoder.push(bytes))
-    settle()
-  })
-  socket.on('end', () => ((ended ??= true), settle()))
-  socket.on('close', () => ((ended ??= true), settle()))
-  socket.on('error', (e) => ((ended ??= e), settle()))
-  return () =>
-    new Promise((resolve, reject) => {
-      if (queue.length) return resolve(queue.shift())
-      if (ended instanceof Error) return reject(ended)
-      if (ended) return resolve(undefined)
-      waiting.push((f) => (f === undefined && ended instanceof Error ? reject(ended) : resolve(f)))
-    })
-}
 
 /**
  * A connection to `path`; a process that started this one a moment ago may still be opening it, so a missing or
@@ -103,51 +79,49 @@ async function connected(path: string, tries = 20): Promise<Socket> {
   }
 }
 
-const json = <T>(f: Frame): T => JSON.parse(Buffer.from(f.payload).toString('utf8')) as T
-const failure = (f: Frame): Error => {
-  const e = json<{ message: string; code?: string }>(f)
-  return Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error(e.message), { code: e.code }) })
-}
 
 /**
  * Send one request to the process that holds the tape, at `path`, and return its answer as it streams: a Response,
  * or `undefined` when the parent says it is not the tape's (the child sends it as it would without fluxlab).
- * Rejects when the parent cannot be reached.
+ * When the tape goes live for it, `live(url, body)` sends it from this process (issue 39: to `url`, where the tape's
+ * `upstream` put it), and what came back streams to the tape, which answers with what it recorded; a send that
+ * failed answers with the very error `live` threw. Rejects when the parent cannot be reached.
  * @example
- * const response = await forwardOverSocket(process.env.FLUX_TREE, process.env.FLUX_TREE_TOKEN, request)
+ * const response = await forwardOverSocket(process.env.FLUX_TREE, process.env.FLUX_TREE_TOKEN, request, sendHere)
  */
-export async function forwardOverSocket(path: string, token: string, request: Request): Promise<Response | undefined> {
+export async function forwardOverSocket(
+  path: string,
+  token: string,
+  request: Request,
+  live?: (url: string, body: Uint8Array | undefined) => Promise<Response>,
+): Promise<Response | undefined> {
   // @note read from a copy: on `pass` the child sends the request itself (a server of its own tree, issue 38), and a
   // request whose body was read cannot be sent ("TypeError: unusable").
   const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.clone().arrayBuffer())
   const socket = await connected(path)
-  const next = frames(socket)
+  const next = socketFrames(socket)
   const head: TreeRequest = { token, method: request.method, url: request.url, headers: [...request.headers] }
   socket.write(encodeFrame(FRAME.head, JSON.stringify(head)))
   if (body?.byteLength) socket.write(encodeFrame(FRAME.data, body))
   socket.write(encodeFrame(FRAME.end))
-  const first = await next()
+  let first = await next()
+  let sent: Promise<{ error: unknown } | undefined> | undefined
+  if (first?.type === FRAME.live) {
+    const { url } = json<{ url: string }>(first)
+    sent = relayLive(socket, () => (live ? live(url, body) : Promise.reject(new Error('this process cannot send requests itself'))))
+    first = await next()
+  }
   if (!first) throw new Error('the process holding the tape closed the connection before it answered')
   if (first.type === FRAME.pass) return socket.end(), undefined
-  if (first.type === FRAME.error) throw failure(first).cause as Error
+  if (first.type === FRAME.error) throw wireFailure(first).cause as Error
   if (first.type !== FRAME.head) throw new Error(`the process holding the tape answered frame type ${first.type} before the head`)
-  const meta = json<{ status: number; statusText: string; headers: Array<[string, string]> }>(first)
-  const headers = new Headers(meta.headers)
-  if (meta.status === 0) return socket.end(), Response.error()
-  if (NULL_BODY.has(meta.status)) return socket.end(), new Response(null, { status: meta.status, statusText: meta.statusText, headers })
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const f = await next().catch((e: unknown) => ({ type: FRAME.error, payload: Buffer.from(JSON.stringify({ message: String((e as Error)?.message ?? e) })) }) as Frame)
-        if (!f || f.type === FRAME.end) controller.close(), socket.end()
-        else if (f.type === FRAME.data) controller.enqueue(f.payload)
-        else controller.error(failure(f)), socket.destroy()
-      },
-      cancel: () => void socket.destroy(),
-    },
-    { highWaterMark: 0 },
-  )
-  return new Response(stream, { status: meta.status, statusText: meta.statusText, headers })
+  const meta = json<WireHead>(first)
+  if (meta.status === 0) {
+    socket.end()
+    const failed = await sent
+    return failed ? failedAs(failed.error) : Response.error()
+  }
+  return streamedAnswer(meta, next, (ok) => void (ok ? socket.end() : socket.destroy()))
 }
 
 /**
@@ -192,21 +166,26 @@ interface Heard {
 }
 
 /**
- * Listen at `path` for the requests of child processes, and answer each with `answer` (`undefined`: not the
- * tape's, the child sends it itself); `heard` takes the rest. The server does not keep the process alive.
+ * Answers one request of a child (`undefined`: not the tape's, the child sends it itself); `live` asks the child to send
+ * it itself and gives back what came back (issue 39), for when the tape goes live for it.
+ */
+type Answer = (head: TreeRequest, request: Request, live: LiveSender) => Promise<Response | undefined>
+
+/**
+ * Listen at `path` for the requests of child processes, and answer each with `answer`; `heard` takes the rest. The server does not keep the process alive.
  * @example
  * const server = await serveOverSocket(path, (head, request) => route(head.token)?.handle(request))
  */
-export function serveOverSocket(path: string, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, heard: Heard = {}): Server {
+export function serveOverSocket(path: string, answer: Answer, heard: Heard = {}): Server {
   const server = createServer((socket) => void serve(socket, answer, heard))
   server.listen(path)
   server.unref()
   return server
 }
 
-async function serve(socket: Socket, answer: (head: TreeRequest, request: Request) => Promise<Response | undefined>, heard: Heard): Promise<void> {
+async function serve(socket: Socket, answer: Answer, heard: Heard): Promise<void> {
   socket.on('error', () => {})
-  const next = frames(socket)
+  const next = socketFrames(socket)
   const send = (type: (typeof FRAME)[keyof typeof FRAME], payload?: Uint8Array | string) => !socket.destroyed && socket.write(encodeFrame(type, payload))
   try {
     const first = await next()
@@ -218,11 +197,17 @@ async function serve(socket: Socket, answer: (head: TreeRequest, request: Reques
     const head = said
     const chunks: Uint8Array[] = []
     for (let f = await next(); f && f.type !== FRAME.end; f = await next()) if (f.type === FRAME.data) chunks.push(f.payload)
-    const headers = new Headers()
-    for (const [k, v] of head.headers) if (!HOP.has(k.toLowerCase())) headers.append(k, v)
     const body = head.method === 'GET' || head.method === 'HEAD' ? undefined : Buffer.concat(chunks)
-    const response = await answer(head, new Request(head.url, { method: head.method, headers, body }))
-    if (!response) return void socket.end(encodeFrame(FRAME.pass))
+    // @note issue 39: the child's client gave up (its connection closed before the answer ended): the request is aborted
+    // here too, so a live call the child was sending is on the tape as the client's abort, as in the child's own process.
+    const gone = new AbortController()
+    let over = false
+    const finish = (frame: Buffer) => void ((over = true), socket.end(frame))
+    const giveUp = () => over || gone.abort()
+    socket.once('end', giveUp).once('close', giveUp)
+    const request = new Request(head.url, { method: head.method, headers: endToEnd(head.headers), body, signal: gone.signal })
+    const response = await answer(head, request, askChild(socket, next))
+    if (!response) return finish(encodeFrame(FRAME.pass))
     send(FRAME.head, JSON.stringify({ status: response.type === 'error' ? 0 : response.status, statusText: response.statusText, headers: [...response.headers] }))
     if (response.body) {
       const reader = response.body.getReader()
@@ -235,10 +220,10 @@ async function serve(socket: Socket, answer: (head: TreeRequest, request: Reques
         }
       } catch (e) {
         const err = e as Error & { cause?: { message?: string; code?: string } }
-        return void socket.end(encodeFrame(FRAME.error, JSON.stringify({ message: err.cause?.message ?? err.message, code: err.cause?.code })))
+        return finish(encodeFrame(FRAME.error, JSON.stringify({ message: err.cause?.message ?? err.message, code: err.cause?.code })))
       }
     }
-    socket.end(encodeFrame(FRAME.end))
+    finish(encodeFrame(FRAME.end))
   } catch (e) {
     if (!socket.destroyed) socket.end(encodeFrame(FRAME.error, JSON.stringify({ message: String((e as Error)?.message ?? e) })))
   }

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import { liveFetch, mayStartNode, readTreePorts, sweepDeadTrees, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
+import { liveFetch, mayStartNode, readTreePorts, sentByChild, sweepDeadTrees, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
 import { builtFile, serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
@@ -69,11 +69,12 @@ function open(at?: string): Tree {
   sweepDeadTrees(tmpdir())
   const path = at ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
   const children = new Map<string, Child>()
-  const server = serveOverSocket(path, async ({ token }, request) => {
+  const server = serveOverSocket(path, async ({ token }, request, live) => {
     const child = children.get(token)
     if (!child || child.run.ended) return refusedLate(request, child?.command)
     const admitted = child.admit(child.run, throughEndpoint(request), child.command)
-    return admitted ? admitted.answer() : undefined
+    // issue 39: when the tape goes live for it, the child sends it, through the layers beneath fluxlab in its process
+    return admitted ? sentByChild(live, () => admitted.answer()) : undefined
   }, {
     report({ token, report }) {
       // A model call the child refused as unroutable fails the run that started it, as it would in this process.

@@ -38,6 +38,8 @@ test('a refused connection is recorded as a cell and replayed as the same error'
   const base = await downProviderUrl()
   const rec = await (await scenario('refused', { dir })).run(agent(base))
   expect(rec.result).toEqual(['model: APIConnectionError', 'status: TypeError'])
+  // issue 39: the model call went live and failed: a live call all the same
+  expect(rec.modelLive).toBe(1)
   const model = JSON.parse(readFileSync(join(dir, 'refused/model.jsonl'), 'utf8').trim())
   expect(model.transportError).toMatchObject({ code: 'ECONNREFUSED' })
   expect(model.response.status).toBe(0)

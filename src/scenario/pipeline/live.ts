@@ -11,6 +11,7 @@ import { ownSender } from '../../context/own-sender.js'
 import { redirectModeOf } from '../../interceptor/index.js'
 import { socketModel } from '../../context/realtime-socket.js'
 import { carriedKeyVars, placeholderIn } from '../../context/replay-keys.js'
+import { upstreamed } from '../../context/options.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunConfig } from './config.js'
 import type { RunLog, RunStep } from './log.js'
@@ -81,6 +82,8 @@ async function captureLive(config: RunConfig, log: RunLog,
     let rec: RecordedResponse = { status: 0, headers: {}, chunks: [], ...(clientAbort ? { clientAbort } : {}) }
     if (aborted && call.channel === 'tool') rec = cutAtCancel(log, call, start, rec)
     if (aborted) warnUnanswered(log, call, rec)
+    // @note issue 39: a call that went live and failed (refused, reset) is a live call: the summary never says 0 for it.
+    else if (call.channel === 'model') log.modelLive++
     unanswered(rec, aborted ? undefined : transportErrorOf(e, config))
     return { response: Response.error() }
   }
@@ -250,19 +253,13 @@ async function send(config: RunConfig, log: RunLog, request: Request, bytes: Buf
  * upstream when one is set (`upstream` / `FLUX_UPSTREAM`): the same method, headers and body.
  */
 function liveRequest(request: Request, bytes: Buffer, upstream: Record<string, URL>): Request {
-  const url = new URL(request.url)
-  const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
+  const routed = upstreamed(new URL(request.url), upstream)
   const bodyless = request.method === 'GET' || request.method === 'HEAD' || request.body === null
   // @note the live copy keeps the client's redirect mode (node:http: manual), or the pre-interception fetch would
   // follow a redirect the client meant to see.
   const redirect = redirectModeOf(request)
-  if (!base && bodyless && redirect === request.redirect) return request
-  const target = new URL(url.href)
-  if (base) {
-    target.protocol = base.protocol
-    target.host = base.host
-    target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
-  }
+  if (!routed && bodyless && redirect === request.redirect) return request
+  const target = routed ?? new URL(request.url)
   const headers = new Headers(request.headers)
   for (const h of ['host', 'content-length', 'transfer-encoding']) headers.delete(h)
   const body = bodyless ? undefined : (bytes as Uint8Array<ArrayBuffer>)

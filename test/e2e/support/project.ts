@@ -135,6 +135,7 @@ export type Template =
   | 'jest-children'
   | 'playwright-subdir'
   | 'playwright-counts'
+  | 'vitest-child-routes'
 
 /** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
 export function createProject(template: Template): Project {
