@@ -32,5 +32,8 @@ const transformIgnorePatterns = nativeEsm ? ['/node_modules/'] : [`/node_modules
   // next to it, so jest reports it obsolete (failing the run) and `jest -u` deletes it. Hide them from jest's file map.
 const modulePathIgnorePatterns = [`${sep}trace\\.snap$`]
 
+// Issue 41: under GitHub Actions the fluxlab reporter annotates each failed test at its line, which jest reports only when asked.
+const testLocationInResults = process.env.GITHUB_ACTIONS === 'true'
+
 // Shorthand properties, so Node's ESM import of this file sees each as a named export (as the types declare).
-module.exports = { testEnvironment, setupFilesAfterEnv, reporters, transform, transformIgnorePatterns, modulePathIgnorePatterns }
+module.exports = { testEnvironment, setupFilesAfterEnv, reporters, transform, transformIgnorePatterns, modulePathIgnorePatterns, testLocationInResults }

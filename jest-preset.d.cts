@@ -6,5 +6,6 @@ declare const preset: {
   transform: Record<string, unknown>
   transformIgnorePatterns: string[]
   modulePathIgnorePatterns: string[]
+  testLocationInResults: boolean
 }
 export = preset

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import { PROVIDED_KEY, type FluxProvided } from './plugin/vitest-provided.js'
 import { checkVitestVersion } from './plugin/vitest-version.js'
+import { githubOn } from './reporter/github.js'
 import { FluxlabVitestReporter } from './reporter/vitest-reporter.js'
 import type { FluxOptions } from './context/options.js'
 
@@ -10,6 +11,8 @@ import type { FluxOptions } from './context/options.js'
 export interface FluxPluginOptions extends FluxOptions {
   /** Print fluxlab's run summary after vitest's own (default `true`). */
   summary?: boolean
+  /** Under `GITHUB_ACTIONS=true`, annotations at the tests' lines and the step summary (default `true`; also `FLUX_GITHUB=0`). */
+  github?: boolean
 }
 
 const built = (name: string) => fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? `./plugin/${name}.ts` : `./${name}.js`, import.meta.url))
@@ -29,7 +32,7 @@ const GATE_END = built('vitest-global-setup-end')
  * export default defineConfig({ plugins: [fluxlab()] })
  */
 export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
-  const { summary = true, ...options } = pluginOptions
+  const { summary = true, github, ...options } = pluginOptions
   return {
     name: 'fluxlab',
     config(config) {
@@ -37,6 +40,8 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
       const test = ((config as { test?: { setupFiles?: string | string[]; globalSetup?: string | string[] } }).test ??= {})
       const existing = test.setupFiles === undefined ? [] : Array.isArray(test.setupFiles) ? test.setupFiles : [test.setupFiles]
       if (!existing.includes(SETUP)) test.setupFiles = [...existing, SETUP]
+      // Issue 41: the annotations point at each test's line, which vitest records only when asked.
+      if (summary && githubOn(github)) (test as { includeTaskLocation?: boolean }).includeTaskLocation ??= true
       // Issue 38 item 4: a project's global setup runs in this process, where the workers' placeholders never stand: the
       // gate fills its own, from the record of what the global setup read while recording, and lets go before the workers start.
       const global = test.globalSetup === undefined ? [] : Array.isArray(test.globalSetup) ? test.globalSetup : [test.globalSetup]
@@ -55,7 +60,7 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
       // `config` hook: `--reporter` on the command line replaces the config's list, which would drop ours.
       const reporters = vitest.config?.reporters
       if (summary && reporters && !reporters.some((r) => (r as { fluxlabSummary?: boolean } | undefined)?.fluxlabSummary))
-        reporters.push(new FluxlabVitestReporter({ dirs: options.dir ? [options.dir] : [] }))
+        reporters.push(new FluxlabVitestReporter({ dirs: options.dir ? [options.dir] : [], ...(github === undefined ? {} : { github }) }))
     },
   } as Plugin
 }

@@ -14,10 +14,14 @@ import { pauseGate, resumeGate } from '../context/gate-keys.js'
 import { checkJestVersion, jestVersion } from './jest-version.js'
 import { FACTS_ENV, type TestFacts } from './facts.js'
 import { factsKey, readFacts } from './read-facts.js'
+import { declarationLine, githubOn, reportToGithub } from './github.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface AssertionLike {
   fullName: string
+  title?: string
+  /** With `testLocationInResults` (the preset turns it on under GitHub Actions). */
+  location?: { line: number } | null
   status: string
   failureMessages?: string[]
 }
@@ -34,6 +38,8 @@ interface AggregatedLike {
 export interface JestReporterOptions {
   /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
   dirs?: string[]
+  /** GitHub Actions annotations and step summary under `GITHUB_ACTIONS=true` (default `true`; also `FLUX_GITHUB=0`). */
+  github?: boolean
 }
 
 /**
@@ -43,15 +49,18 @@ export interface JestReporterOptions {
  */
 export default class FluxlabJestReporter {
   private readonly file: string
+  /** jest's own `github-actions` reporter runs: it annotates the failed tests. */
+  private readonly runnerAnnotates: boolean
 
   constructor(
-    globalConfig?: { rootDir?: string },
+    globalConfig?: { rootDir?: string; reporters?: unknown[] },
     private readonly options: JestReporterOptions = {},
   ) {
     // Once per run, in jest's main process, before any worker starts: a jest outside the tested range is named.
     const version = jestVersion(globalConfig?.rootDir ?? process.cwd())
     const warning = version === undefined ? undefined : checkJestVersion(version)
     if (warning) console.warn(warning)
+    this.runnerAnnotates = (globalConfig?.reporters ?? []).some((r) => (Array.isArray(r) ? r[0] : r) === 'github-actions')
     this.file = join(tmpdir(), `fluxlab-facts-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
     writeFileSync(this.file, '')
     process.env[FACTS_ENV] = this.file
@@ -71,6 +80,7 @@ export default class FluxlabJestReporter {
     const facts = new Map<string, TestFacts>()
     const read = readFacts(this.file)
     for (const f of read.tests) facts.set(factsKey(f.file, f.test, f.nth), f)
+    const github = githubOn(this.options.github)
     const tests: RanTest[] = []
     const files: string[] = []
     for (const file of results.testResults) {
@@ -80,9 +90,11 @@ export default class FluxlabJestReporter {
       for (const a of file.testResults) {
         const nth = (seen.get(a.fullName) ?? 0) + 1
         seen.set(a.fullName, nth)
+        const line = github ? (a.location?.line ?? declarationLine(file.testFilePath, a.title ?? a.fullName)) : undefined
         tests.push({
           file: file.testFilePath,
           name: a.fullName,
+          ...(line ? { line } : {}),
           state: toState(a.status),
           ...(a.failureMessages?.length ? { errors: a.failureMessages } : {}),
           facts: facts.get(factsKey(file.testFilePath, a.fullName, nth)),
@@ -92,6 +104,7 @@ export default class FluxlabJestReporter {
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
     const colors = pc.createColors(colorOn(process.stderr))
     process.stderr.write(`${formatSummary(summary, colors, { ci: isCi() })}\n`)
+    if (github) reportToGithub({ tests, summary, cwd: process.cwd(), runnerAnnotates: this.runnerAnnotates }, (s) => process.stdout.write(s))
     rmSync(this.file, { force: true })
   }
 

@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import pc from 'picocolors'
 import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type TestFacts } from './facts.js'
 import { readFacts } from './read-facts.js'
+import { githubOn, reportToGithub } from './github.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
@@ -25,7 +26,7 @@ interface TestCaseLike {
   titlePath(): string[]
   /** `unexpected` is a failure for the runner; an expected failure (`test.fail()`) is not. */
   outcome(): 'skipped' | 'expected' | 'unexpected' | 'flaky'
-  location: { file: string }
+  location: { file: string; line?: number }
   parent: { project?(): { name: string } | undefined }
 }
 interface TestResultLike {
@@ -41,6 +42,8 @@ interface ConfigLike {
   shard?: { current: number; total: number } | null
   grep?: RegExp | RegExp[]
   grepInvert?: RegExp | RegExp[] | null
+  /** The reporters, `[name, options]` each (`github` annotates the failed tests). */
+  reporter?: ReadonlyArray<readonly [string, unknown?]>
 }
 interface SuiteLike {
   allTests(): TestCaseLike[]
@@ -49,6 +52,8 @@ interface SuiteLike {
 export interface PlaywrightReporterOptions {
   /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
   dirs?: string[]
+  /** GitHub Actions annotations and step summary under `GITHUB_ACTIONS=true` (default `true`; also `FLUX_GITHUB=0`). */
+  github?: boolean
   /** Playwright's own: `merge` under `npx playwright merge-reports`. */
   _mode?: string
 }
@@ -102,6 +107,7 @@ export default class FluxlabPlaywrightReporter {
     const project = (this.config?.projects.length ?? 0) > 1 ? test.titlePath()[1] || undefined : undefined
     return {
       file: test.location.file,
+      ...(test.location.line ? { line: test.location.line } : {}),
       name: test.titlePath().slice(3).join(' > '),
       ...(project ? { project } : {}),
       ...(repeat > 0 ? { repeat } : {}),
@@ -131,6 +137,8 @@ export default class FluxlabPlaywrightReporter {
     const checkObsolete = !this.interrupted && !(this.options._mode !== 'merge' && this.config?.shard) && !filtered(this.config)
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete })
     process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
+    const runnerAnnotates = (this.config?.reporter ?? []).some(([name]) => name === 'github')
+    if (githubOn(this.options.github)) reportToGithub({ tests, summary, cwd: process.cwd(), runnerAnnotates }, (s) => process.stdout.write(s))
   }
 
   private config?: ConfigLike

@@ -26,6 +26,8 @@ export interface RanTest {
   /** Full name (`describe > test` in vitest, space-joined in jest): what scenario.yaml's `source.name` holds. */
   name: string
   project?: string
+  /** The line the test is declared on, where the runner tells it (GitHub annotations point at it). */
+  line?: number
   /** A repeat of a test the runner already ran (Playwright's `--repeat-each` index, from 1): counted, never a namesake. */
   repeat?: number
   state: TestState

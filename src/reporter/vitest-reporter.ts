@@ -5,10 +5,15 @@
  */
 import pc from 'picocolors'
 import type { TestFacts } from './facts.js'
+import { declarationLine, githubOn, reportToGithub } from './github.js'
 import { formatSummary, summarize, type FileFacts, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
   fullName: string
+  /** Its own title. */
+  name?: string
+  /** Set when `includeTaskLocation` is on (the plugin turns it on under GitHub Actions). */
+  location?: { line: number }
   meta(): { fluxlab?: TestFacts }
   result(): { state: string; errors?: ReadonlyArray<{ message?: string }> }
 }
@@ -28,6 +33,8 @@ interface VitestLike {
 export interface VitestReporterOptions {
   /** Extra fixture roots to look in for fixtures no test opened (the tests' own `dir` is always used). */
   dirs?: string[]
+  /** GitHub Actions annotations and step summary under `GITHUB_ACTIONS=true` (default `true`; also `FLUX_GITHUB=0`). */
+  github?: boolean
 }
 
 /** Reporters that write a machine-readable document to stdout unless given an outputFile. */
@@ -52,6 +59,7 @@ export class FluxlabVitestReporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModuleLike>, _errors: ReadonlyArray<unknown>, reason?: string): void {
     const vitest = this.vitest
     if (!vitest) return
+    const github = githubOn(this.options.github)
     const tests: RanTest[] = []
     const files: string[] = []
     const fileFacts: FileFacts[] = []
@@ -66,7 +74,8 @@ export class FluxlabVitestReporter {
         const facts = t.meta().fluxlab
         const result = t.result()
         const errors = result.errors?.map((e) => String(e.message ?? ''))
-        tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, state: toState(result.state), ...(errors?.length ? { errors } : {}), facts })
+        const line = github ? (t.location?.line ?? declarationLine(mod.moduleId, t.name ?? t.fullName)) : undefined
+        tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, ...(line ? { line } : {}), state: toState(result.state), ...(errors?.length ? { errors } : {}), facts })
       }
     }
     const summary = summarize({ tests, fileFacts, fileErrors, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
@@ -76,6 +85,8 @@ export class FluxlabVitestReporter {
     const text = `\n${formatSummary(summary, colors, { cwd: vitest.config.root, ci: isCi() })}\n`
     if (toStderr) vitest.logger.error(text)
     else vitest.logger.log(text)
+    const runnerAnnotates = (vitest.config.reporters ?? []).some((r) => (Array.isArray(r) ? r[0] : r) === 'github-actions' || (r as object)?.constructor?.name === 'GithubActionsReporter')
+    if (github) reportToGithub({ tests, summary, cwd: vitest.config.root, runnerAnnotates }, (s) => (toStderr ? process.stderr : process.stdout).write(s))
   }
 }
 
