@@ -34,6 +34,8 @@ function withFluxlab(config = {}, options) {
   const ignore = config.transformIgnorePatterns
   out.transformIgnorePatterns = ignore === undefined ? preset.transformIgnorePatterns : ignore.map((p) => (DEFAULT_IGNORE.has(p) ? preset.transformIgnorePatterns[0] : p))
   out.modulePathIgnorePatterns = [...(config.modulePathIgnorePatterns ?? []), ...preset.modulePathIgnorePatterns]
+  // Issue 41: the fluxlab reporter's GitHub annotations point at each test's line, which jest reports only when asked.
+  if (config.testLocationInResults === undefined && preset.testLocationInResults) out.testLocationInResults = true
   if (options) out.globals = { ...(config.globals ?? {}), fluxlab: { ...(config.globals?.fluxlab ?? {}), ...options } }
   openGates(config, out.globals?.fluxlab)
   return out

@@ -197,6 +197,13 @@ export const ENV_ROWS: readonly EnvRow[] = [
     doc: 'update state `none` when no runner says otherwise: nothing is recorded or written implicitly; the run summary colours live model calls red',
   },
   {
+    name: 'GITHUB_ACTIONS / FLUX_GITHUB',
+    values: '`true` (set by GitHub) / `0`',
+    doc:
+      'under `GITHUB_ACTIONS=true` the run summary reporters add annotations at the failing tests\' lines and the run summary to `$GITHUB_STEP_SUMMARY` ' +
+      '(see [CI](ci.md#github-actions)); `FLUX_GITHUB=0`, or the reporter option `github: false`, turns that off',
+  },
+  {
     name: 'NO_COLOR / FORCE_COLOR',
     values: 'set / `1`',
     doc: 'colours in the CLI and the run summary: off when piped or `NO_COLOR` is set, forced on with `FORCE_COLOR` (`FORCE_COLOR=0` forces them off)',

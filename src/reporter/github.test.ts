@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { SessionFacts, TestFacts } from './facts.js'
-import { annotation, declarationLine, escapeData, escapeProperty, githubAnnotations, githubOn, reportToGithub, stepSummary } from './github.js'
+import { annotation, declarationLine, escapeData, escapeProperty, githubAnnotations, githubOn, placeable, reportToGithub, stepSummary } from './github.js'
 import { summarize, type RanTest } from './summary.js'
 
 const ROOT = '/repo'
@@ -69,6 +69,14 @@ describe('githubAnnotations', () => {
     expect(lines).toEqual(['::warning file=test/a.test.ts,line=12,title=model_request_drift::scenario "capital" model#1: request differs from the recording, served by position: messages[0].content differs'])
   })
 
+  it("annotates only the failed tests the runner's annotator could not place", () => {
+    const placed = ran('placed', 'failed', [run({ failures: [overflow] })])
+    const lost = ran('lost', 'failed', [run({ failures: [overflow] })])
+    const lines = githubAnnotations(input([placed, lost], (t) => t === placed))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain("-t '^lost$'")
+  })
+
   it('caps the warnings at 10, the last one counting the rest', () => {
     const tests = Array.from({ length: 14 }, (_, i) => ran(`t${i}`, 'passed', [run({ warnings: [{ ...drift, code: i % 2 ? 'unwrapped_tool' : drift.code }] })]))
     const lines = githubAnnotations(input(tests))
@@ -103,6 +111,18 @@ describe('stepSummary', () => {
     reportToGithub(i, () => {}, { GITHUB_STEP_SUMMARY: file })
     expect(out).toMatch(/^\n::error file=test\/a\.test\.ts,line=12,title=model_index_overflow::/)
     expect(readFileSync(file, 'utf8').match(/## fluxlab/g)).toHaveLength(2)
+  })
+})
+
+describe('placeable', () => {
+  it("is true for a stack with a frame of the project, false for one that is all node_modules and Node's own", () => {
+    const exists = (f: string) => !f.includes('gone')
+    const ours = 'FluxError: x\n    at finishTest (/repo/node_modules/fluxlab/dist/index.js:9:3)\n    at /repo/node_modules/@vitest/runner/dist/index.js:1:2\n    at node:internal/process/task_queues:95:5'
+    expect(placeable(ours, exists)).toBe(false)
+    expect(placeable(`${ours}\n    at /repo/test/a.test.ts:12:15`, exists)).toBe(true)
+    expect(placeable('Error\n    at run (file:///repo/src/agent.ts:3:1)', exists)).toBe(true)
+    expect(placeable('Error\n    at run (/repo/gone.ts:3:1)', exists)).toBe(false)
+    expect(placeable(undefined)).toBe(false)
   })
 })
 

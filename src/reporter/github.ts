@@ -10,7 +10,7 @@
  * its error, and a fluxlab error carries its code and the command to run: fluxlab adds the warnings and the step summary.
  * Everything written passes through the secret redactor.
  */
-import { appendFileSync, readFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { relative, resolve, sep } from 'node:path'
 import pc from 'picocolors'
 import { testCommand } from '../commands.js'
@@ -57,8 +57,8 @@ export interface GithubInput {
   summary: SuiteSummary
   /** The directory paths are written relative to (the repository's checkout, where the runner was started). */
   cwd: string
-  /** The runner's own annotator runs: it annotates the failed tests, fluxlab adds no `::error`. */
-  runnerAnnotates: boolean
+  /** The runner's own annotator runs and annotates the failed tests (or this one): fluxlab adds no `::error` for them. */
+  runnerAnnotates: boolean | ((t: RanTest) => boolean)
 }
 
 /**
@@ -68,11 +68,12 @@ export interface GithubInput {
  */
 export function githubAnnotations(input: GithubInput): string[] {
   const rel = relTo(input.cwd)
+  const annotated = typeof input.runnerAnnotates === 'function' ? input.runnerAnnotates : () => input.runnerAnnotates === true
   const errors: string[] = []
   const warnings: string[] = []
   for (const t of input.tests) {
     const at = { file: rel(t.file), line: t.line }
-    if (t.state === 'failed' && !input.runnerAnnotates) {
+    if (t.state === 'failed' && !annotated(t)) {
       const failed = failureOf(t)
       if (failed) errors.push(annotation('error', { ...at, title: failed.code }, `${failed.message}; rerun: ${rerunOf(t)}`))
     }
@@ -80,7 +81,7 @@ export function githubAnnotations(input: GithubInput): string[] {
       for (const w of run.warnings)
         if (w.code === 'model_request_drift' || w.code === 'unwrapped_tool') warnings.push(annotation('warning', { ...at, title: w.code }, `scenario "${run.name}" ${w.step}: ${oneLine(w.message)}`))
   }
-  if (!input.runnerAnnotates) for (const f of input.summary.fileFailures) errors.push(annotation('error', { file: rel(f.file), title: f.code }, `outside its tests: ${oneLine(f.message)}`))
+  if (input.runnerAnnotates !== true) for (const f of input.summary.fileFailures) errors.push(annotation('error', { file: rel(f.file), title: f.code }, `outside its tests: ${oneLine(f.message)}`))
   return [...capped(errors, 'error', 'failed tests fluxlab failed'), ...capped(warnings, 'warning', 'fluxlab warnings')]
 }
 
@@ -176,6 +177,20 @@ export function declarationLine(file: string, title: string, read: (f: string) =
   const quoted = [`'${title}'`, `"${title}"`, `\`${title}\``]
   const i = text.split('\n').findIndex((l) => /\b(test|it)(\.\w+)*\s*\(/.test(l) && quoted.some((q) => l.includes(q)))
   return i < 0 ? undefined : i + 1
+}
+
+/**
+ * Whether an error's stack has a frame vitest's `github-actions` reporter can place its annotation at: a file of the
+ * project (not under `node_modules`, not Node's own) that exists. Without one, vitest writes no annotation for it.
+ * @example
+ * placeable(error.stack) // false for an error thrown by fluxlab's end-of-test check
+ */
+export function placeable(stack: string | undefined, exists: (f: string) => boolean = existsSync): boolean {
+  for (const m of (stack ?? '').matchAll(/(?:\(|at )((?:file:\/\/)?\/[^():\s]+):\d+:\d+\)?$/gm)) {
+    const file = m[1].replace(/^file:\/\//, '')
+    if (!/[\\/]node_modules[\\/]/.test(file) && exists(file)) return true
+  }
+  return false
 }
 
 const relTo = (cwd: string) => (p: string) => {

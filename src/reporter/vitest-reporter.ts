@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors'
 import type { TestFacts } from './facts.js'
-import { declarationLine, githubOn, reportToGithub } from './github.js'
+import { declarationLine, githubOn, placeable, reportToGithub } from './github.js'
 import { formatSummary, summarize, type FileFacts, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
@@ -15,7 +15,7 @@ interface TestCaseLike {
   /** Set when `includeTaskLocation` is on (the plugin turns it on under GitHub Actions). */
   location?: { line: number }
   meta(): { fluxlab?: TestFacts }
-  result(): { state: string; errors?: ReadonlyArray<{ message?: string }> }
+  result(): { state: string; errors?: ReadonlyArray<{ message?: string; stack?: string }> }
 }
 interface TestModuleLike {
   moduleId: string
@@ -61,6 +61,8 @@ export class FluxlabVitestReporter {
     if (!vitest) return
     const github = githubOn(this.options.github)
     const tests: RanTest[] = []
+    /** Failed tests vitest's own github-actions reporter can place an annotation for (an error with a frame of the project). */
+    const placed = new Set<RanTest>()
     const files: string[] = []
     const fileFacts: FileFacts[] = []
     const fileErrors: Array<{ file: string; message: string }> = []
@@ -75,7 +77,9 @@ export class FluxlabVitestReporter {
         const result = t.result()
         const errors = result.errors?.map((e) => String(e.message ?? ''))
         const line = github ? (t.location?.line ?? declarationLine(mod.moduleId, t.name ?? t.fullName)) : undefined
-        tests.push({ file: mod.moduleId, name: t.fullName, project: facts?.project, ...(line ? { line } : {}), state: toState(result.state), ...(errors?.length ? { errors } : {}), facts })
+        const ran: RanTest = { file: mod.moduleId, name: t.fullName, project: facts?.project, ...(line ? { line } : {}), state: toState(result.state), ...(errors?.length ? { errors } : {}), facts }
+        tests.push(ran)
+        if (github && result.errors?.some((e) => placeable(e.stack))) placed.add(ran)
       }
     }
     const summary = summarize({ tests, fileFacts, fileErrors, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
@@ -85,8 +89,10 @@ export class FluxlabVitestReporter {
     const text = `\n${formatSummary(summary, colors, { cwd: vitest.config.root, ci: isCi() })}\n`
     if (toStderr) vitest.logger.error(text)
     else vitest.logger.log(text)
-    const runnerAnnotates = (vitest.config.reporters ?? []).some((r) => (Array.isArray(r) ? r[0] : r) === 'github-actions' || (r as object)?.constructor?.name === 'GithubActionsReporter')
-    if (github) reportToGithub({ tests, summary, cwd: vitest.config.root, runnerAnnotates }, (s) => (toStderr ? process.stderr : process.stdout).write(s))
+    // @note issue 41: vitest's own annotator writes nothing for an error with no frame of the project (fluxlab's end-of-test
+    // check throws from node_modules): fluxlab annotates those tests itself, and leaves the others to it.
+    const own = (vitest.config.reporters ?? []).some((r) => (Array.isArray(r) ? r[0] : r) === 'github-actions' || (r as object)?.constructor?.name === 'GithubActionsReporter')
+    if (github) reportToGithub({ tests, summary, cwd: vitest.config.root, runnerAnnotates: own && ((t) => placed.has(t)) }, (s) => (toStderr ? process.stderr : process.stdout).write(s))
   }
 }
 
