@@ -16,7 +16,7 @@ const facts = (test: string, sessions: SessionFacts[]): TestFacts => ({
 const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[], over: Partial<RanTest> = {}): RanTest => ({
   file: `${ROOT}/test/a.test.ts`, name, line: 12, state, facts: facts(name, sessions), ...over,
 })
-const input = (tests: RanTest[], runnerAnnotates = false) => ({
+const input = (tests: RanTest[], runnerAnnotates: boolean | ((t: RanTest) => boolean) = false) => ({
   tests, runnerAnnotates, cwd: ROOT, summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
 })
 const overflow = { code: 'model_index_overflow', step: 'model#3', message: 'the run made model call #3, the tape has 2' }

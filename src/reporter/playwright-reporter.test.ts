@@ -123,3 +123,32 @@ describe('FluxlabPlaywrightReporter', () => {
     expect(text).not.toContain('are named')
   })
 })
+
+describe('FluxlabPlaywrightReporter under GITHUB_ACTIONS=true', () => {
+  const diverged = (): TestFacts => {
+    const f = facts('asks Rome', 'replay')
+    f.sessions[0] = { ...f.sessions[0], hermetic: false, failures: [{ code: 'model_index_overflow', step: 'model#2', message: 'one model call more than the tape' }] }
+    return f
+  }
+  /** Runs the reporter over one failed test at line 14; returns what it wrote to stdout. */
+  function annotate(reporter: Array<[string, unknown?]>, env: Record<string, string>): string {
+    const out: string[] = []
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true))
+    for (const [k, v] of Object.entries({ GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '', ...env })) vi.stubEnv(k, v)
+    const r = new FluxlabPlaywrightReporter()
+    r.onBegin({ rootDir: '/app/e2e', projects: [{}], reporter })
+    const t = { ...testCase('asks Rome', { id: 'r-0', outcome: 'unexpected' }), location: { file: join(process.cwd(), 'e2e/chat.spec.ts'), line: 14 } }
+    r.onTestEnd(t, result('failed', diverged()))
+    r.onEnd({ status: 'failed' })
+    r.onExit()
+    vi.unstubAllEnvs()
+    return out.join('')
+  }
+
+  it("annotates a failed test at test.location, and leaves it to Playwright's own `github` reporter when that runs", () => {
+    expect(annotate([['list']], {})).toMatch(/^::error file=e2e\/chat\.spec\.ts,line=14,title=model_index_overflow::scenario "asks Rome" model#2: model_index_overflow: .*; rerun: npx playwright test /m)
+    expect(annotate([['list'], ['github']], {})).toBe('')
+    expect(annotate([['list']], { FLUX_GITHUB: '0' })).toBe('')
+  })
+})
