@@ -103,6 +103,7 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
 
 function rerunOf(t: RanTest): string {
   const f = t.facts
+  if (f?.rerun) return f.rerun
   return testCommand({ runner: f?.runner, file: relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/'), name: f?.test ?? t.name, project: t.project })
 }
 
