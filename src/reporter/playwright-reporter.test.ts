@@ -35,11 +35,14 @@ afterEach(() => vi.restoreAllMocks())
 function summaryOf(projects: number, ends: Array<[ReturnType<typeof testCase>, ReturnType<typeof result>]>, suite?: Array<ReturnType<typeof testCase>>): string {
   const out: string[] = []
   vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
+  // this suite's own CI runs on GitHub: no annotation or step summary of these made-up tests reaches it
+  vi.stubEnv('GITHUB_ACTIONS', '')
   const reporter = new FluxlabPlaywrightReporter()
   reporter.onBegin({ rootDir: '/app/e2e', projects: Array.from({ length: projects }, () => ({})) }, suite && { allTests: () => suite })
   for (const [t, r] of ends) reporter.onTestEnd(t, r)
   reporter.onEnd({ status: 'passed' })
   reporter.onExit()
+  vi.unstubAllEnvs()
   return out.join('')
 }
 

@@ -13,6 +13,8 @@ import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project,
 
 const TIMEOUT = 150_000
 const NAME = 'answers with the capital after calling the geography tool'
+/** A key of the shape fluxlab's redactor knows, put in the prompt by a test: it must reach no annotation. */
+const SECRET = `sk-proj-${'Qw3rTy7uI9oP1aS5dF8gH2jK'.repeat(2)}`
 
 interface Kit {
   name: 'vitest' | 'jest'
@@ -86,6 +88,23 @@ describe.each(KITS)('$name under GITHUB_ACTIONS=true', (kit) => {
     expect(ours(r.output)).toEqual([])
     // vitest's own github-actions reporter writes a job summary of its own there
     expect(existsSync(p.path('step-summary.md')) ? p.read('step-summary.md') : '').not.toContain('fluxlab')
+  }, TIMEOUT)
+
+  test.concurrent('a drifting replay passes with a ::warning at the test\'s line, and no secret of the prompt reaches an annotation or the summary', async () => {
+    const p = createProject(kit.template)
+    projects.push(p)
+    p.copyScenariosFrom(seed)
+    p.edit(kit.file, 'then answer.', `then answer. Token ${SECRET}`)
+    const r = await kit.run(p, [kit.file], gha(p))
+    expectExit(r, 0)
+    const warnings = ours(r.output)
+    // both model calls carry the changed prompt
+    expect(warnings, r.output).toHaveLength(2)
+    expect(warnings[1]).toContain('model#2: ')
+    expect(warnings[0]).toMatch(new RegExp(`^::warning file=${kit.file.replace('.', '\\.')},line=${lineOf(p, kit.file)},title=model_request_drift::scenario "capital" model#1: `))
+    const md = p.read('step-summary.md')
+    expect(md).toContain(`| capital | \`${kit.file}:${lineOf(p, kit.file)}\` ${NAME} | drifted (2) |`)
+    for (const text of [...warnings, md]) expect(text).not.toContain(SECRET)
   }, TIMEOUT)
 
   if (kit.name === 'vitest')
