@@ -101,6 +101,13 @@ describe('stepSummary', () => {
     expect(md).toContain('Recorded cost: $0.00300')
   })
 
+  it('caps the table at 50 rows, counting the rest, and says so when every scenario replayed cleanly', () => {
+    const many = stepSummary(input(Array.from({ length: 52 }, (_, i) => ran(`t${i}`, 'failed', [run({ failures: [overflow] })]))))
+    expect(many.split('\n').filter((l) => l.startsWith('| capital |'))).toHaveLength(50)
+    expect(many).toContain('| … 2 more |')
+    expect(stepSummary(input([ran('clean', 'passed', [run()])]))).toContain('Every scenario replayed cleanly.')
+  })
+
   it('appends to $GITHUB_STEP_SUMMARY and writes the annotations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flux-gha-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))

@@ -79,9 +79,12 @@ export function githubAnnotations(input: GithubInput): string[] {
     }
     for (const run of t.facts?.sessions ?? [])
       for (const w of run.warnings)
-        if (w.code === 'model_request_drift' || w.code === 'unwrapped_tool') warnings.push(annotation('warning', { ...at, title: w.code }, `scenario "${run.name}" ${w.step}: ${oneLine(w.message)}`))
+        if (w.code === 'model_request_drift' || w.code === 'unwrapped_tool')
+          warnings.push(annotation('warning', { ...at, title: w.code }, `scenario "${run.name}" ${w.step}: ${oneLine(w.message)}`))
   }
-  if (input.runnerAnnotates !== true) for (const f of input.summary.fileFailures) errors.push(annotation('error', { file: rel(f.file), title: f.code }, `outside its tests: ${oneLine(f.message)}`))
+  if (input.runnerAnnotates !== true)
+    for (const f of input.summary.fileFailures)
+      errors.push(annotation('error', { file: rel(f.file), title: f.code }, `outside its tests: ${oneLine(f.message)}`))
   return [...capped(errors, 'error', 'failed tests fluxlab failed'), ...capped(warnings, 'warning', 'fluxlab warnings')]
 }
 
@@ -104,7 +107,8 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
 function rerunOf(t: RanTest): string {
   const f = t.facts
   if (f?.rerun) return f.rerun
-  return testCommand({ runner: f?.runner, file: relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/'), name: f?.test ?? t.name, project: t.project })
+  const file = relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/')
+  return testCommand({ runner: f?.runner, file, name: f?.test ?? t.name, project: t.project })
 }
 
 function capped(lines: string[], kind: 'error' | 'warning', what: string): string[] {
@@ -127,11 +131,13 @@ export function stepSummary(input: GithubInput): string {
       if (!result) continue
       const where = `${rel(t.file)}${t.line ? `:${t.line}` : ''}`
       const first = run.failures[0] ?? run.warnings[0]
-      rows.push(`| ${cell(run.name)} | \`${cell(where)}\` ${cell(t.name)} | ${result} | ${first ? cell(`${first.step} ${first.code}: ${first.message}`, 200) : ''} |`)
+      const problem = first ? cell(`${first.step} ${first.code}: ${first.message}`, 200) : ''
+      rows.push(`| ${cell(run.name)} | \`${cell(where)}\` ${cell(t.name)} | ${result} | ${problem} |`)
     }
   const table = rows.length
-    ? ['', '| scenario | test | result | first problem |', '|---|---|---|---|', ...rows.slice(0, ROWS), ...(rows.length > ROWS ? [`| … ${rows.length - ROWS} more | | | |`] : [])]
+    ? ['', '| scenario | test | result | first problem |', '|---|---|---|---|', ...rows.slice(0, ROWS)]
     : ['', 'Every scenario replayed cleanly.']
+  if (rows.length > ROWS) table.push(`| … ${rows.length - ROWS} more |`)
   return `${redactMessage(['## fluxlab', '', line, ...table, '', `Recorded cost: ${usd(input.summary.cost)}`].join('\n'))}\n\n`
 }
 

@@ -77,7 +77,8 @@ export class FluxlabVitestReporter {
         const result = t.result()
         const errors = result.errors?.map((e) => String(e.message ?? ''))
         const line = github ? (t.location?.line ?? declarationLine(mod.moduleId, t.name ?? t.fullName)) : undefined
-        const ran: RanTest = { file: mod.moduleId, name: t.fullName, project: facts?.project, ...(line ? { line } : {}), state: toState(result.state), ...(errors?.length ? { errors } : {}), facts }
+        const ran: RanTest = { file: mod.moduleId, name: t.fullName, project: facts?.project, ...(line ? { line } : {}), state: toState(result.state), facts }
+        if (errors?.length) ran.errors = errors
         tests.push(ran)
         if (github && result.errors?.some((e) => placeable(e.stack))) placed.add(ran)
       }
@@ -91,8 +92,12 @@ export class FluxlabVitestReporter {
     else vitest.logger.log(text)
     // @note issue 41: vitest's own annotator writes nothing for an error with no frame of the project (fluxlab's end-of-test
     // check throws from node_modules): fluxlab annotates those tests itself, and leaves the others to it.
-    const own = (vitest.config.reporters ?? []).some((r) => (Array.isArray(r) ? r[0] : r) === 'github-actions' || (r as object)?.constructor?.name === 'GithubActionsReporter')
-    if (github) reportToGithub({ tests, summary, cwd: vitest.config.root, runnerAnnotates: own && ((t) => placed.has(t)) }, (s) => (toStderr ? process.stderr : process.stdout).write(s))
+    const own = (vitest.config.reporters ?? []).some((r) => {
+      const name = Array.isArray(r) ? r[0] : r
+      return name === 'github-actions' || r?.constructor?.name === 'GithubActionsReporter'
+    })
+    const write = (s: string) => (toStderr ? process.stderr : process.stdout).write(s)
+    if (github) reportToGithub({ tests, summary, cwd: vitest.config.root, runnerAnnotates: own && ((t) => placed.has(t)) }, write)
   }
 }
 
