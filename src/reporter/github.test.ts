@@ -17,7 +17,7 @@ const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[], ov
   file: `${ROOT}/test/a.test.ts`, name, line: 12, state, facts: facts(name, sessions), ...over,
 })
 const input = (tests: RanTest[], runnerAnnotates: boolean | ((t: RanTest) => boolean) = false) => ({
-  tests, runnerAnnotates, cwd: ROOT, summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
+  runner: 'vitest' as const, tests, runnerAnnotates, cwd: ROOT, summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
 })
 const overflow = { code: 'model_index_overflow', step: 'model#3', message: 'the run made model call #3, the tape has 2' }
 const drift = { code: 'model_request_drift', step: 'model#1', message: 'request differs from the recording, served by position: messages[0].content differs' }
@@ -61,6 +61,14 @@ describe('githubAnnotations', () => {
     const lines = githubAnnotations(input([refused, plain]))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^::error file=test\/a\.test\.ts,line=12,title=FLUX_NO_RECORDING::\[fluxlab\] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture\.; rerun: npx vitest run/)
+  })
+
+  it('names the command once when the fluxlab error already names it', () => {
+    const cmd = "npx vitest run test/a.test.ts -t '^asks$'"
+    const refused = ran('asks', 'failed', [], { errors: [`Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture. Record it with \`${cmd}\`.`] })
+    const [line] = githubAnnotations(input([refused]))
+    expect(line.split(cmd)).toHaveLength(2)
+    expect(line).not.toContain('; rerun:')
   })
 
   it("adds no error where the runner's own annotator names the test, and keeps the warnings", () => {

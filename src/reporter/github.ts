@@ -13,7 +13,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { relative, resolve, sep } from 'node:path'
 import pc from 'picocolors'
-import { testCommand } from '../commands.js'
+import { testCommand, type Runner } from '../commands.js'
 import { redactMessage } from '../secrets/redact.js'
 import { usd } from './cost-text.js'
 import type { SessionFacts } from './facts.js'
@@ -57,6 +57,8 @@ export interface GithubInput {
   summary: SuiteSummary
   /** The directory paths are written relative to (the repository's checkout, where the runner was started). */
   cwd: string
+  /** The runner whose reporter this is (the rerun command of a test that reported no facts). */
+  runner: Runner
   /** The runner's own annotator runs and annotates the failed tests (or this one): fluxlab adds no `::error` for them. */
   runnerAnnotates: boolean | ((t: RanTest) => boolean)
 }
@@ -75,7 +77,9 @@ export function githubAnnotations(input: GithubInput): string[] {
     const at = { file: rel(t.file), line: t.line }
     if (t.state === 'failed' && !annotated(t)) {
       const failed = failureOf(t)
-      if (failed) errors.push(annotation('error', { ...at, title: failed.code }, `${failed.message}; rerun: ${rerunOf(t)}`))
+      const rerun = rerunOf(t, input.runner)
+      // a fluxlab error that names the command already says it once
+      if (failed) errors.push(annotation('error', { ...at, title: failed.code }, failed.message.includes(rerun) ? failed.message : `${failed.message}; rerun: ${rerun}`))
     }
     for (const run of t.facts?.sessions ?? [])
       for (const w of run.warnings)
@@ -104,11 +108,11 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
   return undefined
 }
 
-function rerunOf(t: RanTest): string {
+function rerunOf(t: RanTest, runner: Runner): string {
   const f = t.facts
   if (f?.rerun) return f.rerun
   const file = relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/')
-  return testCommand({ runner: f?.runner, file, name: f?.test ?? t.name, project: t.project })
+  return testCommand({ runner, file, name: f?.test ?? t.name, project: t.project })
 }
 
 function capped(lines: string[], kind: 'error' | 'warning', what: string): string[] {

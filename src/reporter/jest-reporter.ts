@@ -104,7 +104,7 @@ export default class FluxlabJestReporter {
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
     const colors = pc.createColors(colorOn(process.stderr))
     process.stderr.write(`${formatSummary(summary, colors, { ci: isCi() })}\n`)
-    if (github) reportToGithub({ tests, summary, cwd: process.cwd(), runnerAnnotates: this.runnerAnnotates }, (s) => process.stdout.write(s))
+    if (github) reportToGithub({ runner: 'jest', tests, summary, cwd: process.cwd(), runnerAnnotates: this.runnerAnnotates }, (s) => process.stdout.write(s))
     rmSync(this.file, { force: true })
   }
 

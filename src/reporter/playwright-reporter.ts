@@ -138,7 +138,7 @@ export default class FluxlabPlaywrightReporter {
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete })
     process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
     const runnerAnnotates = (this.config?.reporter ?? []).some(([name]) => name === 'github')
-    if (githubOn(this.options.github)) reportToGithub({ tests, summary, cwd: process.cwd(), runnerAnnotates }, (s) => process.stdout.write(s))
+    if (githubOn(this.options.github)) reportToGithub({ runner: 'playwright', tests, summary, cwd: process.cwd(), runnerAnnotates }, (s) => process.stdout.write(s))
   }
 
   private config?: ConfigLike

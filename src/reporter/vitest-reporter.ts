@@ -97,7 +97,7 @@ export class FluxlabVitestReporter {
       return name === 'github-actions' || r?.constructor?.name === 'GithubActionsReporter'
     })
     const write = (s: string) => (toStderr ? process.stderr : process.stdout).write(s)
-    if (github) reportToGithub({ tests, summary, cwd: vitest.config.root, runnerAnnotates: own && ((t) => placed.has(t)) }, write)
+    if (github) reportToGithub({ runner: 'vitest', tests, summary, cwd: vitest.config.root, runnerAnnotates: own && ((t) => placed.has(t)) }, write)
   }
 }
 
