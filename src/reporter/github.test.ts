@@ -109,6 +109,14 @@ describe('stepSummary', () => {
     expect(md).toContain('Recorded cost: $0.00300')
   })
 
+  it('has a row for a test fluxlab failed before any scenario ran', () => {
+    const refused = ran('asks', 'failed', [], { errors: ['Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture.'] })
+    const md = stepSummary(input([refused, ran('plain', 'failed', [], { errors: ['AssertionError: 1 !== 2'] })]))
+    expect(md).toContain('| | `test/a.test.ts:12` asks | failed (FLUX_NO_RECORDING) | [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture. |')
+    expect(md).not.toContain('plain')
+    expect(md).not.toContain('replayed cleanly')
+  })
+
   it('caps the table at 50 rows, counting the rest, and says so when every scenario replayed cleanly', () => {
     const many = stepSummary(input(Array.from({ length: 52 }, (_, i) => ran(`t${i}`, 'failed', [run({ failures: [overflow] })]))))
     expect(many.split('\n').filter((l) => l.startsWith('| capital |'))).toHaveLength(50)

@@ -79,7 +79,8 @@ export function githubAnnotations(input: GithubInput): string[] {
       const failed = failureOf(t)
       const rerun = rerunOf(t, input.runner)
       // a fluxlab error that names the command already says it once
-      if (failed) errors.push(annotation('error', { ...at, title: failed.code }, failed.message.includes(rerun) ? failed.message : `${failed.message}; rerun: ${rerun}`))
+      const message = failed?.message.includes(rerun) ? failed.message : `${failed?.message}; rerun: ${rerun}`
+      if (failed) errors.push(annotation('error', { ...at, title: failed.code }, message))
     }
     for (const run of t.facts?.sessions ?? [])
       for (const w of run.warnings)
@@ -129,15 +130,22 @@ export function stepSummary(input: GithubInput): string {
   const rel = relTo(input.cwd)
   const line = formatSummary(input.summary, pc.createColors(false), { cwd: input.cwd, ci: true }).split('\n')[0].replace(/^ fluxlab {2}/, '')
   const rows: string[] = []
-  for (const t of input.tests)
+  for (const t of input.tests) {
+    const where = `\`${cell(`${rel(t.file)}${t.line ? `:${t.line}` : ''}`)}\` ${cell(t.name)}`
+    const before = rows.length
     for (const run of t.facts?.sessions ?? []) {
       const result = resultOf(run)
       if (!result) continue
-      const where = `${rel(t.file)}${t.line ? `:${t.line}` : ''}`
       const first = run.failures[0] ?? run.warnings[0]
       const problem = first ? cell(`${first.step} ${first.code}: ${first.message}`, 200) : ''
-      rows.push(`| ${cell(run.name)} | \`${cell(where)}\` ${cell(t.name)} | ${result} | ${problem} |`)
+      rows.push(`| ${cell(run.name)} | ${where} | ${result} | ${problem} |`)
     }
+    // a test fluxlab failed before any scenario ran (a refusal at `scenario()`, a fluxlab error): the test is the row
+    const failed = t.state === 'failed' && rows.length === before ? failureOf(t) : undefined
+    if (failed) rows.push(`| | ${where} | failed (${failed.code}) | ${cell(failed.message, 200)} |`)
+  }
+  for (const f of input.summary.fileFailures)
+    rows.push(`| | \`${cell(rel(f.file))}\`, outside its tests | failed (${f.code}) | ${cell(oneLine(f.message), 200)} |`)
   const table = rows.length
     ? ['', '| scenario | test | result | first problem |', '|---|---|---|---|', ...rows.slice(0, ROWS)]
     : ['', 'Every scenario replayed cleanly.']
