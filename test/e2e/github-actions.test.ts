@@ -81,6 +81,20 @@ describe.each(KITS)('$name under GITHUB_ACTIONS=true', (kit) => {
     expect(md).toMatch(/Recorded cost: \$/)
   }, TIMEOUT)
 
+  test.concurrent('a refusal under CI (no fixture): an ::error titled FLUX_NO_RECORDING at the test, naming the record command once, and its row', async () => {
+    const p = createProject(kit.template)
+    projects.push(p)
+    const args = kit.name === 'vitest' ? [kit.file, '--reporter=default'] : [kit.file]
+    const r = await kit.run(p, args, gha(p, { CI: '1' }))
+    expectExit(r, 1)
+    const line = lineOf(p, kit.file)
+    const errors = ours(r.output)
+    expect(errors, r.output).toHaveLength(1)
+    expect(errors[0]).toMatch(new RegExp(`^::error file=${kit.file.replace('.', '\\.')},line=${line},title=FLUX_NO_RECORDING::\\[fluxlab\\] FLUX_NO_RECORDING: `))
+    expect(errors[0].split(kit.command)).toHaveLength(3) // the record command and the same under FLUX_GOLDEN=update, no third
+    expect(p.read('step-summary.md')).toContain(`| | \`${kit.file}:${line}\` ${NAME} | failed (FLUX_NO_RECORDING) |`)
+  }, TIMEOUT)
+
   test.concurrent('FLUX_GITHUB=0: no annotation, no step summary', async () => {
     const p = diverging()
     const r = await kit.run(p, [kit.file], gha(p, { FLUX_GITHUB: '0' }))
