@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { codecFor, codecs, detectModelCall, judgeApis, judgeProvider, judgeWire } from './registry.js'
 import { loadExchanges } from './test-helpers.js'
-import type { ProviderFamily } from './types.js'
+import type { ProviderFamily } from './registry.js'
 
 const post = (u: string, hosts?: Record<string, ProviderFamily>) => detectModelCall('POST', new URL(u), hosts)?.family
 
