@@ -102,6 +102,18 @@ describe('a provider family registered in test code (acme)', () => {
     expect(rr.replayed.result.key).toBe('acme-fluxlab-replay-no-key-ACME_API_KEY')
     // model ids: a snapshot id finds the price of the id without its suffix
     expect(rr.replayed.cost({ 'acme-large': { input: 1, output: 2 } }).total).toBeCloseTo((50 * 1 + 15 * 2) / 1e6)
+ 
+    // unregistered, its calls are no model calls, and its sensitive header is no longer part of the redaction rules
+    unregister()
+    try {
+      const again = await scenario('acme-weather', { dir })
+      const error = await again.run(run).then(() => undefined, (e: unknown) => String(e))
+      expect(error).toMatch(/FLUX_DIVERGED/)
+      expect(error).toMatch(/scenario\.yaml redaction_mismatch/)
+      expect(error).toMatch(/model#1 unused_interaction/)
+    } finally {
+      unregister = registerFamily(acmeCodec)
+    }
   })
 
   test('once unregistered, its suffix rule and its cells are no longer known', async () => {
