@@ -49,7 +49,7 @@ export {
   type PricingTable,
 } from './pricing/index.js'
 export type { FamilyFacts, ModelIds, Vendor } from './providers/facts.js'
-export { registerFamily, type ProviderFamily } from './providers/registry.js'
+export { registerFamily, type ProviderFamily, type RegisteredFamilies } from './providers/registry.js'
 export type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelResponse, RequestedToolCall, RequestRewrite } from './providers/types.js'
 export { configure } from './context/configure.js'
 export type { EndCheck, FluxOptions } from './context/options.js'

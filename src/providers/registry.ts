@@ -24,10 +24,18 @@ const BUILT_IN = [
 ] as const
 
 /**
- * A provider family's name, derived from the registry: it checks the `hosts` option and the `family` of every model
- * cell. A family added with `registerFamily` is one at run time only.
+ * The families registered with `registerFamily`, by name, for the type checker: declare yours in it
+ * (`declare module 'fluxlab' { interface RegisteredFamilies { acme: true } }`) and `ProviderFamily` includes it.
+ * @example
+ * declare module 'fluxlab' { interface RegisteredFamilies { acme: true } }
  */
-export type ProviderFamily = (typeof BUILT_IN)[number]['family']
+export interface RegisteredFamilies {}
+
+/**
+ * A provider family's name, derived from the registry (and `RegisteredFamilies`): it checks the `hosts` option and the
+ * `family` of every model cell.
+ */
+export type ProviderFamily = (typeof BUILT_IN)[number]['family'] | keyof RegisteredFamilies
 
 /**
  * Every provider family's codec, one per family: the built-in ones, then those `registerFamily` added.
