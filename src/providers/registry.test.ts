@@ -49,8 +49,8 @@ describe('registerFamily', () => {
   })
 
   it('refuses a name already registered, and a name that is not lowercase letters, digits and dashes', () => {
-    expect(() => registerFamily({ ...acme, family: 'gemini' })).toThrow('the provider family "gemini" is registered already')
-    expect(() => registerFamily({ ...acme, family: 'Acme Co' })).toThrow('lowercase letters, digits and dashes: "Acme Co"')
+    expect(() => registerFamily({ ...acme, family: 'gemini' })).toThrow('[fluxlab] FLUX_BAD_CONFIG: Failed to register the provider family "gemini": a family of that name is registered already.')
+    expect(() => registerFamily({ ...acme, family: 'Acme Co' })).toThrow('Failed to register the provider family "Acme Co": its name is not lowercase letters, digits and dashes.')
     expect(familyTables.names.size).toBe(9)
   })
 })

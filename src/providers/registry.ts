@@ -1,5 +1,7 @@
 import type { JudgeApi, JudgeProviderDefaults, JudgeWire, ModelCallCodec } from './types.js'
 import type { ModelIds, Vendor } from './facts.js'
+import { FluxError } from '../errors.js'
+import { escapeRegExp } from '../secrets/rules.js'
 import { anthropicCodec } from './anthropic/index.js'
 import { bedrockCodec } from './bedrock/index.js'
 import { geminiCodec } from './gemini/index.js'
@@ -78,7 +80,7 @@ function derive(): void {
   refill(t.sensitiveHeaders, codecs.flatMap((c) => c.sensitiveHeaders ?? []).map((h) => h.toLowerCase()))
   refill(t.clientIdOwners, codecs.flatMap((c) => c.clientIdOwners ?? []))
   const minted = [...new Set(codecs.flatMap((c) => c.mintedIds ?? []))]
-  t.mintedId = minted.length ? new RegExp(`^(${minted.join('|')})_[A-Za-z0-9_-]{6,}$`) : /$^/
+  t.mintedId = minted.length ? new RegExp(`^(${minted.map(escapeRegExp).join('|')})_[A-Za-z0-9_-]{6,}$`) : /$^/
   t.vendors = codecs.flatMap((c) => c.vendors ?? [])
   t.modelIds = codecs.flatMap((c) => (c.modelIds ? [c.modelIds] : []))
 }
@@ -94,8 +96,11 @@ const NAME = /^[a-z][a-z0-9-]*$/
  * const unregister = registerFamily(acmeCodec)
  */
 export function registerFamily(codec: ModelCallCodec): () => void {
-  if (!NAME.test(codec.family)) throw new Error(`a provider family's name is lowercase letters, digits and dashes: "${codec.family}"`)
-  if (familyTables.names.has(codec.family)) throw new Error(`the provider family "${codec.family}" is registered already`)
+  const failed = `register the provider family "${codec.family}"`
+  if (!NAME.test(codec.family))
+    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'its name is not lowercase letters, digits and dashes', fix: 'Name it like the built-in families (`openai-chat`).' })
+  if (familyTables.names.has(codec.family))
+    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'a family of that name is registered already', fix: 'Register each family once, or name yours otherwise.' })
   const list = codecs as ModelCallCodec[]
   list.push(codec)
   derive()
