@@ -6,6 +6,7 @@ import { parseSse, ssePayloads } from '../sse.js'
 import { decodedPath } from '../url.js'
 import { anthropicErrorBody, anthropicErrorType } from './errors.js'
 import { anthropicJudge } from './judge.js'
+import { anthropicVendor } from './vendor.js'
 
 /** `…/v1/messages` (with or without `?beta=true`); not `…/messages/count_tokens` nor `…/messages/batches`. */
 const PATH = /\/v1\/messages\/?$/
@@ -40,7 +41,7 @@ export const anthropicCodec: ModelCallCodec<'anthropic'> = {
   errorType: anthropicErrorType,
   errorBody: anthropicErrorBody,
   judge: anthropicJudge,
-  vendors: [{ hosts: ['api.anthropic.com'], keyVars: ['ANTHROPIC_API_KEY'], keyPrefix: 'sk-ant-', base: { vars: ['ANTHROPIC_BASE_URL'], url: 'https://api.anthropic.com', version: 'v1' } }],
+  vendors: [anthropicVendor],
   sensitiveHeaders: ['anthropic-api-key', 'anthropic-organization-id'],
   mintedIds: ['toolu', 'srvtoolu', 'msg'],
   modelIds: {

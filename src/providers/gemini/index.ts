@@ -8,6 +8,7 @@ import { decodedPath } from '../url.js'
 import { geminiErrorBody, geminiErrorType } from './errors.js'
 import { FunctionCalls } from './function-calls.js'
 import { geminiJudge } from './judge.js'
+import { googleVendor } from './vendor.js'
 
 /** `…/models/<model>:<action>`: Gemini API (`/v1beta/models/…`) and Vertex AI (`/v1/projects/…/publishers/google/models/…`). */
 const PATH = /\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|predict|predictLongRunning)$/
@@ -44,14 +45,7 @@ export const geminiCodec: ModelCallCodec<'gemini'> = {
   errorType: geminiErrorType,
   errorBody: geminiErrorBody,
   judge: geminiJudge,
-  vendors: [
-    {
-      hosts: ['generativelanguage.googleapis.com'],
-      keyVars: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
-      keyPrefix: 'AIza',
-      base: { vars: ['GOOGLE_GEMINI_BASE_URL'], url: 'https://generativelanguage.googleapis.com' },
-    },
-  ],
+  vendors: [googleVendor],
   sensitiveHeaders: ['x-goog-api-key'],
   // @note Gemini returns function calls without ids: clients invent one per run (`@ai-sdk/google` 16 random
   // characters, pydantic-ai `pyd_ai_…`) and echo it back.

@@ -1,13 +1,25 @@
 import type { Vendor } from '../facts.js'
 
 /**
+ * OpenAI's API: its key variable and prefix, and the base-URL variables its SDKs read.
+ * @example
+ * openaiVendor.base.url // 'https://api.openai.com/v1'
+ */
+export const openaiVendor = {
+  hosts: ['api.openai.com'],
+  keyVars: ['OPENAI_API_KEY'],
+  keyPrefix: 'sk-',
+  base: { vars: ['OPENAI_BASE_URL', 'OPENAI_API_BASE'], url: 'https://api.openai.com/v1' },
+} as const satisfies Vendor
+
+/**
  * The vendors serving Chat Completions (OpenAI and its compatible twins): their hosts, key variables and public key
  * prefixes. A fixture recorded before `keyVars` existed finds its key variables here by host.
  * @example
  * openaiChatVendors[0].keyVars // ['OPENAI_API_KEY']
  */
 export const openaiChatVendors: readonly Vendor[] = [
-  { hosts: ['api.openai.com'], keyVars: ['OPENAI_API_KEY'], keyPrefix: 'sk-', base: { vars: ['OPENAI_BASE_URL', 'OPENAI_API_BASE'], url: 'https://api.openai.com/v1' } },
+  openaiVendor,
   { hosts: ['api.groq.com'], keyVars: ['GROQ_API_KEY'], keyPrefix: 'gsk_' },
   { hosts: ['api.mistral.ai'], keyVars: ['MISTRAL_API_KEY'] },
   { hosts: ['api.x.ai'], keyVars: ['XAI_API_KEY'], keyPrefix: 'xai-' },
