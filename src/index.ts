@@ -48,7 +48,9 @@ export {
   type ModelPrice,
   type PricingTable,
 } from './pricing/index.js'
-export type { NormalizedUsage, ProviderFamily, RequestedToolCall } from './providers/types.js'
+export type { FamilyFacts, ModelIds, Vendor } from './providers/facts.js'
+export { registerFamily, type ProviderFamily, type RegisteredFamilies } from './providers/registry.js'
+export type { ModelCallCodec, NormalizedUsage, ParsedModelRequest, ParsedModelResponse, RequestedToolCall, RequestRewrite } from './providers/types.js'
 export { configure } from './context/configure.js'
 export type { EndCheck, FluxOptions } from './context/options.js'
 export { Outcome, type ModelCall, type TraceSnapshot, type TrajectoryCall, type UsageSummary } from './scenario/outcome.js'

@@ -26,13 +26,21 @@ const PAGE = `<!doctype html>
       answer.dataset.events = '0'
       delete answer.dataset.done
       const source = new EventSource('/api/chat?q=' + encodeURIComponent(document.getElementById('q').value))
-      let first
+      let first, seen, firstAt
       source.onmessage = (m) => {
-        answer.textContent += JSON.parse(m.data).delta
+        const { delta, at } = JSON.parse(m.data)
+        answer.textContent += delta
         answer.dataset.events = String(Number(answer.dataset.events) + 1)
         // how long the tokens took to arrive, first to last: the pace the page renders at
         first ??= performance.now()
         answer.dataset.span = String(Math.round(performance.now() - first))
+        // the same span by the server's clock (each event says when it was sent), and how long after the page saw the
+        // first token the server sent this one: a page starved of CPU reads what it missed in one go, the sender's
+        // clock keeps the pace
+        firstAt ??= at
+        seen ??= Date.now()
+        answer.dataset.sent = String(at - firstAt)
+        answer.dataset.ahead = String(at - seen)
       }
       source.addEventListener('done', () => { source.close(); answer.dataset.done = 'yes' })
       source.addEventListener('failed', (m) => { source.close(); answer.dataset.done = 'failed'; answer.textContent = m.data })
@@ -65,7 +73,7 @@ async function getCapital(country) {
 
 async function chat(question, res) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
-  const send = (text) => res.write(`data: ${JSON.stringify({ delta: text })}\n\n`)
+  const send = (text) => res.write(`data: ${JSON.stringify({ delta: text, at: Date.now() })}\n\n`)
   try {
     const messages = [{ role: 'user', content: question }]
     const calls = await turn(messages, send)

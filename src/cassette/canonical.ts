@@ -2,6 +2,7 @@ import { sha256Hex, stableJson } from './stable-json.js'
 import type { CanonicalRequest } from './cell.js'
 import { normalizeValue, type Normalizer } from './normalize.js'
 import type { Redactor, RequestBody } from './redact.js'
+import { familyTables } from '../providers/registry.js'
 
 /**
  * Body fields that change between two runs of the same agent and never count
@@ -10,14 +11,11 @@ import type { Redactor, RequestBody } from './redact.js'
  */
 const DEFAULT_IGNORE_PATHS: readonly string[] = ['metadata.user_id', 'user', 'prompt_cache_key', 'safety_identifier']
 
-/** Provider-minted ids that a later request echoes back; replaced by positional placeholders. */
-const MINTED_ID = /^(call|toolu|srvtoolu|tooluse|resp|msg|fc|rs|ws|chatcmpl|ctc)_[A-Za-z0-9_-]{6,}$/
 /**
- * Objects whose `id` is minted by the client, not the provider: Gemini returns function calls
- * without ids, so clients invent one per run and echo it back (`@ai-sdk/google` sends 16 random
- * characters, pydantic-ai `pyd_ai_…`). Numbered like minted ids, so a replay still matches exactly.
+ * @note Ids a provider minted and a later request echoes back (`familyTables.mintedId`, from each family's
+ * `mintedIds`), and the `id` of objects whose clients invent it (`clientIdOwners`), are replaced by positional
+ * placeholders, so a replay still matches exactly.
  */
-const CLIENT_ID_OWNERS = new Set(['functionCall', 'functionResponse'])
 
 export interface CanonicalOptions {
   redactor: Redactor
@@ -206,14 +204,14 @@ function sortedQuery(query: Array<[string, string]>): string {
 
 function numberIds(value: unknown, seen: Map<string, string>, owner?: string): unknown {
   if (typeof value === 'string') {
-    const m = MINTED_ID.exec(value)
+    const m = familyTables.mintedId.exec(value)
     return m ? placeholder(value, m[1], seen) : value
   }
   if (Array.isArray(value)) return value.map((v) => numberIds(v, seen))
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value))
-      out[k] = k === 'id' && typeof v === 'string' && owner !== undefined && CLIENT_ID_OWNERS.has(owner) ? placeholder(v, 'client_id', seen) : numberIds(v, seen, k)
+      out[k] = k === 'id' && typeof v === 'string' && owner !== undefined && familyTables.clientIdOwners.has(owner) ? placeholder(v, 'client_id', seen) : numberIds(v, seen, k)
     return out
   }
   return value

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isModelCell, isToolCell } from './cell-check.js'
 import { modelCellSchema, toolCellSchema } from './cell-schema.js'
+import { codecs, registerFamily } from '../providers/registry.js'
 
 const KEY = `sha256:${'a'.repeat(64)}`
 const none = { status: 0, headers: {}, chunks: [] }
@@ -25,5 +26,23 @@ describe('a call that never got an answer (status 0)', () => {
     expect(accepts(model(none), 'model')).toEqual([false, false])
     expect(accepts(model({ ...none, open: true, chunks: [{ t: 1, text: 'x' }] }), 'model')).toEqual([false, false])
     expect(accepts(tool({ ...none, open: false }), 'tool')).toEqual([false, false])
+  })
+})
+
+describe('a model cell\'s family', () => {
+  const ok = { status: 200, headers: {}, chunks: [] }
+
+  it('is any family the registry holds, one registered later included, and none other', () => {
+    const acme = model(ok, { family: 'acme' })
+    expect(accepts(acme, 'model')).toEqual([false, false])
+    const issue = modelCellSchema.safeParse(acme).error?.issues.find((i) => i.path[0] === 'family')?.message
+    expect(issue).toBe(`expected "family" (one of ${codecs.map((c) => c.family).join(', ')})`)
+    const undo = registerFamily({ ...codecs[0], family: 'acme' })
+    try {
+      expect(accepts(acme, 'model')).toEqual([true, true])
+    } finally {
+      undo()
+    }
+    expect(accepts(acme, 'model')).toEqual([false, false])
   })
 })

@@ -5,7 +5,8 @@
  * bench/mutate.mjs); the reader asks zod only about a line they refuse, for its message, so a line the fast check
  * refused wrongly is still read. A change to a schema there must be made here too.
  */
-import { FAMILIES, HEADER_NAME, HEADER_VALUE, isCanonicalBase64, NEVER_KEPT, NULL_BODY, wellFormed } from './cell-fields.js'
+import { HEADER_NAME, HEADER_VALUE, isCanonicalBase64, NEVER_KEPT, NULL_BODY, wellFormed } from './cell-fields.js'
+import { familyTables } from '../providers/registry.js'
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -13,7 +14,6 @@ const isNonNeg = (v: unknown) => isNum(v) && v >= 0
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0
 const isText = (v: unknown) => typeof v === 'string' && wellFormed(v)
 const isOptText = (v: unknown) => v === undefined || isText(v)
-const FAMILY_SET: ReadonlySet<unknown> = new Set(FAMILIES)
 const CHUNK_KEYS: ReadonlySet<string> = new Set(['t', 'text', 'b64'])
 
 function isChunk(c: unknown): boolean {
@@ -62,7 +62,7 @@ const isOptDigest = (v: unknown) => v === undefined || isKey(v)
 export function isModelCell(v: unknown): boolean {
   if (!isObj(v)) return false
   const { request, response, usage, toolCalls, providerError } = v
-  if (!isCount(v.seq) || !isText(v.step) || !isKey(v.key) || !FAMILY_SET.has(v.family)) return false
+  if (!isCount(v.seq) || !isText(v.step) || !isKey(v.key) || !(typeof v.family === 'string' && familyTables.names.has(v.family))) return false
   if (typeof v.url !== 'string' || !URL.canParse(v.url)) return false
   if (!isObj(request) || !isText(request.method) || !isText(request.path)) return false
   if (!isResponse(response)) return false

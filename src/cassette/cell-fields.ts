@@ -2,7 +2,7 @@
  * What the fields of a cell must be, as both checks of what replay reads use them: the zod schemas
  * (src/cassette/cell-schema.ts) and the same checks by hand (src/cassette/cell-check.ts).
  */
-import type { ProviderFamily } from '../providers/types.js'
+import { familyTables } from '../providers/registry.js'
 
 /** A JSON string that is well-formed UTF-16 (a lone surrogate would be written to the wire as U+FFFD, not as stored). */
 export const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed()
@@ -18,4 +18,7 @@ export const NEVER_KEPT = new Set(['content-length', 'content-encoding', 'transf
 /** Statuses a Response has no body for: chunks stored with them would never reach the client. */
 export const NULL_BODY = new Set([101, 204, 205, 304])
 export const KEY = /^sha256:[0-9a-f]{64}$/
-export const FAMILIES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live'] as const satisfies readonly ProviderFamily[]
+/** Whether a cell's `family` names a registered provider family (the registry's, read at each check: a family may be registered later). */
+export const isFamily = (v: unknown): boolean => typeof v === 'string' && familyTables.names.has(v)
+/** What a cell's `family` must be, naming the families registered now. */
+export const familyExpected = (): string => `expected "family" (one of ${[...familyTables.names].join(', ')})`

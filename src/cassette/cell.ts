@@ -1,5 +1,6 @@
 import type { Runner } from '../commands.js'
-import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
+import type { NormalizedUsage, RequestedToolCall } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 
 /** The fixture format this version writes and the only one it reads. */
 export const FORMAT_VERSION = 1

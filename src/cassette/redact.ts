@@ -8,7 +8,7 @@ import { mergeReplaceSpans, placeholderFor, replaceAcrossChunks, replaceSpans, t
 import { CASED_ANCHOR, escapeRegExp, SECRET_RULES, UNCASED_ANCHOR } from '../secrets/rules.js'
 import { parsePath, replaceAtPath, type PathSegment } from './json-path.js'
 import { decodedSpans, LOOKS_JSON } from './stream-view.js'
-import { SENSITIVE_HEADERS, SENSITIVE_QUERY_PARAMS } from './redact-names.js'
+import { SENSITIVE_QUERY_PARAMS, sensitiveHeaders } from './redact-names.js'
 
 export interface RedactorConfig {
   /** Extra header names whose whole value is redacted (case-insensitive). */
@@ -68,6 +68,7 @@ const redactors = new Map<string, Redactor>()
 /** A config as a string: equal strings, equal redactors (a RegExp by its source and flags). */
 function configKey(config: RedactorConfig): string {
   return JSON.stringify([
+    sensitiveHeaders(),
     config.headers ?? [],
     config.queryParams ?? [],
     config.bodyPaths ?? [],
@@ -77,7 +78,7 @@ function configKey(config: RedactorConfig): string {
 }
 
 function buildRedactor(config: RedactorConfig): Redactor {
-  const headerNames = new Set(lowerSet([...SENSITIVE_HEADERS, ...(config.headers ?? [])]))
+  const headerNames = new Set(lowerSet([...sensitiveHeaders(), ...(config.headers ?? [])]))
   const paramNames = new Set(lowerSet([...SENSITIVE_QUERY_PARAMS, ...(config.queryParams ?? [])]))
   const bodyPaths = [...new Set(config.bodyPaths ?? [])].sort()
   const parsedPaths: PathSegment[][] = bodyPaths.map(parsePath)

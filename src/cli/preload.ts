@@ -11,7 +11,7 @@ import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, type 
 import { upstreamFrom, upstreamed } from '../context/options.js'
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
-import type { ProviderFamily } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
 import { endToEnd } from '../interceptor/tree-live.js'
 import { WORKER_TREE } from '../interceptor/worker.js'

@@ -4,7 +4,8 @@ import { bodyBuffer, bodyBytes, bodyText, decodeChunk } from '../cassette/chunks
 import { codecFor } from '../providers/registry.js'
 import { fixtureSteps, renderTrace, serverEvents, type TraceStep } from '../golden/trace.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
-import type { NormalizedUsage, ProviderFamily, RequestedToolCall } from '../providers/types.js'
+import type { NormalizedUsage, RequestedToolCall } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 
 /** One step of a recorded run, ready to show (terminal tree, HTML viewer). */
 export interface StepView {

@@ -5,6 +5,7 @@
  * @note cells are markdown, written with plain `|`: the table escapes it.
  */
 import type { FluxOptions } from './options.js'
+import { codecs } from '../providers/registry.js'
 
 /** One row of the options table. */
 interface OptionRow {
@@ -52,7 +53,7 @@ export const OPTION_ROWS = {
     type: 'Record<string, ProviderFamily>',
     default: '`{}`',
     doc:
-      '`host` or `host:port` → provider family (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `openai-embeddings`, `openai-media`): ' +
+      `\`host\` or \`host:port\` → provider family (${codecs.map((c) => `\`${c.family}\``).join(', ')}): ` +
       'that family wins for the host when its codec accepts the path (see [fixtures](fixtures.md#the-model-channel))',
   },
   maxBytes: {

@@ -2,7 +2,7 @@ import { FluxError } from '../errors.js'
 import type { NormalizeRule } from '../cassette/normalize.js'
 import type { RedactorConfig } from '../cassette/redact.js'
 import type { PricingTable } from '../pricing/index.js'
-import type { ProviderFamily } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 
 /**
  * Options for `fluxlab()` (vitest plugin), the jest setup, and `scenario(name, options)`.

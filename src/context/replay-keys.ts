@@ -5,29 +5,10 @@
  * names of the variables whose values its requests carried (`keyVars`); on replay exactly those get a
  * placeholder when unset, so the gates open for the providers the fixtures recorded and for no other.
  */
+import { familyTables } from '../providers/registry.js'
 
 /** The marker in every placeholder value; the full value names its variable (`gsk_fluxlab-replay-no-key-GROQ_API_KEY`). */
 export const REPLAY_KEY = 'fluxlab-replay-no-key'
-
-/**
- * The public prefix a vendor's keys start with, by the variable that holds them: a suite that checks a key's form
- * before it trusts it (`key.startsWith('sk-') && key.length >= 20`) lets a placeholder by as it let the key by. The
- * prefix is the vendor's documented format, never read from a key.
- */
-const KEY_PREFIX: Readonly<Record<string, string>> = {
-  OPENAI_API_KEY: 'sk-',
-  AZURE_OPENAI_API_KEY: '',
-  ANTHROPIC_API_KEY: 'sk-ant-',
-  OPENROUTER_API_KEY: 'sk-or-v1-',
-  DEEPSEEK_API_KEY: 'sk-',
-  GROQ_API_KEY: 'gsk_',
-  XAI_API_KEY: 'xai-',
-  PERPLEXITY_API_KEY: 'pplx-',
-  GEMINI_API_KEY: 'AIza',
-  GOOGLE_API_KEY: 'AIza',
-  GOOGLE_GENERATIVE_AI_API_KEY: 'AIza',
-  HF_TOKEN: 'hf_',
-}
 
 /**
  * The placeholder a replay puts in `name`: the vendor's public key prefix where it has one, then the marker and the
@@ -37,7 +18,9 @@ const KEY_PREFIX: Readonly<Record<string, string>> = {
  * replayKeyFor('MY_GATEWAY_TOKEN') // 'fluxlab-replay-no-key-MY_GATEWAY_TOKEN'
  */
 export function replayKeyFor(name: string): string {
-  return `${KEY_PREFIX[name] ?? ''}${REPLAY_KEY}-${name}`
+  // @note the prefix is the vendor's documented format (its family's `vendors`), never read from a key.
+  const prefix = familyTables.vendors.find((v) => v.keyPrefix !== undefined && v.keyVars.includes(name))?.keyPrefix ?? ''
+  return `${prefix}${REPLAY_KEY}-${name}`
 }
 
 /**
@@ -61,34 +44,8 @@ export function placeholderIn(text: string): string | undefined {
 }
 
 /**
- * Vendor hosts and the key variables their SDKs read: the names fixtures recorded before `keyVars`
- * existed fall back to (by their manifest's `providerHosts`). A host of a gateway or an emulator is in no
- * row: such a fixture names no variable until it is re-recorded.
- */
-const HOST_KEY_VARS: ReadonlyArray<readonly [host: string | RegExp, vars: readonly string[]]> = [
-  ['api.openai.com', ['OPENAI_API_KEY']],
-  ['api.anthropic.com', ['ANTHROPIC_API_KEY']],
-  ['generativelanguage.googleapis.com', ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY']],
-  ['api.groq.com', ['GROQ_API_KEY']],
-  ['api.mistral.ai', ['MISTRAL_API_KEY']],
-  ['api.x.ai', ['XAI_API_KEY']],
-  ['api.deepseek.com', ['DEEPSEEK_API_KEY']],
-  ['openrouter.ai', ['OPENROUTER_API_KEY']],
-  ['api.fireworks.ai', ['FIREWORKS_API_KEY']],
-  ['api.together.xyz', ['TOGETHER_API_KEY']],
-  ['api.together.ai', ['TOGETHER_API_KEY']],
-  ['api.cohere.com', ['COHERE_API_KEY', 'CO_API_KEY']],
-  ['api.cohere.ai', ['COHERE_API_KEY', 'CO_API_KEY']],
-  ['api.perplexity.ai', ['PERPLEXITY_API_KEY']],
-  ['api.cerebras.ai', ['CEREBRAS_API_KEY']],
-  ['api.deepinfra.com', ['DEEPINFRA_API_KEY']],
-  [/\.openai\.azure\.com$|\.cognitiveservices\.azure\.com$|\.services\.ai\.azure\.com$/, ['AZURE_OPENAI_API_KEY', 'AZURE_API_KEY']],
-  [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/, ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']],
-]
-
-/**
  * The key variables a fixture's replay fills: the names its manifest noted, else (a fixture recorded before
- * fluxlab noted them) the vendor table's for its provider hosts. A provider host the table does not know (a local
+ * fluxlab noted them) those of the vendors (each family's `vendors`) serving its provider hosts. A provider host no vendor names (a local
  * server, a gateway) counts as the vendor hosts in `vendorHosts`: those of its recorded calls' families, when the
  * caller has read them.
  * @example
@@ -110,10 +67,13 @@ export function replayKeyVars(manifest: { keyVars?: unknown; providerHosts?: unk
   return [...out]
 }
 
-/** The vendor table's key variables for one host (none for a host it does not know). */
+/**
+ * The key variables of the vendor serving a host (the families' `vendors`; none for a host no vendor names). A host of
+ * a gateway or an emulator is in no vendor: its fixture's names come from the manifest.
+ */
 function hostKeyVars(host: string): readonly string[] {
   const name = host.toLowerCase().replace(/:443$/, '')
-  return HOST_KEY_VARS.find(([match]) => (typeof match === 'string' ? match === name : match.test(name)))?.[1] ?? []
+  return familyTables.vendors.find((v) => v.hosts.some((h) => (typeof h === 'string' ? h === name : h.test(name))))?.keyVars ?? []
 }
 
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { registerCopy, STATE_KEY } from './copies.js'
-import type { ModelCallCodec, ProviderFamily } from '../providers/types.js'
+import type { ModelCallCodec } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 import type { FluxOptions } from './options.js'
 import type { TestContext } from './types.js'
 
@@ -29,7 +30,7 @@ export interface RequestRoute {
    * `known`: what the router already found out about it (its model-call codec, none for any other request); without
    * it the route finds out itself. `origin`: the child process that sent it (its command line, redacted), if one did.
    */
-  handle(request: Request, known?: { codec?: ModelCallCodec; origin?: string }): Promise<Response | undefined>
+  handle(request: Request, known?: { codec?: ModelCallCodec<ProviderFamily>; origin?: string }): Promise<Response | undefined>
   /**
    * What the router reads to admit a request without asking the route (frozen): extra provider hosts (the `hosts`
    * option), and, for a run that only refuses, the gate of what it takes. Without one the route takes every request,

@@ -1,18 +1,5 @@
+import { familyTables } from '../providers/registry.js'
 import { PRICES, type ModelPrice, type PricingTable } from './table.js'
-
-/**
- * Suffixes a recorded id may carry on top of a priced one, each stripped in
- * turn (longest id first). Nothing else is ever cut: `gpt-4.1-mini` never
- * falls back to `gpt-4.1`, `gemini-2.5-flash-lite` never to `gemini-2.5-flash`.
- */
-const SUFFIXES: readonly RegExp[] = [
-  /-v\d+(?::\d+)?$/, // Bedrock: anthropic.claude-3-5-haiku-20241022-v1:0
-  /-latest$/, // claude-3-5-haiku-latest
-  /@\d{8}$/, // Vertex AI: claude-sonnet-4-5@20250929
-  /-\d{4}-\d{2}-\d{2}$/, // OpenAI: gpt-4o-mini-2024-07-18
-  /-\d{8}$/, // Anthropic: claude-haiku-4-5-20251001
-  /-\d{3}$/, // Gemini stable versions: gemini-2.0-flash-001
-]
 
 /**
  * The price of a model id: `overrides` first, then the built-in table; `undefined` when neither prices it.
@@ -42,24 +29,36 @@ export function priceFor(model: string, overrides?: PricingTable): ModelPrice | 
   return overrides?.['*']
 }
 
-/** `model` normalized, then with each recognized suffix stripped in turn. */
+/**
+ * `model` normalized, then with each suffix a family recognizes (`modelIds.suffixes`: a snapshot date, a version)
+ * stripped in turn, longest id first, until none is left. Nothing else is ever cut: `gpt-4.1-mini` never falls back to
+ * `gpt-4.1`, `gemini-2.5-flash-lite` never to `gemini-2.5-flash`.
+ */
 export function candidates(model: string): string[] {
   let id = normalizeId(model)
   const out = [id]
-  for (const suffix of SUFFIXES) {
-    const next = id.replace(suffix, '')
-    if (next !== id && next !== '') out.push((id = next))
+  const suffixes = familyTables.modelIds.flatMap((m) => m.suffixes ?? [])
+  // @note again until none applies: `-v1:0` (Bedrock) comes off before the date under it (`-20241022`), whatever the
+  // families' order.
+  for (let cut = true; cut; ) {
+    cut = false
+    for (const suffix of suffixes) {
+      const next = id.replace(suffix, '')
+      if (next === id || next === '') continue
+      out.push((id = next))
+      cut = true
+    }
   }
   return out
 }
 
-/** Bedrock's provider prefix, after an inference profile's region (`us.anthropic.…`, `global.anthropic.…`). */
-const BEDROCK_PREFIX = /^(?:(?:us|us-gov|eu|apac|jp|au|ca|global)\.)?anthropic\./
-
+/** The last `/` part of an id, lowercased, without a family's prefix (`modelIds.prefix`) and as its family prices it (`modelIds.rewrite`). */
 function normalizeId(model: string): string {
   const id = model.trim().toLowerCase()
-  const last = id.slice(id.lastIndexOf('/') + 1).replace(BEDROCK_PREFIX, '')
-  return last.startsWith('claude') ? last.replace(/\./g, '-') : last
+  let last = id.slice(id.lastIndexOf('/') + 1)
+  for (const m of familyTables.modelIds) if (m.prefix) last = last.replace(m.prefix, '')
+  for (const m of familyTables.modelIds) if (m.rewrite) last = m.rewrite(last)
+  return last
 }
 
 const indexes = new WeakMap<object, Map<string, ModelPrice>>()

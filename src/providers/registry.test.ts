@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { codecFor, codecs, detectModelCall, judgeApis, judgeProvider, judgeWire } from './registry.js'
+import { codecFor, codecs, detectModelCall, familyTables, judgeApis, judgeProvider, judgeWire, registerFamily } from './registry.js'
 import { loadExchanges } from './test-helpers.js'
-import type { ProviderFamily } from './types.js'
+import type { ProviderFamily } from './registry.js'
 
 const post = (u: string, hosts?: Record<string, ProviderFamily>) => detectModelCall('POST', new URL(u), hosts)?.family
 
@@ -13,6 +13,45 @@ describe('codecs', () => {
 
   it('finds a codec by family', () => {
     for (const c of codecs) expect(codecFor(c.family)).toBe(c)
+  })
+})
+
+describe('familyTables', () => {
+  it('derives every table from the families\' facts', () => {
+    expect([...familyTables.names]).toEqual(codecs.map((c) => c.family))
+    for (const id of ['call_ZR5UUuTt3pf61kjw', 'toolu_01NRLabsLyVH', 'srvtoolu_01abcdef', 'tooluse_abcdefgh', 'resp_0123456789', 'msg_01abcdefgh', 'fc_0123456', 'rs_0123456', 'ws_0123456', 'chatcmpl_abcdef', 'ctc_0123456'])
+      expect(familyTables.mintedId.exec(id)?.[1], id).toBe(id.slice(0, id.indexOf('_')))
+    expect(familyTables.mintedId.test('call_abc')).toBe(false)
+    expect([...familyTables.sensitiveHeaders].sort()).toEqual(['anthropic-api-key', 'anthropic-organization-id', 'openai-organization', 'openai-project', 'x-amz-security-token', 'x-goog-api-key'])
+    expect([...familyTables.clientIdOwners]).toEqual(['functionCall', 'functionResponse'])
+    expect(familyTables.vendors.flatMap((v) => v.base?.vars ?? [])).toEqual(['OPENAI_BASE_URL', 'OPENAI_API_BASE', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL'])
+  })
+})
+
+describe('registerFamily', () => {
+  const acme = { ...codecFor('anthropic'), family: 'acme', mintedIds: ['acmecall'], sensitiveHeaders: ['X-Acme-Key'] }
+
+  it('adds a family to detection and every table, after the built-in ones, until its undo', () => {
+    const undo = registerFamily(acme)
+    try {
+      expect(codecs.at(-1)).toBe(acme)
+      expect(familyTables.names.has('acme')).toBe(true)
+      expect(familyTables.sensitiveHeaders.has('x-acme-key')).toBe(true)
+      expect(familyTables.mintedId.exec('acmecall_0123456')?.[1]).toBe('acmecall')
+      // the built-in family that accepts the path still comes first
+      expect(detectModelCall('POST', new URL('https://api.anthropic.com/v1/messages'))?.family).toBe('anthropic')
+    } finally {
+      undo()
+    }
+    expect(familyTables.names.has('acme')).toBe(false)
+    expect(familyTables.mintedId.test('acmecall_0123456')).toBe(false)
+    expect(codecs).toHaveLength(9)
+  })
+
+  it('refuses a name already registered, and a name that is not lowercase letters, digits and dashes', () => {
+    expect(() => registerFamily({ ...acme, family: 'gemini' })).toThrow('[fluxlab] FLUX_BAD_CONFIG: Failed to register the provider family "gemini": a family of that name is registered already.')
+    expect(() => registerFamily({ ...acme, family: 'Acme Co' })).toThrow('Failed to register the provider family "Acme Co": its name is not lowercase letters, digits and dashes.')
+    expect(familyTables.names.size).toBe(9)
   })
 })
 

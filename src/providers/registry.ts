@@ -1,4 +1,7 @@
-import type { JudgeApi, JudgeProviderDefaults, JudgeWire, ModelCallCodec, ProviderFamily } from './types.js'
+import type { JudgeApi, JudgeProviderDefaults, JudgeWire, ModelCallCodec } from './types.js'
+import type { ModelIds, Vendor } from './facts.js'
+import { FluxError } from '../errors.js'
+import { escapeRegExp } from '../secrets/rules.js'
 import { anthropicCodec } from './anthropic/index.js'
 import { bedrockCodec } from './bedrock/index.js'
 import { geminiCodec } from './gemini/index.js'
@@ -9,12 +12,8 @@ import { openaiResponsesCodec } from './openai-responses/index.js'
 import { openaiRealtimeCodec } from './openai-realtime/index.js'
 import { geminiLiveCodec } from './gemini-live/index.js'
 
-/**
- * Every provider family's codec, one per family.
- * @example
- * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live']
- */
-export const codecs: readonly ModelCallCodec[] = [
+/** The built-in families, one registry line each, in the order detection tries them (first match wins). */
+const BUILT_IN = [
   openaiChatCodec,
   openaiResponsesCodec,
   anthropicCodec,
@@ -24,14 +23,100 @@ export const codecs: readonly ModelCallCodec[] = [
   bedrockCodec,
   openaiRealtimeCodec,
   geminiLiveCodec,
-]
+] as const
+
+/**
+ * The families registered with `registerFamily`, by name, for the type checker: declare yours in it
+ * (`declare module 'fluxlab' { interface RegisteredFamilies { acme: true } }`) and `ProviderFamily` includes it.
+ * @example
+ * declare module 'fluxlab' { interface RegisteredFamilies { acme: true } }
+ */
+export interface RegisteredFamilies {}
+
+/**
+ * A provider family's name, derived from the registry (and `RegisteredFamilies`): it checks the `hosts` option and the
+ * `family` of every model cell.
+ */
+export type ProviderFamily = (typeof BUILT_IN)[number]['family'] | keyof RegisteredFamilies
+
+/**
+ * Every provider family's codec, one per family: the built-in ones, then those `registerFamily` added.
+ * @example
+ * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live']
+ */
+export const codecs: readonly ModelCallCodec<ProviderFamily>[] = [...BUILT_IN]
+
+/** What the layers above read of every family at once, derived from `codecs` (again at each `registerFamily`). */
+interface FamilyTables {
+  /** Every family's name. */
+  readonly names: Set<string>
+  /** The headers some family says carry a secret. */
+  readonly sensitiveHeaders: Set<string>
+  /** An id some family's API mints (its prefix is the first group), or nothing when none does. */
+  mintedId: RegExp
+  /** Objects whose `id` some family's clients invent. */
+  readonly clientIdOwners: Set<string>
+  /** Every family's vendors, in registry order. */
+  vendors: readonly Vendor[]
+  /** Every family's model-id rules, in registry order. */
+  modelIds: readonly ModelIds[]
+}
+
+/**
+ * The tables derived from the registry. Their fields are replaced or refilled in place when a family is registered, so
+ * read them where they are used, never copy them at load time.
+ * @example
+ * familyTables.names.has(cell.family)
+ */
+export const familyTables: FamilyTables = { names: new Set(), sensitiveHeaders: new Set(), mintedId: /$^/, clientIdOwners: new Set(), vendors: [], modelIds: [] }
+
+function derive(): void {
+  const t = familyTables
+  const refill = (set: Set<string>, items: Iterable<string>) => {
+    set.clear()
+    for (const i of items) set.add(i)
+  }
+  refill(t.names, codecs.map((c) => c.family))
+  refill(t.sensitiveHeaders, codecs.flatMap((c) => c.sensitiveHeaders ?? []).map((h) => h.toLowerCase()))
+  refill(t.clientIdOwners, codecs.flatMap((c) => c.clientIdOwners ?? []))
+  const minted = [...new Set(codecs.flatMap((c) => c.mintedIds ?? []))]
+  t.mintedId = minted.length ? new RegExp(`^(${minted.map(escapeRegExp).join('|')})_[A-Za-z0-9_-]{6,}$`) : /$^/
+  t.vendors = codecs.flatMap((c) => c.vendors ?? [])
+  t.modelIds = codecs.flatMap((c) => (c.modelIds ? [c.modelIds] : []))
+}
+derive()
+
+const NAME = /^[a-z][a-z0-9-]*$/
+
+/**
+ * Register a provider family of your own (a wire format fluxlab does not know) in this process: detection tries it
+ * after the built-in families, and every table (cell validation, keys, headers, ids, prices) counts it. Returns the undo.
+ * @note Register it where your tests load (a setup file), before the first request; a child process registers its own.
+ * @example
+ * const unregister = registerFamily(acmeCodec)
+ */
+export function registerFamily(codec: ModelCallCodec): () => void {
+  const failed = `register the provider family "${codec.family}"`
+  if (!NAME.test(codec.family))
+    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'its name is not lowercase letters, digits and dashes', fix: 'Name it like the built-in families (`openai-chat`).' })
+  if (familyTables.names.has(codec.family))
+    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'a family of that name is registered already', fix: 'Register each family once, or name yours otherwise.' })
+  const list = codecs as ModelCallCodec[]
+  list.push(codec)
+  derive()
+  return () => {
+    const at = list.indexOf(codec)
+    if (at >= 0) list.splice(at, 1)
+    derive()
+  }
+}
 
 /**
  * The codec of a family.
  * @example
  * codecFor('gemini').family // 'gemini'
  */
-export function codecFor(family: ProviderFamily): ModelCallCodec {
+export function codecFor(family: ProviderFamily): ModelCallCodec<ProviderFamily> {
   const codec = codecs.find((c) => c.family === family)
   if (codec === undefined) throw new Error(`no codec for provider family "${family}"`)
   return codec
@@ -60,7 +145,7 @@ export function providerOfHost(host: string, hosts: Record<string, ProviderFamil
   return hosts[h] ?? hosts[h.split(':')[0]] ?? codecs.find((c) => c.hosts.includes(h))?.family
 }
 
-export function detectModelCall(method: string, url: URL, hosts?: Record<string, ProviderFamily>): ModelCallCodec | undefined {
+export function detectModelCall(method: string, url: URL, hosts?: Record<string, ProviderFamily>): ModelCallCodec<ProviderFamily> | undefined {
   if (method.toUpperCase() !== 'POST') return undefined
   const family = hosts?.[url.host] ?? hosts?.[url.hostname]
   if (family !== undefined) {

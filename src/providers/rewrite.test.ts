@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { codecFor } from './registry.js'
-import type { ProviderFamily, RequestRewrite } from './types.js'
+import type { RequestRewrite } from './types.js'
+import type { ProviderFamily } from './registry.js'
 
 /** A what-if's rewrite, through the family's codec (as the intervention applies it). */
 const rewriteRequest = (family: ProviderFamily, url: URL, text: string, rw: RequestRewrite) => codecFor(family).rewriteRequest(url, text, rw)

@@ -3,8 +3,7 @@
  * `src/providers/<family>/` implements it, and `registry.ts` lists them.
  * Codecs are pure: no I/O, no runner, no msw.
  */
-
-export type ProviderFamily = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'openai-embeddings' | 'openai-media' | 'bedrock' | 'openai-realtime' | 'gemini-live'
+import type { FamilyFacts } from './facts.js'
 
 /**
  * Token usage in one shape for every provider.
@@ -112,8 +111,14 @@ export interface JudgeWire {
   reply(json: unknown): JudgeAnswer
 }
 
-export interface ModelCallCodec {
-  family: ProviderFamily
+/**
+ * One provider family: its wire format, and every other fact about it that the layers above ask (its vendors' keys and
+ * base URLs, the headers that carry a secret, the ids its API mints, how its model ids are priced). Registered once, in
+ * `src/providers/registry.ts` (or, for a family of your own, with `registerFamily`); every list of families is derived
+ * from there. `F` is the family's name: it is stored on every model cell, so it is part of the fixture format.
+ */
+export interface ModelCallCodec<F extends string = string> extends FamilyFacts {
+  family: F
   /** Hosts that always belong to this family (users may add more through options). */
   hosts: readonly string[]
   /** True when a request to this method + URL is one of this family's model calls (decided by path, so proxies and 127.0.0.1 work). */

@@ -9,14 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { readFlag } from '../golden/update-mode.js'
 import { state } from '../context/state.js'
+import { familyTables } from '../providers/registry.js'
 
-/** The base-URL variables set for a child, and the provider base each stands for when it is unset. */
-const BASE_URL_VARS: Readonly<Record<string, string>> = Object.freeze({
-  OPENAI_BASE_URL: 'https://api.openai.com/v1',
-  OPENAI_API_BASE: 'https://api.openai.com/v1',
-  ANTHROPIC_BASE_URL: 'https://api.anthropic.com',
-  GOOGLE_GEMINI_BASE_URL: 'https://generativelanguage.googleapis.com',
-})
+/** The base-URL variables set for a child, with the provider base each stands for when it is unset (each family's `vendors`). */
+const baseUrlVars = () => familyTables.vendors.flatMap((v) => (v.base ? v.base.vars.map((name) => ({ name, base: v.base! })) : []))
 
 /** Headers of the hop to the endpoint, not of the child's request. */
 const HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'expect', 'te', 'trailer', 'upgrade'])
@@ -71,8 +67,8 @@ export function baseUrlEnv(token: string): Record<string, string> {
   const port = g[KEY]?.port
   if (port === undefined) return {}
   const out: Record<string, string> = {}
-  for (const [name, vendor] of Object.entries(BASE_URL_VARS)) {
-    const to = encodeURIComponent((process.env[name] ?? vendor).replace(/\/+$/, ''))
+  for (const { name, base } of baseUrlVars()) {
+    const to = encodeURIComponent((process.env[name] ?? base.url).replace(/\/+$/, ''))
     out[name] = `http://127.0.0.1:${port}/${token}/${to}`
   }
   return out
@@ -83,9 +79,10 @@ function target(path: string): { token: string; url: string } | undefined {
   const [, token, to, ...rest] = path.split('/')
   const base = decodeURIComponent(to ?? '')
   if (!token || !/^https?:\/\//.test(base)) return undefined
-  // @note the Anthropic SDK appends `/v1/messages` to its base, the Vercel AI SDK's provider `/messages` (its own
-  // base ends in /v1): the provider's own base takes both.
-  if (base === BASE_URL_VARS.ANTHROPIC_BASE_URL && rest[0] !== 'v1') rest.unshift('v1')
+  // @note a vendor's SDKs may disagree on its base's version segment (the Anthropic SDK appends `/v1/messages` to its
+  // base, the Vercel AI SDK's provider `/messages` to its own, which ends in /v1): the provider's own base takes both.
+  const version = baseUrlVars().find((v) => v.base.url === base)?.base.version
+  if (version !== undefined && rest[0] !== version) rest.unshift(version)
   return { token, url: `${base}/${rest.join('/')}` }
 }
 

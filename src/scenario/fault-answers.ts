@@ -16,7 +16,7 @@ export interface HttpAnswer {
  * channel the family's own error body (its codec's `errorBody`, which its SDKs parse),
  * on the tool channel `{ error: message }`.
  * @example
- * httpAnswer({ status: 429, headers: { 'retry-after': '0' } }, codecFor('anthropic'), 'injectAt model#2')
+ * httpAnswer({ status: 429, headers: { 'retry-after': '0' } }, codecFor(cell.family), 'injectAt model#2')
  */
 export function httpAnswer(f: HttpFault, channel: ModelCallCodec | 'tool', why: string): HttpAnswer {
   const headers: Record<string, string> = {}

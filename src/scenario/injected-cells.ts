@@ -1,7 +1,8 @@
 /** The trace cell a fault leaves: what the agent saw, stored so a fork's replay never serves it as the world's answer. */
 import type { CanonicalRequest, ModelCell, RecordedResponse, ToolCell } from '../cassette/cell.js'
 import { codecFor } from '../providers/registry.js'
-import { emptyUsage, type ParsedModelResponse, type ProviderFamily } from '../providers/types.js'
+import { emptyUsage, type ParsedModelResponse } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 import { thrownShape, type HttpAnswer } from './fault-answers.js'
 import { errorText, type Fault, type FaultKind } from './faults.js'
 

@@ -2,7 +2,7 @@ import type { JsonDiffRow } from '../cassette/json-diff.js'
 import { FluxError } from '../errors.js'
 import type { TraceStep } from '../golden/trace.js'
 import { codecFor } from '../providers/registry.js'
-import type { ProviderFamily } from '../providers/types.js'
+import type { ProviderFamily } from '../providers/registry.js'
 import { checkFaultTarget, describeFault, faultKind, type Fault, type FaultKind, type HttpFault } from './faults.js'
 import { resolveStep, type ResolvedStep, type StepRef } from './steps.js'
 

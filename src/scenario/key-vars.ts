@@ -4,7 +4,7 @@ import { codecFor } from '../providers/registry.js'
 
 /**
  * The key variables a replay of `fixture` fills: its manifest's `keyVars`, else (a fixture recorded before fluxlab
- * noted them) the vendor table's for its provider hosts; a host the table does not know (a local server, a gateway)
+ * noted them) the vendors' (each family's `vendors`) for its provider hosts; a host no vendor names (a local server, a gateway)
  * counts as the vendor hosts of its recorded calls' families.
  * @example
  * fillReplayKeys(process.env, fixtureKeyVars(fixture))

@@ -24,6 +24,25 @@ const FAMILIES: ReadonlySet<string> = new Set(codecs.map((c) => c.family))
  */
 const ALLOWED: ReadonlyArray<{ file: string; line: string; reason: string }> = []
 
+/** A family's name as a word of a string (not the `anthropic/` of a judge model id, nor the `anthropic.` of a Bedrock model id). */
+const NAMED = new RegExp(`(?<![\\w.-])(${[...FAMILIES].join('|')})(?![\\w/-])`)
+
+/**
+ * The strings (literals and template parts) that name a family: a list of families kept by hand, or a decision by name.
+ * Issue 40: every list of families is derived from the registry, so none is written out.
+ */
+function namingStrings(fileName: string, text: string): Array<{ line: number; text: string }> {
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+  const found: Array<{ line: number; text: string }> = []
+  const visit = (node: ts.Node): void => {
+    const isString = ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)
+    if (isString && NAMED.test(node.text)) found.push({ line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, text: node.text })
+    ts.forEachChild(node, visit)
+  }
+  visit(sf)
+  return found
+}
+
 /** Where a family name is used to decide something, as `line: why`. */
 function offenders(fileName: string, text: string): Array<{ line: number; text: string; why: string }> {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
@@ -77,6 +96,26 @@ describe('provider families outside src/providers/', () => {
     for (const a of ALLOWED) if (!used.has(a)) failures.push(`${a.file}: the allowed mention "${a.line}" is gone; remove it from ALLOWED`)
     // Move the decision into the family's folder: a codec method or field (src/providers/types.ts), called through codecFor(family).
     expect(failures.join('\n')).toBe('')
+  })
+
+  test('no string in src/ outside src/providers/ names a family: every list of them is derived from the registry', () => {
+    const found = sourceFiles(join(REPO, 'src')).flatMap((file) =>
+      namingStrings(file, readFileSync(file, 'utf8')).map((s) => `${relative(REPO, file)}:${s.line}: ${JSON.stringify(s.text)}`),
+    )
+    // Derive it from `codecs` or `familyTables` (src/providers/registry.ts), or ask the family's codec for the fact.
+    expect(found).toEqual([])
+  })
+
+  test('the string check finds a family named in a string, and not a judge model id nor a Bedrock model id', () => {
+    const sample = [
+      "const FAMILIES = ['openai-chat', 'anthropic'] // 1 (twice)",
+      'const doc = `one of (\\`gemini\\`, ${x}, \\`bedrock\\`)` // 2 (twice: head and tail)',
+      "const hint = \"Rubric.model('anthropic/claude-haiku-4-5')\" // 3: a judge model id",
+      "const id = 'us.anthropic.claude-haiku-4-5-v1:0' // 4: a Bedrock model id",
+      "const model = 'gemini-2.5-flash' // 5: a model id",
+      '// a comment naming gemini-live // 6',
+    ].join('\n')
+    expect(namingStrings('sample.ts', sample).map((s) => `${s.line}: ${s.text}`)).toEqual(['1: openai-chat', '1: anthropic', '2: one of (`gemini`, ', '2: , `bedrock`)'])
   })
 
   test('the check finds comparisons, cases and object keys, and ignores types and plain values', () => {

@@ -24,7 +24,7 @@ for (const [country, capital] of Object.entries(CAPITALS)) {
     // the text the page shows is the server's last answer: graded once, then from the tape
     await expect(outcome).toPassJudge(`the answer names ${capital} as the capital of ${country}`, namesTheCapital)
     // the stream reached the page as recorded: one event per streamed token, at the pace they came
-    test.info().annotations.push({ type: 'events', description: (await answer.getAttribute('data-events')) ?? '' }, { type: 'span', description: (await answer.getAttribute('data-span')) ?? '' })
+    for (const type of ['events', 'span', 'sent', 'ahead']) test.info().annotations.push({ type, description: (await answer.getAttribute(`data-${type}`)) ?? '' })
   })
 }
 

@@ -8,6 +8,7 @@ import type { ModelCell, ToolCell } from '../../cassette/cell.js'
 import type { Divergence } from '../../cassette/divergence.js'
 import type { TraceStep } from '../../golden/trace.js'
 import type { Mode } from '../../golden/update-mode.js'
+import { detectModelCall } from '../../providers/registry.js'
 import { emptyUsage, type RequestedToolCall } from '../../providers/types.js'
 import { Outcome } from '../../scenario/outcome.js'
 
@@ -18,15 +19,16 @@ export interface ModelStepInput {
   status?: number
 }
 
-/** A model step (`openai-chat`, 200, `tool_calls` or `stop`). */
+/** A model step (a Chat Completions call, 200, `tool_calls` or `stop`). */
 export function model(input: ModelStepInput = {}): TraceStep {
   const toolCalls = input.toolCalls ?? []
+  const url = 'https://api.openai.com/v1/chat/completions'
   const cell: ModelCell = {
     seq: 0,
     step: '',
     key: 'test',
-    family: 'openai-chat',
-    url: 'https://api.openai.com/v1/chat/completions',
+    family: detectModelCall('POST', new URL(url))!.family,
+    url,
     request: { method: 'POST', path: '/v1/chat/completions', body: {} },
     response: { status: input.status ?? 200, headers: {}, chunks: [] },
     model: input.model ?? 'gpt-4o-mini',

@@ -6,6 +6,7 @@ import { parseSse, ssePayloads } from '../sse.js'
 import { decodedPath } from '../url.js'
 import { anthropicErrorBody, anthropicErrorType } from './errors.js'
 import { anthropicJudge } from './judge.js'
+import { anthropicVendor } from './vendor.js'
 
 /** `…/v1/messages` (with or without `?beta=true`); not `…/messages/count_tokens` nor `…/messages/batches`. */
 const PATH = /\/v1\/messages\/?$/
@@ -22,7 +23,7 @@ const VERTEX_MODEL = /(\/publishers\/anthropic\/models\/)[^/:]+(:(?:stream)?rawP
  * anthropicCodec.parseResponse(body, 'text/event-stream', 200, url).toolCalls
  * // [{ id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', args: { location: 'Paris' } }]
  */
-export const anthropicCodec: ModelCallCodec = {
+export const anthropicCodec: ModelCallCodec<'anthropic'> = {
   family: 'anthropic',
   hosts: ['api.anthropic.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && (PATH.test(url.pathname) || VERTEX.test(decodedPath(url))),
@@ -40,6 +41,15 @@ export const anthropicCodec: ModelCallCodec = {
   errorType: anthropicErrorType,
   errorBody: anthropicErrorBody,
   judge: anthropicJudge,
+  vendors: [anthropicVendor],
+  sensitiveHeaders: ['anthropic-api-key', 'anthropic-organization-id'],
+  mintedIds: ['toolu', 'srvtoolu', 'msg'],
+  modelIds: {
+    // @note Claude ids are priced with dashes: `claude-haiku-4.5` is `claude-haiku-4-5`.
+    rewrite: (id) => (id.startsWith('claude') ? id.replace(/\./g, '-') : id),
+    // claude-3-5-haiku-latest, Vertex AI's claude-sonnet-4-5@20250929, claude-haiku-4-5-20251001
+    suffixes: [/-latest$/, /@\d{8}$/, /-\d{8}$/],
+  },
 }
 
 function parseRequest(body: unknown, url: URL): ParsedModelRequest {

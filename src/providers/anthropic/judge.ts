@@ -1,4 +1,6 @@
+import { judgeDefaults } from '../judge-defaults.js'
 import type { JudgeWire } from '../types.js'
+import { anthropicVendor } from './vendor.js'
 
 const TOOL = 'record_verdict'
 
@@ -10,7 +12,7 @@ const TOOL = 'record_verdict'
  */
 export const anthropicJudge: JudgeWire = {
   api: 'anthropic',
-  providers: { anthropic: { keyVars: ['ANTHROPIC_API_KEY'], baseVar: 'ANTHROPIC_BASE_URL', baseURL: 'https://api.anthropic.com' } },
+  providers: { anthropic: judgeDefaults(anthropicVendor) },
   request: (ask) => ({
     // @note the Anthropic SDK's base URL has no /v1, the AI SDK's has: accept both.
     url: /\/v1$/.test(ask.baseURL) ? `${ask.baseURL}/messages` : `${ask.baseURL}/v1/messages`,

@@ -20,7 +20,7 @@ const INVOKE = /\/invoke(?:-with-response-stream)?$/
  * bedrockCodec.detect('POST', new URL('https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse')) // true
  * bedrockCodec.parseResponse('', 'application/vnd.amazon.eventstream', 200, url, bytes).usage // { input: 12, output: 5, … }
  */
-export const bedrockCodec: ModelCallCodec = {
+export const bedrockCodec: ModelCallCodec<'bedrock'> = {
   family: 'bedrock',
   hosts: [
     'bedrock-runtime.us-east-1.amazonaws.com',
@@ -49,6 +49,14 @@ export const bedrockCodec: ModelCallCodec = {
     matches: (contentType) => (contentType ?? '').toLowerCase().startsWith(EVENT_STREAM),
     redact: redactEventStream,
     describe: describeEventStream,
+  },
+  vendors: [{ hosts: [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/], keyVars: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] }],
+  sensitiveHeaders: ['x-amz-security-token'],
+  mintedIds: ['tooluse'],
+  modelIds: {
+    // an inference profile's region, then the provider: us.anthropic.claude-haiku-4-5-20251001-v1:0
+    prefix: /^(?:(?:us|us-gov|eu|apac|jp|au|ca|global)\.)?anthropic\./,
+    suffixes: [/-v\d+(?::\d+)?$/],
   },
 }
 

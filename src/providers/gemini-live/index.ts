@@ -15,7 +15,7 @@ const PATH = /\.GenerativeService\.BidiGenerateContent(Constrained)?$/
  * @example
  * geminiLiveCodec.detect('POST', new URL('wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent')) // true
  */
-export const geminiLiveCodec: ModelCallCodec = {
+export const geminiLiveCodec: ModelCallCodec<'gemini-live'> = {
   family: 'gemini-live',
   hosts: [],
   detect: (method, url) => method.toUpperCase() === 'POST' && (url.protocol === 'wss:' || url.protocol === 'ws:') && PATH.test(url.pathname),

@@ -8,6 +8,7 @@ import { decodedPath } from '../url.js'
 import { geminiErrorBody, geminiErrorType } from './errors.js'
 import { FunctionCalls } from './function-calls.js'
 import { geminiJudge } from './judge.js'
+import { googleVendor } from './vendor.js'
 
 /** `…/models/<model>:<action>`: Gemini API (`/v1beta/models/…`) and Vertex AI (`/v1/projects/…/publishers/google/models/…`). */
 const PATH = /\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents|predict|predictLongRunning)$/
@@ -24,7 +25,7 @@ const MODEL_IN_PATH = /(\/(?:models|tunedModels)\/)([^/:]+)(:[A-Za-z]+)$/
  * geminiCodec.parseResponse(body, 'application/json', 200, url).toolCalls
  * // [{ id: 'get_weather#1', name: 'get_weather', args: { city: 'Paris' } }]
  */
-export const geminiCodec: ModelCallCodec = {
+export const geminiCodec: ModelCallCodec<'gemini'> = {
   family: 'gemini',
   hosts: ['generativelanguage.googleapis.com', 'aiplatform.googleapis.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(decodedPath(url)),
@@ -44,6 +45,12 @@ export const geminiCodec: ModelCallCodec = {
   errorType: geminiErrorType,
   errorBody: geminiErrorBody,
   judge: geminiJudge,
+  vendors: [googleVendor],
+  sensitiveHeaders: ['x-goog-api-key'],
+  // @note Gemini returns function calls without ids: clients invent one per run (`@ai-sdk/google` 16 random
+  // characters, pydantic-ai `pyd_ai_…`) and echo it back.
+  clientIdOwners: ['functionCall', 'functionResponse'],
+  modelIds: { suffixes: [/-\d{3}$/] }, // stable versions: gemini-2.0-flash-001
 }
 
 /** Request field in either spelling: the REST API takes camelCase, and snake_case is accepted too. */

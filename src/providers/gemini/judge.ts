@@ -1,10 +1,9 @@
+import { judgeDefaults } from '../judge-defaults.js'
 import type { JudgeProviderDefaults, JudgeWire } from '../types.js'
+import { googleVendor } from './vendor.js'
 
-const GOOGLE: JudgeProviderDefaults = {
-  keyVars: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
-  baseVar: 'GEMINI_BASE_URL',
-  baseURL: 'https://generativelanguage.googleapis.com',
-}
+// @note a judge reads its own base-URL variable, GEMINI_BASE_URL; GOOGLE_GEMINI_BASE_URL (the vendor's) is what a child process gets.
+const GOOGLE: JudgeProviderDefaults = { ...judgeDefaults(googleVendor), baseVar: 'GEMINI_BASE_URL' }
 
 /**
  * The Gemini judge (`POST {baseURL}/v1beta/models/<model>:generateContent`, JSON response schema).

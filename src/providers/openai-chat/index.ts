@@ -7,6 +7,7 @@ import { parseSse, ssePayloads } from '../sse.js'
 import { openaiErrorBody, openaiErrorType } from './errors.js'
 import { openaiChatJudge } from './judge.js'
 import { openaiUsage } from './usage.js'
+import { openaiChatVendors } from './vendors.js'
 
 /** `…/chat/completions` and the legacy `…/completions` (any prefix: `/v1`, `/openai/deployments/<d>`, `/api/v1`, …). */
 const PATH = /\/(?:chat\/)?completions\/?$/
@@ -21,7 +22,7 @@ const AZURE_DEPLOYMENT = /\/deployments\/([^/]+)\//
  * openaiChatCodec.parseResponse(body, 'text/event-stream', 200, url).toolCalls
  * // [{ id: 'call_ZR5UUuTt3pf61kjwAJIYdVMj', name: 'get_capital', args: { country: 'UK' } }]
  */
-export const openaiChatCodec: ModelCallCodec = {
+export const openaiChatCodec: ModelCallCodec<'openai-chat'> = {
   family: 'openai-chat',
   // @note api.openai.com also serves Responses and embeddings; detection goes by path.
   hosts: ['api.openai.com', 'api.groq.com', 'openrouter.ai', 'api.mistral.ai', 'api.deepseek.com', 'api.together.xyz', 'api.fireworks.ai', 'api.x.ai'],
@@ -35,6 +36,10 @@ export const openaiChatCodec: ModelCallCodec = {
   errorType: openaiErrorType,
   errorBody: openaiErrorBody,
   judge: openaiChatJudge,
+  vendors: openaiChatVendors,
+  sensitiveHeaders: ['openai-organization', 'openai-project'],
+  mintedIds: ['call', 'chatcmpl'],
+  modelIds: { suffixes: [/-\d{4}-\d{2}-\d{2}$/] }, // gpt-4o-mini-2024-07-18
 }
 
 /** The instructions are the first `system` (or `developer`) message; one is added first when there is none. */

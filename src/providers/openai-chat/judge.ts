@@ -1,4 +1,6 @@
+import { judgeDefaults } from '../judge-defaults.js'
 import type { JudgeWire } from '../types.js'
+import { openaiVendor } from './vendors.js'
 
 /**
  * The OpenAI-compatible Chat Completions judge (`POST {baseURL}/chat/completions`, JSON mode):
@@ -9,7 +11,7 @@ import type { JudgeWire } from '../types.js'
  */
 export const openaiChatJudge: JudgeWire = {
   api: 'openai',
-  providers: { openai: { keyVars: ['OPENAI_API_KEY'], baseVar: 'OPENAI_BASE_URL', baseURL: 'https://api.openai.com/v1' } },
+  providers: { openai: judgeDefaults(openaiVendor) },
   fallback: true,
   request: (ask) => ({
     url: `${ask.baseURL}/chat/completions`,

@@ -15,7 +15,7 @@ const PATH = /\/embeddings\/?$/
  * openaiEmbeddingsCodec.detect('POST', new URL('https://api.openai.com/v1/embeddings')) // true
  * openaiEmbeddingsCodec.parseResponse('{"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}', 'application/json', 200, url).usage.input // 8
  */
-export const openaiEmbeddingsCodec: ModelCallCodec = {
+export const openaiEmbeddingsCodec: ModelCallCodec<'openai-embeddings'> = {
   family: 'openai-embeddings',
   hosts: ['api.openai.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),

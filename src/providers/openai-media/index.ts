@@ -23,7 +23,7 @@ const PATH = /\/(?:images\/(?:generations|edits|variations)|audio\/(?:speech|tra
  * openaiMediaCodec.detect('POST', new URL('https://api.openai.com/v1/audio/speech')) // true
  * openaiMediaCodec.parseResponse('{"data":[{"b64_json":"iVBO"}],"usage":{"input_tokens":9,"output_tokens":272}}', 'application/json', 200, url).usage.output // 272
  */
-export const openaiMediaCodec: ModelCallCodec = {
+export const openaiMediaCodec: ModelCallCodec<'openai-media'> = {
   family: 'openai-media',
   hosts: ['api.openai.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),

@@ -15,7 +15,7 @@ const PATH = /\/realtime\/?$/
  * openaiRealtimeCodec.detect('POST', new URL('wss://api.openai.com/v1/realtime?model=gpt-realtime')) // true
  * openaiRealtimeCodec.parseResponse('{"type":"response.done","response":{"usage":{"input_tokens":9,"output_tokens":4}}}\n', 'application/x-ndjson', 200, url).usage.output // 4
  */
-export const openaiRealtimeCodec: ModelCallCodec = {
+export const openaiRealtimeCodec: ModelCallCodec<'openai-realtime'> = {
   family: 'openai-realtime',
   hosts: [],
   detect: (method, url) => method.toUpperCase() === 'POST' && (url.protocol === 'wss:' || url.protocol === 'ws:') && PATH.test(url.pathname),

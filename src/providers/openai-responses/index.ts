@@ -17,7 +17,7 @@ const PATH = /\/responses\/?$/
  * openaiResponsesCodec.parseResponse(body, 'application/json', 200, url).toolCalls
  * // [{ id: 'call_YfwRsW8sUxDKipwyhWTzOXCA', name: 'get_capital', args: { country: 'PotatoLand' } }]
  */
-export const openaiResponsesCodec: ModelCallCodec = {
+export const openaiResponsesCodec: ModelCallCodec<'openai-responses'> = {
   family: 'openai-responses',
   hosts: ['api.openai.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(url.pathname),
@@ -30,6 +30,8 @@ export const openaiResponsesCodec: ModelCallCodec = {
   }),
   errorType: openaiErrorType,
   errorBody: openaiErrorBody,
+  // @note responses, function calls, reasoning, web searches, messages, custom tool calls
+  mintedIds: ['resp', 'fc', 'call', 'rs', 'ws', 'msg', 'ctc'],
 }
 
 function parseRequest(body: unknown): ParsedModelRequest {

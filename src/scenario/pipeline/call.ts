@@ -3,7 +3,8 @@ import { redirectModeOf } from '../../interceptor/index.js'
 import type { CanonicalRequest } from '../../cassette/cell.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
 import type { Redactor } from '../../cassette/redact.js'
-import type { ModelCallCodec, ProviderFamily } from '../../providers/types.js'
+import type { ModelCallCodec } from '../../providers/types.js'
+import type { ProviderFamily } from '../../providers/registry.js'
 
 /** Why the tape could not answer a call: handed on to the off-tape stage, which decides what happens next. */
 export interface TapeMiss {
@@ -34,7 +35,7 @@ export interface ModelRequest extends CallBase {
   text: string
   /** The request's body as sent (read once, by `classifyRequest`; `request`'s own body is used up). */
   bytes: Buffer
-  codec: ModelCallCodec
+  codec: ModelCallCodec<ProviderFamily>
   /** The request parsed and redacted, as the cell stores it; `key` is its SHA-256. */
   canonical: CanonicalRequest
 }

@@ -3,7 +3,7 @@ import type { Normalizer } from '../../cassette/normalize.js'
 import type { Redactor } from '../../cassette/redact.js'
 import type { TestContext } from '../../context/types.js'
 import type { Mode } from '../../golden/update-mode.js'
-import type { ProviderFamily } from '../../providers/types.js'
+import type { ProviderFamily } from '../../providers/registry.js'
 import type { Intervention } from '../intervention.js'
 import type { Refusal } from './refuse.js'
 

@@ -1,7 +1,7 @@
 import type { Chunk, TransportError } from '../../cassette/cell.js'
 import { NEVER_KEPT } from '../../cassette/cell-fields.js'
 import { encodeChunk } from '../../cassette/chunks.js'
-import { SENSITIVE_HEADERS } from '../../cassette/redact-names.js'
+import { sensitiveHeaders } from '../../cassette/redact-names.js'
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the response, and are never replayed. */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade']
@@ -12,7 +12,7 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authe
  * and the encoding of a body stored decoded. Every other header a client may read (request ids, rate limits,
  * `retry-after`) is kept as it came, so a replay answers with what the recording got.
  */
-const DROPPED = new Set(['date', 'cookie', 'set-cookie', 'set-cookie2', ...SENSITIVE_HEADERS, ...HOP_BY_HOP, ...NEVER_KEPT])
+const DROPPED = new Set(['date', 'cookie', 'set-cookie', 'set-cookie2', ...HOP_BY_HOP, ...NEVER_KEPT])
 
 /**
  * The headers kept in a fixture (lowercased, sorted): one set per response, never per chunk.
@@ -22,11 +22,12 @@ const DROPPED = new Set(['date', 'cookie', 'set-cookie', 'set-cookie2', ...SENSI
 export function keptHeaders(headers: Headers): Record<string, string> {
   // a header the `connection` header names is hop-by-hop too
   const connection = new Set((headers.get('connection') ?? '').split(',').map((n) => n.trim().toLowerCase()))
+  const secret = new Set(sensitiveHeaders())
   const out: Record<string, string> = {}
   const names = [...headers.keys()].sort()
   for (const name of names) {
     const n = name.toLowerCase()
-    if (DROPPED.has(n) || connection.has(n)) continue
+    if (DROPPED.has(n) || secret.has(n) || connection.has(n)) continue
     out[n] = headers.get(name) ?? ''
   }
   return out

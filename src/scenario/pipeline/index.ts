@@ -20,6 +20,7 @@ import type { Redactor } from '../../cassette/redact.js'
 import { isFluxError } from '../../errors.js'
 import { detectModelCall } from '../../providers/registry.js'
 import type { ModelCallCodec } from '../../providers/types.js'
+import type { ProviderFamily } from '../../providers/registry.js'
 import type { Answer, Call, ClassifyConfig, Counters, FnToolCall, HttpToolRequest, ModelRequest, Stage, TapeMiss } from './call.js'
 import { toJsonValue } from './cell-values.js'
 import type { RunConfig } from './config.js'
@@ -35,7 +36,7 @@ import { tapeStage, type TapeStage } from './tape.js'
 
 /** What the router already found out about a request: its model-call codec (none for any other request), and the child process that sent it. */
 interface Known {
-  codec?: ModelCallCodec
+  codec?: ModelCallCodec<ProviderFamily>
   origin?: string
 }
 
@@ -148,7 +149,7 @@ function sentResults({ text, codec, url }: Readonly<ModelRequest>): () => readon
 
 /** Where a request arrived in its run, before its body is read: its codec (a model call) and its position. */
 interface Arrival {
-  codec?: ModelCallCodec
+  codec?: ModelCallCodec<ProviderFamily>
   seq: number
   n: number
   /** `model#2`, `tool#3`: what a failure while identifying the request names. */
