@@ -5,11 +5,11 @@
  * reporter creates and reads back when the run completes.
  */
 import { resolve } from 'node:path'
-import { testCommand, type Runner } from '../commands.js'
+import type { Runner } from '../commands.js'
 import { AppendFile } from '../cassette/atomic.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
-import { testRef, type TestContext, type TrackedRun } from '../context/test-context.js'
+import type { TestContext, TrackedRun } from '../context/test-context.js'
 
 /** The attachment of a Playwright test's result that carries its facts (src/playwright.ts adds it). */
 export const FACTS_ATTACHMENT = 'fluxlab-facts'
@@ -79,8 +79,6 @@ export interface TestFacts {
   fileLevel?: true
   /** Live model calls of the test's earlier attempts (`retry`): their runs are not counted, their calls went out. */
   retriedLive?: number
-  /** The command that runs the test again (its config and project included), as its errors name it. */
-  rerun?: string
 }
 
 /**
@@ -112,7 +110,6 @@ export function collectFacts(ctx: TestContext, opts: { dir?: string; pricing?: P
     opened: [...ctx.opened],
     sessions: ctx.runs.map((s) => sessionFacts(s, opts.pricing)),
     ...(ctx.fileLevel ? { fileLevel: true as const } : {}),
-    rerun: testCommand(testRef(ctx)),
   }
 }
 

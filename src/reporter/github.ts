@@ -111,7 +111,6 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
 
 function rerunOf(t: RanTest, runner: Runner): string {
   const f = t.facts
-  if (f?.rerun) return f.rerun
   const file = relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/')
   return testCommand({ runner, file, name: f?.test ?? t.name, project: t.project })
 }
