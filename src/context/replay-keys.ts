@@ -5,7 +5,7 @@
  * names of the variables whose values its requests carried (`keyVars`); on replay exactly those get a
  * placeholder when unset, so the gates open for the providers the fixtures recorded and for no other.
  */
-import { familyTables } from '../providers/registry.js'
+import { vendorTable } from '../providers/vendors.js'
 
 /** The marker in every placeholder value; the full value names its variable (`gsk_fluxlab-replay-no-key-GROQ_API_KEY`). */
 export const REPLAY_KEY = 'fluxlab-replay-no-key'
@@ -19,7 +19,7 @@ export const REPLAY_KEY = 'fluxlab-replay-no-key'
  */
 export function replayKeyFor(name: string): string {
   // @note the prefix is the vendor's documented format (its family's `vendors`), never read from a key.
-  const prefix = familyTables.vendors.find((v) => v.keyPrefix !== undefined && v.keyVars.includes(name))?.keyPrefix ?? ''
+  const prefix = vendorTable.vendors.find((v) => v.keyPrefix !== undefined && v.keyVars.includes(name))?.keyPrefix ?? ''
   return `${prefix}${REPLAY_KEY}-${name}`
 }
 
@@ -73,7 +73,7 @@ export function replayKeyVars(manifest: { keyVars?: unknown; providerHosts?: unk
  */
 function hostKeyVars(host: string): readonly string[] {
   const name = host.toLowerCase().replace(/:443$/, '')
-  return familyTables.vendors.find((v) => v.hosts.some((h) => (typeof h === 'string' ? h === name : h.test(name))))?.keyVars ?? []
+  return vendorTable.vendors.find((v) => v.hosts.some((h) => (typeof h === 'string' ? h === name : h.test(name))))?.keyVars ?? []
 }
 
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/

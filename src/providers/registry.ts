@@ -11,6 +11,7 @@ import { openaiMediaCodec } from './openai-media/index.js'
 import { openaiResponsesCodec } from './openai-responses/index.js'
 import { openaiRealtimeCodec } from './openai-realtime/index.js'
 import { geminiLiveCodec } from './gemini-live/index.js'
+import { vendorTable } from './vendors.js'
 
 /** The built-in families, one registry line each, in the order detection tries them (first match wins). */
 const BUILT_IN = [
@@ -82,6 +83,7 @@ function derive(): void {
   const minted = [...new Set(codecs.flatMap((c) => c.mintedIds ?? []))]
   t.mintedId = minted.length ? new RegExp(`^(${minted.map(escapeRegExp).join('|')})_[A-Za-z0-9_-]{6,}$`) : /$^/
   t.vendors = codecs.flatMap((c) => c.vendors ?? [])
+  vendorTable.vendors = t.vendors
   t.modelIds = codecs.flatMap((c) => (c.modelIds ? [c.modelIds] : []))
 }
 derive()

@@ -88,8 +88,11 @@ test('in whole-suite mode it loads the interceptors it installs at once (so the 
   expect(loaded.filter((p) => HEAVY.includes(p) && p !== '@mswjs/interceptors')).toEqual([])
 }, 30_000)
 
-/** fluxlab code a test file that opens no scenario does not use: matchers, scenarios, providers, pricing, fixtures, judge, reporting. */
-const LATE = /^src\/(matchers\/(?!lazy\.ts)|scenario\/|providers\/|pricing\/|cassette\/|judge\/(?!uses\.ts)|reporter\/|interceptor\/|context\/route\.ts)/
+/**
+ * fluxlab code a test file that opens no scenario does not use: matchers, scenarios, providers, pricing, fixtures, judge,
+ * reporting. The vendors' data (hosts, key variables and prefixes: src/providers/vendors.ts) is not code: replay placeholders need it.
+ */
+const LATE = /^src\/(matchers\/(?!lazy\.ts)|scenario\/|providers\/(?!vendors\.ts|[a-z-]+\/vendors?\.ts)|pricing\/|cassette\/|judge\/(?!uses\.ts)|reporter\/|interceptor\/|context\/route\.ts)/
 
 test("in explicit mode the setup file loads none of fluxlab's matcher, scenario, provider, pricing or fixture code", () => {
   const { sources } = setupLoads({})

@@ -5,6 +5,7 @@ import { jsonRewrite } from '../rewrite.js'
 import { anthropicCodec } from '../anthropic/index.js'
 import { bedrockErrorBody, bedrockErrorType } from './errors.js'
 import { EVENT_STREAM, describeEventStream, readFrames, redactEventStream, type Frame } from './eventstream.js'
+import { bedrockVendor } from './vendor.js'
 
 /** `/model/<model id, %-encoded>/<action>` on `bedrock-runtime.<region>.amazonaws.com`. */
 const PATH = /^(.*\/model\/)([^/]+)(\/(?:converse|converse-stream|invoke|invoke-with-response-stream))$/
@@ -50,7 +51,7 @@ export const bedrockCodec: ModelCallCodec<'bedrock'> = {
     redact: redactEventStream,
     describe: describeEventStream,
   },
-  vendors: [{ hosts: [/^bedrock-runtime(-fips)?\.[a-z0-9-]+\.amazonaws\.com$/], keyVars: ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] }],
+  vendors: [bedrockVendor],
   sensitiveHeaders: ['x-amz-security-token'],
   mintedIds: ['tooluse'],
   modelIds: {
