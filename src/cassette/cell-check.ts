@@ -5,7 +5,7 @@
  * bench/mutate.mjs); the reader asks zod only about a line they refuse, for its message, so a line the fast check
  * refused wrongly is still read. A change to a schema there must be made here too.
  */
-import { HEADER_NAME, HEADER_VALUE, isCanonicalBase64, NEVER_KEPT, NULL_BODY, wellFormed } from './cell-fields.js'
+import { HEADER_NAME, HEADER_VALUE, isCanonicalBase64, isRunnerToken, NEVER_KEPT, NULL_BODY, wellFormed } from './cell-fields.js'
 import { familyTables } from '../providers/registry.js'
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -100,14 +100,13 @@ export function isToolCell(v: unknown): boolean {
 
 const isStrings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
 
-const RUNNERS: readonly unknown[] = ['vitest', 'jest', 'playwright']
 const isSource = (s: unknown): boolean =>
   isObj(s) &&
   isText(s.file) &&
   isText(s.name) &&
   (s.nth === undefined || (Number.isSafeInteger(s.nth) && (s.nth as number) >= 2)) &&
   isOptText(s.project) &&
-  (s.runner === undefined || RUNNERS.includes(s.runner))
+  (s.runner === undefined || isRunnerToken(s.runner))
 
 /**
  * Whether `v` is a scenario.yaml {@link manifestSchema} accepts (the same set, without loading zod).

@@ -22,3 +22,8 @@ export const KEY = /^sha256:[0-9a-f]{64}$/
 export const isFamily = (v: unknown): boolean => typeof v === 'string' && familyTables.names.has(v)
 /** What a cell's `family` must be, naming the families registered now. */
 export const familyExpected = (): string => `expected "family" (one of ${[...familyTables.names].join(', ')})`
+/**
+ * A manifest's `source.runner`: an open token naming the runner that recorded it (`vitest`, `jest`, `playwright`, or a
+ * runner registered with `registerRunner`). The fixture layer names no runner; src/runners reads the token.
+ */
+export const isRunnerToken = (v: unknown): boolean => typeof v === 'string' && /^[a-z][a-z0-9-]*$/.test(v)

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module'
 import type * as Zod from 'zod/mini'
-import { familyExpected, HEADER_NAME, HEADER_VALUE, isCanonicalBase64, KEY, NEVER_KEPT, NULL_BODY, isFamily, wellFormed } from './cell-fields.js'
+import { familyExpected, HEADER_NAME, HEADER_VALUE, isCanonicalBase64, KEY, NEVER_KEPT, NULL_BODY, isFamily, isRunnerToken, wellFormed } from './cell-fields.js'
 /**
  * The zod schemas of a model.jsonl line, a tools.jsonl line and scenario.yaml, built on first use.
  * @note issue 14: zod is most of what loading the engine costs (about 75 ms in every test file's worker in
@@ -168,7 +168,7 @@ function buildSchemas(z: typeof Zod) {
         name: text('"source.name"'),
         nth: z.optional(z.int('expected "source.nth" (an integer ≥ 2)').check(z.gte(2, 'expected "source.nth" (an integer ≥ 2)'))),
         project: optionalText('"source.project"'),
-        runner: z.optional(z.enum(['vitest', 'jest', 'playwright'], 'expected "runner" to be vitest, jest or playwright')),
+        runner: z.optional(z.string('expected "source.runner" (a runner\'s name)').check(z.refine(isRunnerToken, 'expected "source.runner" to be a runner\'s name: lowercase letters, digits and dashes'))),
       },
       'expected "source" {"file", "name"}',
     ),

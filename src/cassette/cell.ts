@@ -1,4 +1,3 @@
-import type { Runner } from '../commands.js'
 import type { NormalizedUsage, RequestedToolCall } from '../providers/types.js'
 import type { ProviderFamily } from '../providers/registry.js'
 
@@ -110,8 +109,8 @@ export interface SourceTest {
   /** The second (third, …) test of its file with this name, in order of declaration; absent for the first. */
   nth?: number
   project?: string
-  /** The runner that recorded it (absent in fixtures recorded before 0.1.1). */
-  runner?: Runner
+  /** The runner that recorded it, an open token (`vitest`, `jest`, `playwright`, a registered one); absent before 0.1.1. */
+  runner?: string
 }
 
 /** `scenario.yaml`. */

@@ -1,8 +1,9 @@
 /** The test that recorded a fixture (scenario.yaml `source`), and the exact command that records it again. */
 import { readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
-import { testCommand } from '../commands.js'
+import { testCommand } from '../runners/command.js'
 import type { SourceTest } from './cell.js'
+import { isRunnerToken } from './cell-fields.js'
 import { FILES, yaml } from './fixture-files.js'
 
 /**
@@ -21,7 +22,7 @@ export function readSource(dir: string): SourceTest | undefined {
 function sourceOf(manifest: unknown): SourceTest | undefined {
   const src = (manifest as { source?: Record<string, unknown> } | null)?.source
   if (!src || typeof src.file !== 'string' || typeof src.name !== 'string') return undefined
-  const runner = src.runner === 'vitest' || src.runner === 'jest' || src.runner === 'playwright' ? src.runner : undefined
+  const runner = isRunnerToken(src.runner) ? (src.runner as string) : undefined
   const nth = typeof src.nth === 'number' && Number.isInteger(src.nth) && src.nth > 1 ? { nth: src.nth } : {}
   return { file: src.file, name: src.name, ...nth, ...(typeof src.project === 'string' ? { project: src.project } : {}), ...(runner ? { runner } : {}) }
 }

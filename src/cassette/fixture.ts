@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { rerunCommand, type TestRef } from '../commands.js'
+import { rerunCommand } from '../runners/command.js'
+import type { TestRef } from '../runners/adapter.js'
 import { cachedFixture, keptFixture } from './fixture-cache.js'
 import { FILES, yaml } from './fixture-files.js'
 import { rerecordCommand } from './fixture-source.js'

@@ -7,7 +7,8 @@ import type { TestContext } from './types.js'
 
 /** A `test.concurrent` test running where fluxlab cannot tell concurrent tests apart. */
 export interface ConcurrentTest {
-  runner: 'jest' | 'vitest'
+  /** The runner's name, as a message shows it. */
+  runner: string
   name: string
   /** Why that runner cannot isolate it, one clause: "jest has no per-test async context". */
   why: string
@@ -73,8 +74,8 @@ interface GlobalState {
    * @note jest-circus runs concurrent tests without beforeEach/afterEach, so they never get a `currentTest`.
    */
   concurrentTest?: () => ConcurrentTest | undefined
-  /** The runner whose setup file loaded (jest's sets it): interception is let go at once under jest. */
-  runner?: 'jest'
+  /** The runner whose setup file loaded, when it says (jest's does): its adapter may have interception let go at once. */
+  runner?: string
   /** Options from the runner plugin (`fluxlab({...})`) or `configure()`. */
   options: FluxOptions
   /**

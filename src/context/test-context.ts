@@ -1,5 +1,6 @@
 import { dirname, relative } from 'node:path'
-import { testCommand, type TestRef } from '../commands.js'
+import { testCommand } from '../runners/command.js'
+import { runningInRunner, type TestRef } from '../runners/registry.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { endCheckFrom, type EndCheck } from './options.js'
@@ -20,22 +21,14 @@ export function currentTest(): TestContext | undefined {
 /**
  * The running test as a command names it, even without the fluxlab setup: fluxlab's test context,
  * else what the runner itself exposes (vitest's worker state, jest's `expect.getState()`).
- * @note read duck-typed from globals so nothing below the entry layer imports a runner.
+ * @note each runner's adapter reads it duck-typed from globals, so nothing below the entry layer imports a runner.
  * @example
  * const ref = runningTestRef() // { runner: 'vitest', file: 'test/a.test.ts', name: 'suite > test' }
  */
 export function runningTestRef(): TestRef | undefined {
   const test = currentTest()
   if (test) return testRef(test)
-  const g = globalThis as {
-    __vitest_worker__?: { filepath?: string; current?: { fullTestName?: string }; config?: { root?: string } }
-    expect?: { getState?: () => { testPath?: string; currentTestName?: string } }
-  }
-  const vw = g.__vitest_worker__
-  if (vw?.filepath) return { runner: 'vitest', file: relative(vw.config?.root ?? process.cwd(), vw.filepath), name: vw.current?.fullTestName }
-  const js = process.env.JEST_WORKER_ID ? g.expect?.getState?.() : undefined
-  if (js?.testPath) return { runner: 'jest', file: relative(process.cwd(), js.testPath), name: js.currentTestName }
-  return undefined
+  return runningInRunner()
 }
 
 /**
@@ -47,7 +40,7 @@ export function testRef(test: TestContext): TestRef {
   // @note issue 39: a Playwright config in a subfolder (`e2e/playwright.config.ts`) names test files relative to itself;
   // run from the project root, the command needs `-c` or Playwright runs with no config.
   const config = test.config && dirname(test.config) !== process.cwd() ? { config: relative(process.cwd(), test.config) } : {}
-  const project = test.project && test.runner === 'playwright' ? { project: test.project } : {}
+  const project = test.project ? { project: test.project } : {}
   return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName, ...config, ...project }
 }
 

@@ -1,4 +1,3 @@
-import type { Runner } from '../commands.js'
 import type { Divergence } from '../cassette/divergence.js'
 import type { UpdateState } from '../golden/update-mode.js'
 import type { TraceStep } from '../golden/trace.js'
@@ -33,7 +32,8 @@ export interface TrackedRun {
 
 /** What fluxlab knows about the test that is running. Filled by the vitest or jest setup. */
 export interface TestContext {
-  runner: Runner
+  /** The name of its runner's adapter (src/runners): `vitest`, `jest`, `playwright`. */
+  runner: string
   testName: string
   testFile: string
   /**

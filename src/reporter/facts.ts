@@ -5,7 +5,6 @@
  * reporter creates and reads back when the run completes.
  */
 import { resolve } from 'node:path'
-import type { Runner } from '../commands.js'
 import { AppendFile } from '../cassette/atomic.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
@@ -63,7 +62,7 @@ export interface FileFacts {
 }
 
 export interface TestFacts {
-  runner: Runner
+  runner: string
   file: string
   test: string
   /** Which test of its file with this name it is (from 2; SPEC §2 "Identity"), absent for a name of its own or the first. */

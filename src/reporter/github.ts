@@ -13,7 +13,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { relative, resolve, sep } from 'node:path'
 import pc from 'picocolors'
-import { testCommand, type Runner } from '../commands.js'
+import { testCommand } from '../runners/command.js'
 import { redactMessage } from '../secrets/redact.js'
 import { usd } from './cost-text.js'
 import type { SessionFacts } from './facts.js'
@@ -58,7 +58,7 @@ export interface GithubInput {
   /** The directory paths are written relative to (the repository's checkout, where the runner was started). */
   cwd: string
   /** The runner whose reporter this is (the rerun command of a test that reported no facts). */
-  runner: Runner
+  runner: string
   /** The runner's own annotator runs and annotates the failed tests (or this one): fluxlab adds no `::error` for them. */
   runnerAnnotates: boolean | ((t: RanTest) => boolean)
 }
@@ -109,7 +109,7 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
   return undefined
 }
 
-function rerunOf(t: RanTest, runner: Runner): string {
+function rerunOf(t: RanTest, runner: string): string {
   const f = t.facts
   const file = relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/')
   return testCommand({ runner, file, name: f?.test ?? t.name, project: t.project })

@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import type { Fixture, ModelCell, ToolCell } from '../cassette/cell.js'
 import { existingFixture, fixtureExists, readFixture } from '../cassette/fixture.js'
-import { rerunCommand } from '../commands.js'
+import { rerunCommand } from '../runners/command.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import { state } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'

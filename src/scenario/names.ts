@@ -4,6 +4,7 @@ import { copiesProblem } from '../context/copies.js'
 import { runningTestRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
+import { runnerAdapter } from '../runners/registry.js'
 
 /** The longest default scenario name (one directory name, so it stays well under every file system's limit). */
 const MAX = 120
@@ -27,9 +28,7 @@ export function defaultName(test: TestContext | undefined, role?: 'explicit'): s
         reason: copiesProblem() ?? "fluxlab's setup is not installed in this test run, so fluxlab cannot see which test is running",
         fix: copiesProblem()
           ? 'Install one version of fluxlab (`npm ls fluxlab`, then `npm dedupe` or align the versions), or pass a name: `scenario("weather")`.'
-          : running.runner === 'vitest'
-            ? "Add the plugin to vitest.config: `plugins: [fluxlab()]` (import { fluxlab } from 'fluxlab/vitest'), or pass a name: `scenario(\"weather\")`."
-            : "Use the preset in jest.config (`preset: 'fluxlab'`) or add 'fluxlab/jest' to setupFilesAfterEnv, or pass a name: `scenario(\"weather\")`.",
+          : `${runnerAdapter(running.runner)?.setupFix ?? "Install fluxlab's setup in your test runner"}, or pass a name: \`scenario("weather")\`.`,
       })
     throw new FluxError('FLUX_BAD_CONFIG', {
       failed: 'open a scenario without a name',

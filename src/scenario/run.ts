@@ -1,7 +1,8 @@
 import type { ModelCell, ToolCell } from '../cassette/cell.js'
 import { createNormalizer } from '../cassette/normalize.js'
 import { createRedactor } from '../cassette/redact.js'
-import { rerunCommand } from '../commands.js'
+import { rerunCommand } from '../runners/command.js'
+import { runnerAdapter } from '../runners/registry.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { keysFrom, maxBytesFromEnv, upstreamFrom, type FluxOptions } from '../context/options.js'
 import { state, type RequestRoute } from '../context/state.js'
@@ -211,9 +212,9 @@ export class Run implements TrackedRun, RequestRoute {
       failure = { error }
     } finally {
       releaseKeys()
-      // @note jest tears a test file's environment down right after its last test, and undoing a patch then
-      // touches its torn-down globals: under jest the patches go at once, elsewhere a turn later (reused meanwhile).
-      release({ now: state.runner === 'jest' })
+      // @note a runner that tears a test file's environment down right after its last test (jest) has the patches go at
+      // once: undoing one later touches its torn-down globals. Elsewhere they go a turn later (reused meanwhile).
+      release({ now: runnerAdapter(state.runner)?.releaseAtOnce === true })
     }
     await this.close()
     return { result, failure }

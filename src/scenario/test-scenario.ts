@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path'
 import type { SourceTest } from '../cassette/cell.js'
-import { testCommand } from '../commands.js'
+import { testCommand } from '../runners/command.js'
 import type { FluxOptions } from '../context/options.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { state } from '../context/state.js'

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { rmSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
 import { startCapitalServer } from './support/capital-server.js'
-import { testCommand } from '../../src/commands.js'
+import { testCommand } from '../../src/runners/command.js'
 import { assertBuilt, createProject, linkSelf, runJest, runVitest, type Project } from './support/project.js'
 
 const TIMEOUT = 150_000

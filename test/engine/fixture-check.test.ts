@@ -172,6 +172,8 @@ describe('the fast line checks accept exactly what the schemas accept', () => {
         withField('providerHosts', {}),
         withField('source', null),
         withField('source', { file: 'a.test.ts', name: 'n', runner: 'mocha' }),
+        withField('source', { file: 'a.test.ts', name: 'n', runner: 'Mocha 10' }),
+        withField('source', { file: 'a.test.ts', name: 'n', runner: 7 }),
         withField('source', { file: 'a.test.ts', name: 'n', project: 3 }),
         withField('source', { file: 'a.test.ts', name: 'n', runner: 'jest', extra: 1 }),
         withField('source', { file: 'a.test.ts', name: 'n', nth: 2 }),

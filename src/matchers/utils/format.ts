@@ -1,5 +1,5 @@
 import { matcherUtils } from './jest-utils.js'
-import { rerunCommand } from '../../commands.js'
+import { rerunCommand } from '../../runners/command.js'
 import { runningTestRef } from '../../context/test-context.js'
 import { formatMessage } from '../../errors.js'
 import type { Outcome, OutcomeCommands, TrajectoryCall } from '../../scenario/outcome.js'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { rerunCommand, testCommand } from './commands.js'
+import { rerunCommand, testCommand } from './command.js'
 
 describe('testCommand', () => {
   test('names the runner, the file and the test, anchored and escaped', () => {

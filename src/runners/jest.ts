@@ -1,0 +1,19 @@
+import { relative } from 'node:path'
+import { escapeRegExp } from '../secrets/rules.js'
+import { shellQuote, type RunnerAdapter } from './adapter.js'
+
+type ExpectLike = { getState?: () => { testPath?: string; currentTestName?: string } }
+
+/** jest: `-t` matches `currentTestName` (describe titles and the test's, joined by spaces), anchored. */
+export const jestRunner: RunnerAdapter = {
+  name: 'jest',
+  bin: 'npx jest',
+  select: (name) => ` -t ${shellQuote(`^${escapeRegExp(name)}$`)}`,
+  running() {
+    const state = process.env.JEST_WORKER_ID ? (globalThis as { expect?: ExpectLike }).expect?.getState?.() : undefined
+    if (!state?.testPath) return undefined
+    return { runner: 'jest', file: relative(process.cwd(), state.testPath), name: state.currentTestName }
+  },
+  setupFix: "Use the preset in jest.config (`preset: 'fluxlab'`) or add 'fluxlab/jest' to setupFilesAfterEnv",
+  releaseAtOnce: true,
+}
