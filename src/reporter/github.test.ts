@@ -17,7 +17,7 @@ const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[], ov
   file: `${ROOT}/test/a.test.ts`, name, line: 12, state, facts: facts(name, sessions), ...over,
 })
 const input = (tests: RanTest[], runnerAnnotates: boolean | ((t: RanTest) => boolean) = false) => ({
-  runner: 'vitest' as const, tests, runnerAnnotates, cwd: ROOT, summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
+  runner: 'vitest', tests, runnerAnnotates, cwd: ROOT, summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
 })
 const overflow = { code: 'model_index_overflow', step: 'model#3', message: 'the run made model call #3, the tape has 2' }
 const drift = { code: 'model_request_drift', step: 'model#1', message: 'request differs from the recording, served by position: messages[0].content differs' }
@@ -61,6 +61,14 @@ describe('githubAnnotations', () => {
     const lines = githubAnnotations(input([refused, plain]))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^::error file=test\/a\.test\.ts,line=12,title=FLUX_NO_RECORDING::\[fluxlab\] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture\.; rerun: npx vitest run/)
+  })
+
+  it('runs a Playwright test again with its config, when the config is not in the working directory, and its project', () => {
+    const pw = ran('chat > answers', 'failed', [run({ failures: [overflow] })], { project: 'chromium', facts: { ...facts('chat > answers', [run({ failures: [overflow] })]), runner: 'playwright' } })
+    const [line] = githubAnnotations({ ...input([pw]), runner: 'playwright', config: 'e2e/playwright.config.ts' })
+    expect(line).toContain("; rerun: npx playwright test -c e2e/playwright.config.ts test/a.test.ts -g 'chat answers$' --project chromium")
+    const [plain] = githubAnnotations({ ...input([pw]), runner: 'playwright' })
+    expect(plain).toContain("; rerun: npx playwright test test/a.test.ts -g 'chat answers$' --project chromium")
   })
 
   it('names the command once when the fluxlab error already names it', () => {

@@ -59,6 +59,8 @@ export interface GithubInput {
   cwd: string
   /** The runner whose reporter this is (the rerun command of a test that reported no facts). */
   runner: string
+  /** Playwright's config file, when it is not in `cwd` (`e2e/playwright.config.ts`): the rerun command needs `-c`. */
+  config?: string
   /** The runner's own annotator runs and annotates the failed tests (or this one): fluxlab adds no `::error` for them. */
   runnerAnnotates: boolean | ((t: RanTest) => boolean)
 }
@@ -77,7 +79,7 @@ export function githubAnnotations(input: GithubInput): string[] {
     const at = { file: rel(t.file), line: t.line }
     if (t.state === 'failed' && !annotated(t)) {
       const failed = failureOf(t)
-      const rerun = rerunOf(t, input.runner)
+      const rerun = rerunOf(t, input.runner, input.config)
       // a fluxlab error that names the command already says it once
       const message = failed?.message.includes(rerun) ? failed.message : `${failed?.message}; rerun: ${rerun}`
       if (failed) errors.push(annotation('error', { ...at, title: failed.code }, message))
@@ -109,10 +111,10 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
   return undefined
 }
 
-function rerunOf(t: RanTest, runner: string): string {
+function rerunOf(t: RanTest, runner: string, config: string | undefined): string {
   const f = t.facts
   const file = relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/')
-  return testCommand({ runner, file, name: f?.test ?? t.name, project: t.project })
+  return testCommand({ runner, file, name: f?.test ?? t.name, project: t.project, ...(config ? { config } : {}) })
 }
 
 function capped(lines: string[], kind: 'error' | 'warning', what: string): string[] {

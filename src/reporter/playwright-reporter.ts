@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import pc from 'picocolors'
 import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type TestFacts } from './facts.js'
 import { readFacts } from './read-facts.js'
@@ -138,7 +138,10 @@ export default class FluxlabPlaywrightReporter {
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete })
     process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
     const runnerAnnotates = (this.config?.reporter ?? []).some(([name]) => name === 'github')
-    if (githubOn(this.options.github)) reportToGithub({ runner: 'playwright', tests, summary, cwd: process.cwd(), runnerAnnotates }, (s) => process.stdout.write(s))
+    // @note issue 41: a config outside the working directory (`e2e/playwright.config.ts`) goes into each rerun command as `-c`.
+    const configFile = this.config?.configFile
+    const config = configFile && dirname(configFile) !== process.cwd() ? { config: relative(process.cwd(), configFile) } : {}
+    if (githubOn(this.options.github)) reportToGithub({ runner: 'playwright', tests, summary, cwd: process.cwd(), runnerAnnotates, ...config }, (s) => process.stdout.write(s))
   }
 
   private config?: ConfigLike
