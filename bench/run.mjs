@@ -141,6 +141,32 @@ async function mswPerRun(agent = capitalAgent, label = 'msw') {
 
 const mswToolPerRun = () => mswPerRun(toolAgent, 'msw (tool in-process)')
 
+/**
+ * The floor (issue 40): no interception at all. `globalThis.fetch` is swapped, for the run, for a function that answers
+ * from memory with the same bytes, chunk by chunk, as the msw handlers do: what is left is the SDK's and the agent's own
+ * cost. The client is built inside the run (`new OpenAI()` reads `fetch` then), so it takes the swapped one.
+ */
+async function floorRun() {
+  const counter = { n: 0 }
+  const t0 = performance.now()
+  const real = globalThis.fetch
+  globalThis.fetch = async (input) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+    if (url === 'https://api.openai.com/v1/chat/completions') return streamed(modelResponses[counter.n++])
+    if (url.startsWith('http://127.0.0.1:4010/capital')) return streamed(toolResponse)
+    throw new Error(`floor: no answer for ${url}`)
+  }
+  let result
+  try {
+    result = await capitalAgent()
+  } finally {
+    globalThis.fetch = real
+  }
+  const t1 = performance.now()
+  checkResult(result, 'floor')
+  return t1 - t0
+}
+
 /** One fluxlab run against an opened scenario: only `s.run(agent)` is timed. */
 async function fluxlabRunOn(s, agent) {
   const t0 = performance.now()
@@ -161,6 +187,7 @@ const variants = {
   mswToolLive: { total: [] },
   polly: { total: [] },
   nock: { total: [] },
+  floor: { total: [] },
 }
 /** Polly.js and nock.back replays (bench/polly-nock.mjs), set up in replayBench. */
 let others
@@ -200,6 +227,11 @@ async function block(name, k, keep) {
       const [t, result] = await (name === 'polly' ? others.polly() : others.nockBack())
       checkResult(result, name)
       if (keep) variants[name].total.push(t)
+    }
+  } else if (name === 'floor') {
+    for (let i = 0; i < k; i++) {
+      const t = await floorRun()
+      if (keep) variants.floor.total.push(t)
     }
   } else if (name === 'mswRun') {
     for (let i = 0; i < k; i++) {
@@ -251,6 +283,7 @@ async function replayBench() {
   checkResult(first.out.result, 'fluxlab')
   await mswPerRun()
   await mswToolPerRun()
+  await floorRun()
   toolTape = await recordToolTape(modelResponses, toolResponse)
   // One scenario for every run of the reused-scenario row, opened once (a test file's beforeAll), before timing.
   reused = await scenario('capital-agent', { dir: SCENARIOS })
@@ -259,7 +292,7 @@ async function replayBench() {
   checkResult(others.recorded.nock, 'nock.back recording')
   await toolTape.aged()
 
-  const order = ['flux', 'fluxReused', 'fluxTool', 'mswRun', 'mswLive', 'mswToolRun', 'mswToolLive', 'polly', 'nock']
+  const order = ['flux', 'fluxReused', 'fluxTool', 'mswRun', 'mswLive', 'mswToolRun', 'mswToolLive', 'polly', 'nock', 'floor']
   // Warm-up round (JIT, module caches, msw internals), discarded.
   for (const v of order) await block(v, BLOCK, false)
   const perRound = []
@@ -281,6 +314,8 @@ async function replayBench() {
       fluxLive: med('flux') / live,
       fluxReusedLive: med('fluxReused') / live,
       fluxToolLive: med('fluxTool') / toolLive,
+      fluxFloor: med('flux') / med('floor'),
+      mswFloor: med('mswRun') / med('floor'),
     })
   }
   others.cleanup()
@@ -393,6 +428,7 @@ if (perRound) {
     ['fluxlab one scenario() reused, run() per run', variants.fluxReused.total, base],
     ['Polly.js replay, new Polly()+stop() per run *', variants.polly.total, base],
     ['nock.back replay, back()+nockDone() per run *', variants.nock.total, base],
+    ['floor: fetch answered from memory, no interception', variants.floor.total, base],
     ['tool in-process: msw per run (its baseline) **', toolBase, toolBase],
     ['tool in-process: msw listening across runs', variants.mswToolLive.total, toolBase],
     ['tool on tape: fluxlab scenario() + run() **', variants.fluxTool.total, toolBase],
@@ -412,6 +448,8 @@ if (perRound) {
   console.log('   ** the same agent with its tool as an in-process function (2 model calls, no HTTP tool call): the fluxlab row puts it on the')
   console.log("     tape with lab.tool('get_capital', fn) and replays a fixture recorded before timing; the msw rows call the function itself.")
   console.log(`   / msw listening (median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / live)} (${roundSpread('fluxLive')}), reused scenario ${ratio(median(variants.fluxReused.total) / live)} (${roundSpread('fluxReusedLive')}), tool on tape ${ratio(median(variants.fluxTool.total) / toolLive)} (${roundSpread('fluxToolLive')}, to msw listening with the tool in-process)`)
+  const floor = median(variants.floor.total)
+  console.log(`   / floor (no interception; median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / floor)} (${roundSpread('fluxFloor')}), msw per run ${ratio(median(base) / floor)} (${roundSpread('mswFloor')})`)
   console.log(`   opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }
