@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { codecFor, codecs, detectModelCall, familyTables, judgeApis, judgeProvider, judgeWire, registerFamily } from './registry.js'
 import { loadExchanges } from './test-helpers.js'
 import type { ProviderFamily } from './registry.js'
@@ -17,6 +17,14 @@ describe('codecs', () => {
 })
 
 describe('familyTables', () => {
+  it("the vendors' light table (read by the setups before any codec loads) holds the built-in codecs' vendors, in order", async () => {
+    // a fresh copy of vendors.ts, evaluated without the registry (which writes the table again when it loads)
+    vi.resetModules()
+    const fresh = (await import('./vendors.js')).vendorTable.vendors
+    expect(fresh).toEqual(codecs.flatMap((c) => c.vendors ?? []))
+    expect(fresh.length).toBeGreaterThan(3)
+  })
+
   it('derives every table from the families\' facts', () => {
     expect([...familyTables.names]).toEqual(codecs.map((c) => c.family))
     for (const id of ['call_ZR5UUuTt3pf61kjw', 'toolu_01NRLabsLyVH', 'srvtoolu_01abcdef', 'tooluse_abcdefgh', 'resp_0123456789', 'msg_01abcdefgh', 'fc_0123456', 'rs_0123456', 'ws_0123456', 'chatcmpl_abcdef', 'ctc_0123456'])
