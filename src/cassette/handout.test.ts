@@ -54,30 +54,26 @@ function fixture(cells = [model(1), model(2), model(3)]): string {
   return dir
 }
 
-describe('a model cell is checked against its chunks at its first use (issue 14)', () => {
-  it('a cold read checks none; reading a cell checks that cell once, for every reader of the kept read', () => {
+describe('a model cell is checked against its chunks when its fixture is handed out (issues 14 and 40)', () => {
+  it('a read checks every cell once, for every reader of the kept read; reading a cell checks nothing more', () => {
     const dir = fixture()
     const fx = readFixture(dir)
-    expect(checks).not.toHaveBeenCalled()
-    expect(fx.model.length).toBe(3)
-    expect(checks).not.toHaveBeenCalled()
+    expect(checks).toHaveBeenCalledTimes(3)
     expect(fx.model[1].text).toBe('Sunny')
-    expect(checks).toHaveBeenCalledTimes(1)
-    void fx.model[1]
     void readFixture(dir, { rerun: false }).model[1]
-    expect(checks).toHaveBeenCalledTimes(1)
     expect(fx.model.map((c) => c.seq)).toEqual([1, 2, 3])
     expect(checks).toHaveBeenCalledTimes(3)
+    expect(rawCells(fx.model)!.ready).toEqual(new Uint8Array([1, 1, 1]))
   })
 
-  it('a cell is frozen when it is handed out, not by the read', () => {
-    const fx = readFixture(fixture())
-    const raw = rawCells(fx.model)!.raw
-    expect(raw.some((c) => Object.isFrozen(c))).toBe(false)
-    const [first] = fx.model
-    expect(Object.isFrozen(first.response.chunks[0])).toBe(true)
+  it('every good cell is frozen when the fixture is handed out; a bad one stays unready and throws when read', () => {
+    const fx = readFixture(fixture([model(1), { ...model(2), text: 'edited' }, model(3)]), { rerun: false })
+    const { raw, ready } = rawCells(fx.model)!
+    expect(Object.isFrozen(raw[0].response.chunks[0])).toBe(true)
     expect(Object.isFrozen(raw[1])).toBe(false)
+    expect(ready).toEqual(new Uint8Array([1, 0, 1]))
     expect(() => (fx.model[2].usage as { input: number }).input++).toThrow(TypeError)
+    expect(() => fx.model[1]).toThrow(/its stored "text" is "edited"/)
     expect(Object.isFrozen(fx.tools[0].output)).toBe(true)
   })
 
