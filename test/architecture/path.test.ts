@@ -108,11 +108,14 @@ describe('the path of a call (docs/architecture.md)', () => {
     assertBound(paths.recorded!, BOUND)
   })
 
+  // @note the recorded call's stays depend on when the live answer's bytes arrive: its block lists the files it enters,
+  // in the order of their first entry.
   test.each(KINDS)('the %s call enters the files the page lists, in order', (kind) => {
     const path = paths[kind]
     expect(path, `the ${kind} call was not traced`).toBeDefined()
     const page = parsePathBlocks(readFileSync(PAGE, 'utf8'))
-    const problem = pageMismatch({ name: kind, request: path!.request, page: page[kind], traced: path!.files, repo: REPO })
+    const traced = kind === 'recorded' ? [...new Set(path!.files)] : path!.files
+    const problem = pageMismatch({ name: kind, request: path!.request, page: page[kind], traced, repo: REPO })
     if (problem) throw new Error(problem)
   })
 })
