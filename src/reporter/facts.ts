@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path'
 import type { Runner } from '../commands.js'
-import { AppendFile } from '../cassette/atomic.js'
+import { AppendFile } from '../store/atomic.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import type { TestContext, TrackedRun } from '../context/test-context.js'
