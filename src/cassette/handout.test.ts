@@ -2,11 +2,11 @@
  * Issue 14: a cold read checks the bytes (schema, secret scan) and nothing else; each model cell is checked
  * against its chunks, and frozen, when it is first handed out.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { codecFor } from '../providers/registry.js'
+import { useFixtureStore } from '../store/current.js'
+import { memoryStore } from '../store/memory.js'
 import type { ModelCell, ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { readFixture, readFixtureLines } from './fixture.js'
@@ -19,9 +19,12 @@ vi.mock('./derived.js', async (original) => {
 })
 const checks = vi.mocked(derivedMismatch)
 
-const dirs: string[] = []
+let restore = () => {}
+beforeEach(() => {
+  restore = useFixtureStore(memoryStore())
+})
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  restore()
   checks.mockClear()
 })
 
@@ -47,9 +50,7 @@ const model = (seq: number): ModelCell => ({
 const tool: ToolCell = { seq: 4, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:${'9'.repeat(64)}`, args: {}, output: { n: 1 }, durationMs: 0, truncated: false }
 
 function fixture(cells = [model(1), model(2), model(3)]): string {
-  const root = mkdtempSync(join(tmpdir(), 'flux-handout-'))
-  dirs.push(root)
-  const dir = join(root, 'weather')
+  const dir = join('/virtual/handout', 'weather')
   writeFixture({ dir, manifest: { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'weather', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }, model: cells, tools: [{ ...tool, seq: cells.length + 1 }] })
   return dir
 }

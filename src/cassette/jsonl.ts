@@ -96,7 +96,9 @@ export function parseJsonl<T>(data: Uint8Array | undefined, file: string, opts: 
   const size = data.length
   const fix = () => (typeof opts.fix === 'string' ? opts.fix : opts.fix())
   if (size > MAX_FILE_BYTES) {
-    const reason = `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads (a body over the cap is stored cut, so a recording is never this big)`
+    const reason =
+      `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads ` +
+      '(a body over the cap is stored cut, so a recording is never this big)'
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason, fix: fix() }, noun)
   }
   const all = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
@@ -104,7 +106,8 @@ export function parseJsonl<T>(data: Uint8Array | undefined, file: string, opts: 
   const lines: Array<JsonlLine<T>> = []
   const problems: FixtureProblem[] = []
   const findings: Finding[] = []
-  const bad = (line: number, reason: string, field?: string) => problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: fix() })
+  const bad = (line: number, reason: string, field?: string) =>
+    problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: fix() })
   let tail = ''
   // @note issue 14: parsed in blocks of whole lines, so a big file is never one string (and its lines and its values
   // all at once). A block ends after a '\n', which no multi-byte UTF-8 sequence holds, so each block is checked for

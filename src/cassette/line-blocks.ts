@@ -10,7 +10,10 @@
  */
 const BLOCK_BYTES = 256 * 1024
 
-/** The bytes as blocks of whole lines: `firstLine` is the 1-based line the block starts at; the `last` block holds what follows the last '\n' (maybe nothing). */
+/**
+ * The bytes as blocks of whole lines: `firstLine` is the 1-based line the block starts at; the `last` block holds what
+ * follows the last '\n' (maybe nothing).
+ */
 export function* lineBlocks(all: Buffer): Generator<{ bytes: Buffer; firstLine: number; last: boolean }> {
   let firstLine = 1
   for (let start = 0; ; ) {

@@ -25,6 +25,12 @@ describe('the fixture store port', () => {
     expect(fsImports('src/cassette', (f) => !f.endsWith('.test.ts'))).toEqual([])
   })
 
+  test("src/cassette's unit tests keep their fixtures in an in-memory store; only the two that read recorded traffic read files", () => {
+    // @note these read the recorded provider traffic of test/fixtures (and run a built copy of the redactor): no fixture store is involved.
+    const CORPUS_READERS = ['redact.test.ts', 'scan.test.ts']
+    expect(fsImports('src/cassette', (f) => f.endsWith('.test.ts') && !CORPUS_READERS.includes(f))).toEqual([])
+  })
+
   test('the check finds an import of node:fs, fs and fs/promises', () => {
     const lines = ["import { readFileSync } from 'node:fs'", 'import * as fs from "fs"', "const p = require('fs/promises')", "import { join } from 'node:path'"]
     expect(lines.filter((l) => /(from|import|require\()\s*\(?['"](node:)?fs(\/promises)?['"]/.test(l))).toHaveLength(3)
