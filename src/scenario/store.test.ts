@@ -23,8 +23,9 @@ beforeAll(async () => {
       hits.push(`${req.method} ${req.url}`)
       res.setHeader('content-type', 'application/json')
       if (req.url?.startsWith('/weather')) return res.end(JSON.stringify({ sky: req.url.includes('Oslo') ? 'snow' : 'sun' }))
-      const { messages } = JSON.parse(body) as { messages: Array<{ content: string }> }
+      const { messages, stream } = JSON.parse(body) as { messages: Array<{ content: string }>; stream?: boolean }
       const content = `You asked: ${messages.at(-1)!.content}`
+      if (stream) return sse(res, content)
       res.end(JSON.stringify({
         id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini-2024-07-18',
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
@@ -36,6 +37,27 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
+
+/** An OpenAI chat stream of `content`, a word an event. */
+function sse(res: import('node:http').ServerResponse, content: string): void {
+  res.setHeader('content-type', 'text/event-stream')
+  const chunk = (delta: object, finish: string | null = null) => {
+    const event = { id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, delta, finish_reason: finish }] }
+    return `data: ${JSON.stringify(event)}\n\n`
+  }
+  for (const word of content.split(' ')) res.write(chunk({ content: `${word} ` }))
+  res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`)
+}
+
+/** The agent asking for a stream: the raw text it was sent. */
+async function streamingAgent(question: string): Promise<string> {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: question }] }),
+  })
+  return res.text()
+}
 
 let store: ReturnType<typeof memoryStore>
 const saved: Record<string, string | undefined> = {}
@@ -159,6 +181,46 @@ describe('a scenario over an in-memory store', () => {
     const err = await scenario('weather', { dir: ROOT }).then(() => undefined, (e: Error) => e)
     expect(err?.message).toMatch(/FLUX_/)
     expect(store.files.size).toBe(0)
+    expect(hits).toEqual([])
+  })
+
+  test('a streamed answer is replayed from the store byte for byte', async () => {
+    const recorded = await (await scenario('stream', { dir: ROOT })).run(() => streamingAgent('Weather in Oslo?'))
+    expect(recorded.result).toContain('data: [DONE]')
+    expect(recorded.text).toBe('You asked: Weather in Oslo? ')
+    process.env.FLUX_OFFLINE = '1'
+    const replayed = await (await scenario('stream', { dir: ROOT })).run(() => streamingAgent('Weather in Oslo?'))
+    expect(replayed.result).toBe(recorded.result)
+    expect(hits).toEqual(['POST /v1/chat/completions'])
+  })
+
+  test('s.replay() builds the outcome from the fixture in the store alone', async () => {
+    await (await scenario('weather', { dir: ROOT })).run(() => agent('Weather in Oslo?', ['Oslo']))
+    hits.length = 0
+    const out = await (await scenario('weather', { dir: ROOT })).replay()
+    expect(out.modelCalls.map((c) => c.text)).toEqual(['You asked: Weather in Oslo?'])
+    expect(out.calls.map((c) => c.name)).toEqual([expect.stringMatching(/^GET 127\.0\.0\.1:\d+\/weather$/)])
+    expect(hits).toEqual([])
+  })
+
+  test('every scenario() of an unchanged fixture is handed the same checked, frozen read', async () => {
+    await (await scenario('weather', { dir: ROOT })).run(() => agent('Weather in Oslo?', ['Oslo']))
+    const a = (await scenario('weather', { dir: ROOT })).fixture!
+    const b = (await scenario('weather', { dir: ROOT })).fixture!
+    expect(b).toBe(a)
+    expect(Object.isFrozen(a.model[0].response)).toBe(true)
+    store.writeFile(join(ROOT, 'weather/trace.snap'), 'edited\n')
+    expect((await scenario('weather', { dir: ROOT })).fixture).not.toBe(a)
+  })
+
+  test('a fault injected at the tool step is served in its place, the model call before it from the store, which it leaves as it was', async () => {
+    await (await scenario('weather', { dir: ROOT })).run(() => agent('Weather in Oslo?', ['Oslo']))
+    hits.length = 0
+    const tools = text('weather/tools.jsonl')
+    const s = await scenario('weather', { dir: ROOT })
+    const out = await s.injectAt('tool#1', { output: { sky: 'hail' } }).run(() => agent('Weather in Oslo?', ['Oslo']))
+    expect(out.result).toBe('You asked: Weather in Oslo? | hail')
+    expect(text('weather/tools.jsonl')).toBe(tools)
     expect(hits).toEqual([])
   })
 })
