@@ -45,10 +45,10 @@ interface ReadFixtureOptions extends ScanOptions {
 
 /**
  * Read and validate a fixture directory: every file parsed and every field replay reads checked (errors name
- * file, line and field), `formatVersion` checked, every file secret-scanned. Each model cell's text, tool
- * calls and usage are checked against what its chunks parse to when the cell is first read from `model`
- * (the same FLUX_FIXTURE_INVALID, thrown there). All files come from one version of the directory, even
- * while a re-record swaps it.
+ * file, line and field), `formatVersion` checked, every file secret-scanned. Each cell's digest, and each model
+ * cell's text, tool calls and usage against what its chunks parse to, are checked when the read is handed out
+ * (./handout.ts); a cell that fails throws the same FLUX_FIXTURE_INVALID when it is read from `model` or `tools`.
+ * All files come from one version of the directory (the store's `read`), even while a re-record swaps it.
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
@@ -105,7 +105,7 @@ function viewOf(kept: KeptRead, dir: string, opts: ReadFixtureOptions): Fixture 
   return fx
 }
 
-/** What a process keeps of a fixture read: its manifest frozen, its cells as read (frozen at first use), model cells' lines. */
+/** What a process keeps of a fixture read: its manifest frozen, its cells as read (frozen when handed out), model cells' lines. */
 interface KeptRead {
   dir: string
   manifest: Manifest
