@@ -9,7 +9,7 @@ const layers = [
   { name: 'scenario', path: '^src/(scenario|judge|durable)/' },
   { name: 'support', path: '^src/(golden|tools|context)/' },
   { name: 'tape', path: '^src/cassette/' },
-  { name: 'leaves', path: `^src/(interceptor|providers|pricing|secrets|runners)/|${topLeaves}` },
+  { name: 'leaves', path: `^src/(interceptor|providers|pricing|secrets|runners|store)/|${topLeaves}` },
 ]
 
 /** One rule per layer: nothing in it imports a layer above it. */
@@ -61,6 +61,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/secrets/' },
       to: { path: '^src/', pathNot: '^src/secrets/' },
+    },
+    {
+      name: 'store-imports-nothing',
+      comment: 'src/store (the fixture store port and its node:fs and in-memory implementations) imports nothing else of src/: it keeps bytes, src/cassette parses them (issue 40).',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: '^src/store/' },
     },
     {
       name: 'reporter-not-cli',

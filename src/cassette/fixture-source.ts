@@ -1,7 +1,7 @@
 /** The test that recorded a fixture (scenario.yaml `source`), and the exact command that records it again. */
-import { readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { testCommand } from '../runners/command.js'
+import { fixtureStore } from '../store/current.js'
 import type { SourceTest } from './cell.js'
 import { isRunnerToken } from './cell-fields.js'
 import { FILES, yaml } from './fixture-files.js'
@@ -13,7 +13,8 @@ import { FILES, yaml } from './fixture-files.js'
  */
 export function readSource(dir: string): SourceTest | undefined {
   try {
-    return sourceOf(yaml().parse(readFileSync(join(dir, FILES.manifest), 'utf8')))
+    const bytes = fixtureStore().readFile(join(dir, FILES.manifest))
+    return bytes ? sourceOf(yaml().parse(Buffer.from(bytes).toString('utf8'))) : undefined
   } catch {
     return undefined
   }

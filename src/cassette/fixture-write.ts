@@ -3,8 +3,8 @@
  * swapped in whole.
  */
 import { join, relative } from 'node:path'
+import { fixtureStore } from '../store/current.js'
 import { stableJson } from './stable-json.js'
-import { writeDirAtomic, writeFileAtomic } from './atomic.js'
 import type { Fixture, ModelCell, ToolCell } from './cell.js'
 import { servedDigest } from './handout.js'
 import { refuseSecrets } from './fixture-error.js'
@@ -59,7 +59,7 @@ function cellJson(cell: object): string {
 
 /**
  * Write a fixture: its call sequence checked for holes and every file scanned for secrets first (either writes nothing), then the whole
- * directory swapped in at once (`writeDirAtomic`): a reader sees the old fixture or the new one, a crash
+ * directory swapped in at once (the store's `writeFixture`): a reader sees the old fixture or the new one, a crash
  * leaves one of them, and what else the directory holds (judge.jsonl, forks/) is kept.
  * @example
  * writeFixture({ dir, manifest, model, tools, trace })
@@ -74,7 +74,7 @@ export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
     ...(s.trace ? scanText(s.trace, FILES.trace, opts) : []),
   ]
   refuseSecrets(findings, { failed: `write fixture ${rel(fx.dir)}`, fix: WRITE_SECRET_FIX })
-  writeDirAtomic(
+  fixtureStore().writeFixture(
     fx.dir,
     {
       [FILES.manifest]: s.manifest,
@@ -82,7 +82,7 @@ export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
       ...(fx.tools.length ? { [FILES.tools]: s.tools } : {}),
       ...(s.trace !== undefined ? { [FILES.trace]: s.trace } : {}),
     },
-    { drop: fx.tools.length ? [] : [FILES.tools] },
+    fx.tools.length ? [] : [FILES.tools],
   )
 }
 
@@ -93,7 +93,7 @@ export function writeFixture(fx: Fixture, opts: ScanOptions = {}): void {
  */
 export function writeTrace(dir: string, trace: string, opts: ScanOptions = {}): void {
   refuseSecrets(scanText(trace, FILES.trace, opts), { failed: `write fixture ${rel(dir)}`, fix: WRITE_SECRET_FIX })
-  writeFileAtomic(join(dir, FILES.trace), trace)
+  fixtureStore().writeFile(join(dir, FILES.trace), trace)
 }
 
 const WRITE_SECRET_FIX = "Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) or remove the secret from the agent's input."

@@ -1,18 +1,25 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { codecFor } from '../providers/registry.js'
+import { useFixtureStore } from '../store/current.js'
+import { memoryStore } from '../store/memory.js'
 import type { Manifest, ModelCell, ToolCell } from './cell.js'
 import { existingFixture, readFixture, readFixtureLines } from './fixture.js'
 import { readSource, rerecordCommand } from './fixture-source.js'
 import { writeFixture } from './fixture-write.js'
 import { problemOf } from './fixture-error.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+let store = memoryStore()
+let restore = () => {}
+beforeEach(() => {
+  store = memoryStore()
+  restore = useFixtureStore(store)
 })
+afterEach(() => restore())
+let roots = 0
+const readFileSync = (file: string, _: 'utf8') => Buffer.from(store.readFile(file)!).toString('utf8')
+const writeFileSync = (file: string, text: string) => store.writeFile(file, text)
+const remove = (file: string) => store.writeFixture(join(file, '..'), {}, [file.split('/').pop()!])
 
 const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   formatVersion: 1,
@@ -47,10 +54,9 @@ const model = (seq: number): ModelCell => ({
 })
 const tool = (seq: number): ToolCell => ({ seq, step: 'tool#1', kind: 'fn', name: 'lookup', key: hex(1000 + seq), args: {}, output: 1, durationMs: 0, truncated: false })
 
-/** A fixture at `<tmp>/tests/scenarios/<name>`, written by writeFixture. */
+/** A fixture at `/virtual-<n>/tests/scenarios/<name>` of the store in use, written by writeFixture. */
 function fixture(m: Manifest = manifest()): string {
-  const root = mkdtempSync(join(tmpdir(), 'flux-fixture-'))
-  dirs.push(root)
+  const root = `/virtual-${++roots}`
   const dir = join(root, 'tests/scenarios', m.name)
   writeFixture({ dir, manifest: m, model: [model(1), model(3)], tools: [tool(2)] })
   return dir
@@ -128,34 +134,11 @@ describe('readSource', () => {
     const source = { file: 'test/a.test.ts', name: 'a', project: 'unit', runner: 'jest' as const }
     expect(readSource(fixture(manifest({ source })))).toEqual(source)
     expect(readSource(fixture())).toBeUndefined()
-    expect(readSource(join(tmpdir(), 'flux-no-such-fixture'))).toBeUndefined()
+    expect(readSource('/virtual/flux-no-such-fixture')).toBeUndefined()
   })
 })
 
 describe('readFixture keeps what it read (issue 14)', () => {
-  const T = 1_700_000_000 // a fixed file time, in seconds: stat sizes and times below are equal on purpose
-  const pin = (dir: string) => {
-    for (const f of ['scenario.yaml', 'model.jsonl', 'tools.jsonl', '.']) utimesSync(join(dir, f), T, T)
-  }
-  /** Rewrite tools.jsonl in place (same inode), same size: the tool's output 1 becomes `to`. */
-  const editOutput = (dir: string, to: number) => {
-    const file = join(dir, 'tools.jsonl')
-    const text = readFileSync(file, 'utf8')
-    const next = text.replace(/"output":\d/, `"output":${to}`)
-    expect(next.length).toBe(text.length)
-    const fd = openSync(file, 'r+')
-    writeSync(fd, next, 0, 'utf8')
-    closeSync(fd)
-  }
-  const outputOf = (dir: string) => readFixture(dir).tools[0].output
-  /** A fixture whose tool cell has no digest (as recorded before issue 28): its edits are read, not refused as digest_mismatch. */
-  const undigested = () => {
-    const dir = fixture()
-    const file = join(dir, 'tools.jsonl')
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/"digest":"sha256:[0-9a-f]{64}",/, ''))
-    return dir
-  }
-
   it('reads an unchanged fixture once and hands out one frozen result', () => {
     const dir = fixture()
     const a = readFixture(dir)
@@ -168,51 +151,9 @@ describe('readFixture keeps what it read (issue 14)', () => {
     const dir = fixture()
     const a = readFixture(dir)
     expect(existingFixture(dir)).toBe(a)
-    rmSync(join(dir, 'scenario.yaml'))
+    remove(join(dir, 'scenario.yaml'))
     expect(existingFixture(dir)).toBeUndefined()
-    expect(existingFixture(join(tmpdir(), 'flux-no-such-fixture'))).toBeUndefined()
-  })
-
-  it('reads a re-recorded fixture (the directory swapped whole) again, even with files of the same size and times', () => {
-    const dir = fixture()
-    pin(dir)
-    expect(outputOf(dir)).toBe(1)
-    writeFixture({ dir, manifest: manifest(), model: [model(1), model(3)], tools: [{ ...tool(2), output: 7 }] })
-    pin(dir)
-    expect(outputOf(dir)).toBe(7)
-  })
-
-  it('reads a file edited in place with the same size and its old mtime again', () => {
-    const dir = undigested()
-    pin(dir)
-    expect(outputOf(dir)).toBe(1)
-    editOutput(dir, 5)
-    pin(dir)
-    expect(outputOf(dir)).toBe(5)
-  })
-
-  it('reads a file edited in place right after the read (same size, same time tick) again', () => {
-    const dir = undigested()
-    for (let i = 2; i < 10; i++) {
-      readFixture(dir)
-      editOutput(dir, i)
-      expect(outputOf(dir)).toBe(i)
-      const file = join(dir, 'tools.jsonl')
-      writeFileSync(file, readFileSync(file, 'utf8').replace(/"output":\d/, '"output":1'))
-    }
-  })
-
-  it('reads a directory swapped in by hand (another copy with equal sizes and times) again', () => {
-    const dir = fixture()
-    const other = `${dir}-other`
-    writeFixture({ dir: other, manifest: manifest(), model: [model(1), model(3)], tools: [{ ...tool(2), output: 8 }] })
-    pin(dir)
-    pin(other)
-    expect(outputOf(dir)).toBe(1)
-    renameSync(dir, `${dir}-old`)
-    renameSync(other, dir)
-    pin(dir)
-    expect(outputOf(dir)).toBe(8)
+    expect(existingFixture('/virtual/flux-no-such-fixture')).toBeUndefined()
   })
 
   it('reads again under another `disable` (the secret scan depends on it)', () => {

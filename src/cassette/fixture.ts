@@ -1,12 +1,13 @@
 /**
  * Reading a fixture: every file parsed, every field replay reads checked, every file secret-scanned, all from one
- * version of the directory. Writing is ./fixture-write.ts.
+ * version of the directory, which the fixture store hands over (src/store). Writing is ./fixture-write.ts.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { rerunCommand } from '../runners/command.js'
 import type { TestRef } from '../runners/adapter.js'
-import { cachedFixture, keptFixture } from './fixture-cache.js'
+import { fixtureStore } from '../store/current.js'
+import type { FixtureStore, StoredFiles } from '../store/store.js'
+import { keepFixture, keptFixture } from './fixture-cache.js'
 import { FILES, yaml } from './fixture-files.js'
 import { rerecordCommand } from './fixture-source.js'
 import { cellState, cellView, deepFreeze, digestMismatch, type CellState, type DigestMismatch } from './handout.js'
@@ -15,12 +16,11 @@ import { isManifest, isModelCell, isToolCell } from './cell-check.js'
 import { manifestSchema, modelCellSchema, toolCellSchema } from './cell-schema.js'
 import { derivedMismatch } from './derived.js'
 import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem } from './fixture-error.js'
-import { readJsonl, tooDeep } from './jsonl.js'
+import { parseJsonl, tooDeep } from './jsonl.js'
 import { invalidUtf8Lines } from './line-blocks.js'
 import { scanText } from './scan.js'
 import { type ScanOptions } from './scan-value.js'
-import { isTempEntry, readConsistent, settleSwap } from './staging.js'
-import { contentMemo, type Trust } from './verified.js'
+import { contentMemo } from './verified.js'
 
 const rel = (file: string) => relative(process.cwd(), file) || file
 
@@ -30,11 +30,7 @@ const rel = (file: string) => relative(process.cwd(), file) || file
  * fixtureExists('tests/scenarios/weather')
  */
 export function fixtureExists(dir: string): boolean {
-  const manifest = join(dir, FILES.manifest)
-  // @note issue 28: a directory caught in a swap has no manifest; one that has it needs no settling (one `stat`, not two).
-  if (existsSync(manifest)) return true
-  settleSwap(dir)
-  return existsSync(manifest)
+  return fixtureStore().exists(join(dir, FILES.manifest))
 }
 
 /** How to read a fixture: the redactor's disabled rules, and the command a fix names when scenario.yaml names no source test. */
@@ -50,33 +46,35 @@ interface ReadFixtureOptions extends ScanOptions {
 
 /**
  * Read and validate a fixture directory: every file parsed and every field replay reads checked (errors name
- * file, line and field), `formatVersion` checked, every file secret-scanned. Each model cell's text, tool
- * calls and usage are checked against what its chunks parse to when the cell is first read from `model`
- * (the same FLUX_FIXTURE_INVALID, thrown there). All files come from one version of the directory, even
- * while a re-record swaps it.
+ * file, line and field), `formatVersion` checked, every file secret-scanned. Each cell's digest, and each model
+ * cell's text, tool calls and usage against what its chunks parse to, are checked when the read is handed out
+ * (./handout.ts); a cell that fails throws the same FLUX_FIXTURE_INVALID when it is read from `model` or `tools`.
+ * All files come from one version of the directory (the store's `read`), even while a re-record swaps it.
  * @example
  * const fx = readFixture('tests/scenarios/weather')
  */
 export function readFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture {
-  // @note issue 14: every `scenario()` used to parse, validate and secret-scan its fixture again. Kept per
-  // process while no file of it changed (./fixture-cache.ts). Callers share it, so it is handed out through
-  // views (./handout.ts): each cell is checked against its chunks and frozen at its first use, not by the read.
-  const key = keyOf(dir, opts)
-  // @note issue 28: a kept read still good is a few `stat` calls, without the swap checks around a real read.
-  return viewOf(keptFixture<KeptRead>(key, dir, CACHED_FILES) ?? readConsistent(dir, () => cachedFixture(key, dir, CACHED_FILES, () => keptRead(readOnce(dir, opts, false)))), dir, opts)
+  return existingFixture(dir, opts) ?? missing(dir, fixtureStore().read(dir, []))
 }
 
 /**
  * The fixture at `dir` when there is one (as {@link readFixture} reads it), else `undefined`.
- * @note issue 28: `fixtureExists()` and then `readFixture()` looked at a kept fixture's manifest twice at every
- * `scenario()`; a kept read still good answers both with one look at each of its files.
+ * @note issue 28: a kept read still good answers with one look at each of its files.
  * @example
  * const fixture = existingFixture('tests/scenarios/weather') // undefined: record it
  */
 export function existingFixture(dir: string, opts: ReadFixtureOptions = {}): Fixture | undefined {
-  const kept = keptFixture<KeptRead>(keyOf(dir, opts), dir, CACHED_FILES)
+  // @note issue 14: every `scenario()` used to parse, validate and secret-scan its fixture again. Kept per
+  // process while no file of it changed (./fixture-cache.ts). Callers share it, so it is handed out through
+  // views (./handout.ts), which check and freeze each cell.
+  const store = fixtureStore()
+  const key = keyOf(dir, opts)
+  const kept = keptFixture<KeptRead>(key, store, dir, CACHED_FILES)
   if (kept) return viewOf(kept, dir, opts)
-  return fixtureExists(dir) ? readFixture(dir, opts) : undefined
+  const read = store.read(dir, CACHED_FILES)
+  if (!read?.files[0]) return undefined
+  const bytes = read.files.reduce((n, f) => n + (f?.length ?? 0), 0)
+  return viewOf(keepFixture(key, store, read.stamp, bytes, keptRead(readOnce(dir, read, store, opts, false))), dir, opts)
 }
 
 const keyOf = (dir: string, opts: ReadFixtureOptions) => `${resolve(dir)}\0${dir}\0${[...new Set(opts.disable ?? [])].sort().join(',')}`
@@ -108,7 +106,7 @@ function viewOf(kept: KeptRead, dir: string, opts: ReadFixtureOptions): Fixture 
   return fx
 }
 
-/** What a process keeps of a fixture read: its manifest frozen, its cells as read (frozen at first use), model cells' lines. */
+/** What a process keeps of a fixture read: its manifest frozen, its cells as read (frozen when handed out), model cells' lines. */
 interface KeptRead {
   dir: string
   manifest: Manifest
@@ -145,7 +143,19 @@ interface FixtureLines {
  * lines.model[0] // 1
  */
 export function readFixtureLines(dir: string, opts: ReadFixtureOptions & { collect?: boolean } = {}): FixtureLines {
-  return readConsistent(dir, () => readOnce(dir, opts, true))
+  const store = fixtureStore()
+  const read = store.read(dir, CACHED_FILES)
+  return read?.files[0] ? readOnce(dir, read, store, opts, true) : missing(dir, read)
+}
+
+/** The error of a directory with no manifest: what it holds instead, or that it does not exist. */
+function missing(dir: string, read: StoredFiles | undefined): never {
+  const present = read?.entries ?? []
+  throw fixtureError('FLUX_FIXTURE_INVALID', {
+    file: dir,
+    reason: present.length ? `${FILES.manifest} is missing (the directory holds ${present.join(', ')})` : 'the directory does not exist',
+    fix: 'Re-record it with FLUX_GOLDEN=update, or delete the directory.',
+  })
 }
 
 /** The command a fix names: the fixture's own re-record command, else the test (or this process) that read it. */
@@ -180,19 +190,12 @@ function digestProblem(m: DigestMismatch, file: string, line: number, manifest: 
   }
 }
 
-/** One read of `dir`; `derived`: check every model cell against its chunks here (else its reader does, at first use). */
-function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean }, derived: boolean): FixtureLines {
+/** One read of `dir` (`read`: its files as the store handed them over); `derived`: check every model cell against its chunks here. */
+function readOnce(dir: string, read: StoredFiles, store: FixtureStore, opts: ReadFixtureOptions & { collect?: boolean }, derived: boolean): FixtureLines {
   const manifestFile = join(dir, FILES.manifest)
   const again = (m?: unknown) => rerecord(m, dir, opts)
-  if (!existsSync(manifestFile)) {
-    const present = existsSync(dir) ? readdirSync(dir).filter((f) => !isTempEntry(f)) : []
-    throw fixtureError('FLUX_FIXTURE_INVALID', {
-      file: dir,
-      reason: present.length ? `${FILES.manifest} is missing (the directory holds ${present.join(', ')})` : 'the directory does not exist',
-      fix: 'Re-record it with FLUX_GOLDEN=update, or delete the directory.',
-    })
-  }
-  const manifestBytes = readFileSync(manifestFile)
+  const [manifestData, modelData, toolsData, traceData] = read.files
+  const manifestBytes = Buffer.from(manifestData!)
   const manifestText = manifestBytes.toString('utf8')
   refuseSecrets(scanText(manifestText, FILES.manifest, opts), { failed: `read fixture ${rel(dir)}`, fix: READ_SECRET_FIX })
   const badManifest = (reason: string, line?: number, field?: string): never => {
@@ -227,23 +230,24 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean },
   const modelFile = join(dir, FILES.model)
   // @note issue 14: a large content that passed every check of the bytes before is only parsed (./verified.ts).
   // `fluxlab test` and `verify` (derived, collect) always check in full.
-  const memo = opts.collect || derived ? undefined : contentMemo([modelFile, join(dir, FILES.tools)], opts.disable)
+  const memo = opts.collect || derived ? undefined : contentMemo(store, [modelData, toolsData], opts.disable)
   let trusted = true
-  const cells = <T>(file: string, schema: typeof modelCellSchema | typeof toolCellSchema, accepts: (v: unknown) => boolean, required: boolean, trust: Trust | undefined) => {
-    const read = readJsonl<T>(join(dir, file), {
+  type Schema = typeof modelCellSchema | typeof toolCellSchema
+  const cells = <T>(file: string, data: Uint8Array | undefined, schema: Schema, accepts: (v: unknown) => boolean, required: boolean) => {
+    const read = parseJsonl<T>(data, join(dir, file), {
       schema,
       accepts,
       fix,
       scan: { disable: opts.disable, fix: READ_SECRET_FIX },
       ...(required ? { missing: 'Restore it from version control, or re-record with FLUX_GOLDEN=update.' } : {}),
       collect: true,
-      trust,
+      trusted: memo?.trusted,
     })
     problems.push(...read.problems)
     trusted &&= read.trusted === true
     return read
   }
-  const modelRead = cells<ModelCell>(FILES.model, modelCellSchema, isModelCell, true, memo?.trust[0])
+  const modelRead = cells<ModelCell>(FILES.model, modelData, modelCellSchema, isModelCell, true)
   const checkDigest = derived && opts.digests !== false
   const model = modelRead.lines.filter(({ line, value }) => {
     if (!derived) return true
@@ -253,7 +257,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean },
     return !problem
   })
   const toolsFile = join(dir, FILES.tools)
-  const tools = cells<ToolCell>(FILES.tools, toolCellSchema, isToolCell, false, memo?.trust[1]).lines.filter(({ line, value }) => {
+  const tools = cells<ToolCell>(FILES.tools, toolsData, toolCellSchema, isToolCell, false).lines.filter(({ line, value }) => {
     const m = checkDigest ? digestMismatch(value) : undefined
     if (m) problems.push(digestProblem(m, toolsFile, line, manifest, () => again(manifest)))
     return !m
@@ -261,8 +265,7 @@ function readOnce(dir: string, opts: ReadFixtureOptions & { collect?: boolean },
   if (memo && !trusted && problems.length === 0) memo.passed()
   problems.sort((a, b) => (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : a.file === modelFile ? -1 : 1))
   if (problems.length && !opts.collect) throw fixtureError('FLUX_FIXTURE_INVALID', problems[0])
-  const traceFile = join(dir, FILES.trace)
-  const trace = existsSync(traceFile) ? readFileSync(traceFile, 'utf8') : undefined
+  const trace = traceData ? Buffer.from(traceData).toString('utf8') : undefined
   return {
     fixture: { dir, manifest, model: model.map((c) => c.value), tools: tools.map((c) => c.value), trace },
     lines: { model: model.map((c) => c.line), tools: tools.map((c) => c.line) },

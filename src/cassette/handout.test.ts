@@ -2,11 +2,11 @@
  * Issue 14: a cold read checks the bytes (schema, secret scan) and nothing else; each model cell is checked
  * against its chunks, and frozen, when it is first handed out.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { codecFor } from '../providers/registry.js'
+import { useFixtureStore } from '../store/current.js'
+import { memoryStore } from '../store/memory.js'
 import type { ModelCell, ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { readFixture, readFixtureLines } from './fixture.js'
@@ -19,9 +19,12 @@ vi.mock('./derived.js', async (original) => {
 })
 const checks = vi.mocked(derivedMismatch)
 
-const dirs: string[] = []
+let restore = () => {}
+beforeEach(() => {
+  restore = useFixtureStore(memoryStore())
+})
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  restore()
   checks.mockClear()
 })
 
@@ -47,37 +50,31 @@ const model = (seq: number): ModelCell => ({
 const tool: ToolCell = { seq: 4, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:${'9'.repeat(64)}`, args: {}, output: { n: 1 }, durationMs: 0, truncated: false }
 
 function fixture(cells = [model(1), model(2), model(3)]): string {
-  const root = mkdtempSync(join(tmpdir(), 'flux-handout-'))
-  dirs.push(root)
-  const dir = join(root, 'weather')
+  const dir = join('/virtual/handout', 'weather')
   writeFixture({ dir, manifest: { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'weather', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }, model: cells, tools: [{ ...tool, seq: cells.length + 1 }] })
   return dir
 }
 
-describe('a model cell is checked against its chunks at its first use (issue 14)', () => {
-  it('a cold read checks none; reading a cell checks that cell once, for every reader of the kept read', () => {
+describe('a model cell is checked against its chunks when its fixture is handed out (issues 14 and 40)', () => {
+  it('a read checks every cell once, for every reader of the kept read; reading a cell checks nothing more', () => {
     const dir = fixture()
     const fx = readFixture(dir)
-    expect(checks).not.toHaveBeenCalled()
-    expect(fx.model.length).toBe(3)
-    expect(checks).not.toHaveBeenCalled()
+    expect(checks).toHaveBeenCalledTimes(3)
     expect(fx.model[1].text).toBe('Sunny')
-    expect(checks).toHaveBeenCalledTimes(1)
-    void fx.model[1]
     void readFixture(dir, { rerun: false }).model[1]
-    expect(checks).toHaveBeenCalledTimes(1)
     expect(fx.model.map((c) => c.seq)).toEqual([1, 2, 3])
     expect(checks).toHaveBeenCalledTimes(3)
+    expect(rawCells(fx.model)!.ready).toEqual(new Uint8Array([1, 1, 1]))
   })
 
-  it('a cell is frozen when it is handed out, not by the read', () => {
-    const fx = readFixture(fixture())
-    const raw = rawCells(fx.model)!.raw
-    expect(raw.some((c) => Object.isFrozen(c))).toBe(false)
-    const [first] = fx.model
-    expect(Object.isFrozen(first.response.chunks[0])).toBe(true)
+  it('every good cell is frozen when the fixture is handed out; a bad one stays unready and throws when read', () => {
+    const fx = readFixture(fixture([model(1), { ...model(2), text: 'edited' }, model(3)]), { rerun: false })
+    const { raw, ready } = rawCells(fx.model)!
+    expect(Object.isFrozen(raw[0].response.chunks[0])).toBe(true)
     expect(Object.isFrozen(raw[1])).toBe(false)
+    expect(ready).toEqual(new Uint8Array([1, 0, 1]))
     expect(() => (fx.model[2].usage as { input: number }).input++).toThrow(TypeError)
+    expect(() => fx.model[1]).toThrow(/its stored "text" is "edited"/)
     expect(Object.isFrozen(fx.tools[0].output)).toBe(true)
   })
 

@@ -1,12 +1,11 @@
 /**
- * Cells handed out at first use (issue 14). A kept fixture read is shared by every `scenario()` of it, and a
- * cold read used to check every model cell's stored fields against its chunks and deep-freeze every value
- * before it returned: about 1.2× the cost of `JSON.parse` for cells a test may never touch. Neither is a
- * check of the bytes (the secret scan and the schema stay on every read); both only have to happen before a
- * cell's data reaches anyone. So the cells are handed out through one view, and the view prepares a cell
- * (checks it, then freezes it) the first time anything reads it: an index, an iteration, `map`, a spread,
- * `JSON.stringify`, a property descriptor. A cell that passed is remembered (per kept read, shared by every
- * view of it); one that fails throws at every read, with the error the read used to throw.
+ * Cells handed out with their fixture (issues 14 and 40). A kept fixture read is shared by every `scenario()` of it,
+ * and the read itself checks only the bytes (the secret scan and the schema). A model cell's stored fields against
+ * its chunks, and every cell's digest, are checked when the fixture is handed out ({@link cellView}, called when a
+ * read is handed to a test), once per kept read, and each cell is deep-frozen then: never on a request's path (issue
+ * 40 item 3: a replayed call on a fixture recorded today entered 17 files, 9 of them for this check). A cell that
+ * fails is not refused there: it throws, with the error the read used to throw, whenever it is read (an index, an
+ * iteration, `map`, a spread, `JSON.stringify`, a property descriptor), so a test that never reaches it still runs.
  *
  * The tape matches requests on fields the read already checked (key, seq, request) without handing cells
  * out; it reaches them through {@link rawCells} and hands out only the cell it serves, through the view.
@@ -81,6 +80,15 @@ export function cellView<T extends object>(state: CellState<T>, check?: (cell: T
     },
   })
   views.set(view, { raw, ready, at })
+  // @note issue 40 item 3: every cell is checked here, where a fixture is handed out, never on a request's path. A cell
+  // that fails stays unready and throws its error when it is read (served, listed), as a check at first use did.
+  for (let i = 0; i < raw.length; i++)
+    if (ready[i] === 0)
+      try {
+        at(i)
+      } catch {
+        continue
+      }
   return view
 }
 

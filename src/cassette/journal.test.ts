@@ -1,10 +1,21 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useFixtureStore } from '../store/current.js'
+import { memoryStore } from '../store/memory.js'
 import { JOURNAL_FILE, Journal, listJournals } from './journal.js'
 
-const dir = () => mkdtempSync(join(tmpdir(), 'flux-journal-'))
+let store = memoryStore()
+let restore = () => {}
+beforeEach(() => {
+  store = memoryStore()
+  restore = useFixtureStore(store)
+})
+afterEach(() => restore())
+let runs = 0
+const dir = () => `/virtual/journal-${++runs}`
+const readFileSync = (file: string, _: 'utf8') => Buffer.from(store.readFile(file)!).toString('utf8')
+const writeFileSync = (file: string, text: string) => store.writeFile(file, text)
+const appendFileSync = (file: string, text: string) => store.appendTo(file).append(text)
 const intent = (seq: number) => ({ kind: 'intent' as const, seq, step: `tool#${seq}`, key: `sha256:${seq}` })
 
 describe('Journal', () => {
@@ -83,20 +94,20 @@ describe('Journal', () => {
   })
 
   it('lists journals in a store, marking unfinished ones, without changing them', () => {
-    const store = dir()
-    const a = Journal.open(join(store, 'a'))
+    const root = dir()
+    const a = Journal.open(join(root, 'a'))
     a.begin(false)
     a.append(intent(1))
     a.complete()
-    const b = Journal.open(join(store, 'b'))
+    const b = Journal.open(join(root, 'b'))
     b.begin(false)
     b.append(intent(1))
     b.close()
-    const before = readFileSync(join(store, 'b', 'journal.yaml'), 'utf8')
-    expect(listJournals(store).map((j) => [j.dir.split('/').pop(), j.meta.status, j.intents])).toEqual([
+    const before = readFileSync(join(root, 'b', 'journal.yaml'), 'utf8')
+    expect(listJournals(root).map((j) => [j.dir.split('/').pop(), j.meta.status, j.intents])).toEqual([
       ['a', 'complete', 1],
       ['b', 'running', 1],
     ])
-    expect(readFileSync(join(store, 'b', 'journal.yaml'), 'utf8')).toBe(before)
+    expect(readFileSync(join(root, 'b', 'journal.yaml'), 'utf8')).toBe(before)
   })
 })

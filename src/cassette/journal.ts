@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
-import { join, relative } from 'node:path'
-import { stableJson } from './stable-json.js'
+import { join, relative, resolve } from 'node:path'
 import YAML from 'yaml'
-import { AppendFile, writeFileAtomic } from './atomic.js'
+import { fixtureStore } from '../store/current.js'
+import type { FixtureStore, LineSink } from '../store/store.js'
+import { stableJson } from './stable-json.js'
 import type { ModelCell, ToolCell } from './cell.js'
 import { cellSchemas, loadZod } from './cell-schema.js'
 import { refuseSecrets } from './fixture-error.js'
@@ -89,9 +89,10 @@ export interface JournalMeta {
  * j.appendIntent({ kind: 'intent', seq: 1, step: 'model#1', key })
  */
 export class Journal {
-  private out?: AppendFile
+  private out?: LineSink
 
   private constructor(
+    private readonly store: FixtureStore,
     readonly dir: string,
     public meta: JournalMeta | undefined,
     readonly entries: JournalEntry[],
@@ -106,9 +107,11 @@ export class Journal {
    * never parsed as a result; any other bad line is an error naming file and line.
    */
   static open(dir: string, opts: ScanOptions = {}): Journal {
+    const store = fixtureStore()
     const file = join(dir, JOURNAL_FILE)
     const metaFile = join(dir, JOURNAL_META)
-    const meta = existsSync(metaFile) ? readMeta(metaFile) : undefined
+    const metaBytes = store.readFile(metaFile)
+    const meta = metaBytes ? readMeta(metaFile, metaBytes) : undefined
     const { lines, tornTail } = readJsonl<JournalEntry>(file, {
       schema: entrySchema(),
       noun: 'journal',
@@ -116,7 +119,7 @@ export class Journal {
       scan: { disable: opts.disable, fix: 'Remove the secret from the journal, or discard the run by deleting its directory.' },
       tornTail: true,
     })
-    return new Journal(dir, meta, lines.map((l) => l.value), tornTail, { disable: opts.disable })
+    return new Journal(store, dir, meta, lines.map((l) => l.value), tornTail, { disable: opts.disable })
   }
 
   /** True when a previous run started and never marked the journal complete. */
@@ -126,14 +129,13 @@ export class Journal {
 
   /** Start (or resume) writing: status `running`, the journal file opened for append. */
   begin(resume: boolean): void {
-    mkdirSync(this.dir, { recursive: true })
     this.meta = resume && this.meta
       ? { ...this.meta, status: 'running', resumes: this.meta.resumes + 1 }
       : { formatVersion: JOURNAL_FORMAT, fluxlabVersion: VERSION, status: 'running', startedAt: new Date().toISOString(), resumes: 0 }
-    if (!resume) writeFileAtomic(join(this.dir, JOURNAL_FILE), '')
+    if (!resume) this.store.writeFile(join(this.dir, JOURNAL_FILE), '')
     else if (this.tornTail) this.dropTornTail()
-    writeFileAtomic(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
-    this.out = new AppendFile(join(this.dir, JOURNAL_FILE), { durable: true })
+    this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
+    this.out = this.store.appendTo(join(this.dir, JOURNAL_FILE), { durable: true })
   }
 
   /** Append one entry and flush it to disk before returning. A secret in it writes nothing. */
@@ -154,7 +156,7 @@ export class Journal {
     this.close()
     if (!this.meta) return
     this.meta = { ...this.meta, status: 'complete', completedAt: new Date().toISOString() }
-    writeFileAtomic(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
+    this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
   }
 
   close(): void {
@@ -164,7 +166,7 @@ export class Journal {
 
   private dropTornTail(): void {
     const body = this.entries.map((e) => `${stableJson(e)}\n`).join('')
-    writeFileAtomic(join(this.dir, JOURNAL_FILE), body)
+    this.store.writeFile(join(this.dir, JOURNAL_FILE), body)
   }
 }
 
@@ -175,11 +177,12 @@ export class Journal {
  * listJournals('./state', { disable: config.redact?.disable }) // [{ dir: 'state/run-42', status: 'running', cells: 3, … }]
  */
 export function listJournals(store: string, opts: ScanOptions = {}): Array<{ dir: string; meta: JournalMeta; cells: number; intents: number; tornTail: boolean }> {
-  if (!existsSync(store)) return []
   const out = []
-  const dirs = existsSync(join(store, JOURNAL_META)) ? [store] : readdirSync(store, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(store, d.name))
+  // the store directory itself when it is a run's, else the runs directly under it
+  const found = fixtureStore().list(store, JOURNAL_META)
+  const top = found.find((d) => resolve(d) === resolve(store))
+  const dirs = top ? [top] : found.filter((d) => resolve(d, '..') === resolve(store))
   for (const dir of dirs.sort()) {
-    if (!existsSync(join(dir, JOURNAL_META))) continue
     const j = Journal.open(dir, opts)
     if (!j.meta) continue
     out.push({
@@ -193,8 +196,8 @@ export function listJournals(store: string, opts: ScanOptions = {}): Array<{ dir
   return out
 }
 
-function readMeta(file: string): JournalMeta {
-  const meta = YAML.parse(readFileSync(file, 'utf8')) as JournalMeta
+function readMeta(file: string, bytes: Uint8Array): JournalMeta {
+  const meta = YAML.parse(Buffer.from(bytes).toString('utf8')) as JournalMeta
   if (!meta || meta.formatVersion !== JOURNAL_FORMAT)
     throw new FluxError('FLUX_FORMAT_VERSION', {
       failed: `read journal ${rel(file)}`,

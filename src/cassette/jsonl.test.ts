@@ -1,22 +1,23 @@
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { isFluxError } from '../errors.js'
+import { useFixtureStore } from '../store/current.js'
+import { memoryStore } from '../store/memory.js'
 import { problemOf, refuseSecrets } from './fixture-error.js'
-import { readJsonl } from './jsonl.js'
+import { parseJsonl, readJsonl } from './jsonl.js'
 import { scanText } from './scan.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+let store = memoryStore()
+let restore = () => {}
+beforeEach(() => {
+  store = memoryStore()
+  restore = useFixtureStore(store)
 })
+afterEach(() => restore())
 const file = (text: string) => {
-  const d = mkdtempSync(join(tmpdir(), 'flux-jsonl-'))
-  dirs.push(d)
-  writeFileSync(join(d, 'cells.jsonl'), text)
-  return join(d, 'cells.jsonl')
+  store.writeFile('/virtual/jsonl/cells.jsonl', text)
+  return '/virtual/jsonl/cells.jsonl'
 }
 const thrown = (fn: () => unknown): Error => {
   try {
@@ -40,7 +41,7 @@ describe('readJsonl', () => {
   })
 
   it('reads nothing from a missing file, or fails naming it when the file is required', () => {
-    const missing = join(tmpdir(), 'flux-no-such-dir', 'model.jsonl')
+    const missing = join('/virtual', 'flux-no-such-dir', 'model.jsonl')
     expect(readJsonl(missing, opts).lines).toEqual([])
     const e = thrown(() => readJsonl(missing, { ...opts, missing: 'Restore it.' }))
     expect(isFluxError(e, 'FLUX_FIXTURE_INVALID')).toBe(true)
@@ -48,10 +49,9 @@ describe('readJsonl', () => {
     expect(problemOf(e)).toEqual({ file: missing, reason: 'the file is missing', fix: 'Restore it.' })
   })
 
-  it('refuses a file over 256 MiB before reading it, with its size', () => {
-    const f = file('{"seq":1}\n')
-    truncateSync(f, 256 * 1024 * 1024 + 1) // sparse: no 256 MiB written
-    const e = thrown(() => readJsonl(f, opts))
+  it('refuses a file over 256 MiB before parsing it, with its size', () => {
+    const f = '/virtual/jsonl/big.jsonl'
+    const e = thrown(() => parseJsonl(new Uint8Array(256 * 1024 * 1024 + 1), f, opts)) // zero pages: never written, so never in memory
     expect(isFluxError(e, 'FLUX_FIXTURE_INVALID')).toBe(true)
     expect(e.message).toContain(`the file is ${256 * 1024 * 1024 + 1} bytes, more than the ${256 * 1024 * 1024} fluxlab reads`)
     expect(problemOf(e)).toMatchObject({ file: f })

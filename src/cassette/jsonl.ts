@@ -3,17 +3,16 @@
  * journal.jsonl, the jest reporter's facts file) goes through {@link readJsonl}: 1-based line
  * numbers, each line parsed once and checked against a schema, the one secret scan (honouring the
  * redactor's `disable`), and problems thrown as errors that carry where and why as fields (./fixture-error.ts).
- * Whole files are written with `writeFileAtomic` and appends go through `AppendFile` (./atomic.ts).
+ * The bytes come from the fixture store (src/store); this file only parses and checks them.
  */
 import { isUtf8 } from 'node:buffer'
-import { existsSync, statSync } from 'node:fs'
 import { basename, relative } from 'node:path'
 import { redactMessage } from '../secrets/redact.js'
+import { fixtureStore } from '../store/current.js'
 import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem, type Issue } from './fixture-error.js'
 import { invalidUtf8Lines, lineBlocks } from './line-blocks.js'
 import { scanJsonl } from './scan.js'
 import { type Finding, type ScanOptions } from './scan-value.js'
-import { trustHash, type Trust } from './verified.js'
 
 /** Deepest nesting a line may have: far above any recorded request or response, far below what overflows the stack. */
 const MAX_DEPTH = 1000
@@ -51,11 +50,8 @@ interface ReadJsonlOptions {
   tornTail?: boolean
   /** Return bad lines in `problems` instead of throwing at the first one. */
   collect?: boolean
-  /**
-   * The file's content passed every check before (./verified.ts): only parse it, as long as its bytes hash to this
-   * while they are read. Bytes that differ (the file changed since it was hashed) are read again with every check.
-   */
-  trust?: Trust
+  /** The file's content passed every check before (./verified.ts): only parse it. */
+  trusted?: boolean
 }
 
 interface JsonlLine<T> {
@@ -75,41 +71,48 @@ interface JsonlFile<T> {
 }
 
 /**
- * Read a JSONL file: blank lines skipped, every other line parsed once and checked against the schema,
- * the whole text secret-scanned first (a finding throws FLUX_CREDENTIAL_FOUND naming file:line and JSON
+ * Read a JSONL file from the fixture store: blank lines skipped, every other line parsed once and checked against the
+ * schema, the whole text secret-scanned first (a finding throws FLUX_CREDENTIAL_FOUND naming file:line and JSON
  * path), then the first bad line thrown as FLUX_FIXTURE_INVALID carrying its {@link FixtureProblem}.
  * `T` is what the schema guarantees; the values are returned as parsed.
  * @example
  * const { lines } = readJsonl<ModelCell>(join(dir, 'model.jsonl'), { schema: modelCellSchema, fix, scan: { fix: secretFix }, missing: restoreFix })
  */
 export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T> {
+  return parseJsonl<T>(fixtureStore().readFile(file), file, opts)
+}
+
+/**
+ * {@link readJsonl} of bytes a store handed over (`undefined`: the file is missing); `file` names it in messages.
+ * @example
+ * const { lines } = parseJsonl<ModelCell>(read.files[1], join(dir, 'model.jsonl'), { schema: modelCellSchema, fix, scan })
+ */
+export function parseJsonl<T>(data: Uint8Array | undefined, file: string, opts: ReadJsonlOptions): JsonlFile<T> {
   const noun = opts.noun ?? 'fixture'
-  if (!existsSync(file)) {
-    if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false, ...(opts.trust ? { trusted: true as const } : {}) }
+  if (data === undefined) {
+    if (opts.missing === undefined) return { lines: [], problems: [], tornTail: false, ...(opts.trusted ? { trusted: true as const } : {}) }
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason: 'the file is missing', fix: opts.missing }, noun)
   }
-  const size = statSync(file).size
-  if (size > MAX_FILE_BYTES)
-    throw fixtureError(
-      'FLUX_FIXTURE_INVALID',
-      { file, reason: `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads (a body over the cap is stored cut, so a recording is never this big)`, fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() },
-      noun,
-    )
+  const size = data.length
+  const fix = () => (typeof opts.fix === 'string' ? opts.fix : opts.fix())
+  if (size > MAX_FILE_BYTES) {
+    const reason =
+      `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads ` +
+      '(a body over the cap is stored cut, so a recording is never this big)'
+    throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason, fix: fix() }, noun)
+  }
+  const all = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  if (opts.trusted) return readTrusted<T>(all, opts.tornTail === true) ?? parseJsonl<T>(data, file, { ...opts, trusted: false })
   const lines: Array<JsonlLine<T>> = []
   const problems: FixtureProblem[] = []
   const findings: Finding[] = []
   const bad = (line: number, reason: string, field?: string) =>
-    problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: typeof opts.fix === 'string' ? opts.fix : opts.fix() })
-  if (opts.trust) {
-    const read = readTrusted<T>(file, opts.trust, opts.tornTail === true)
-    if (read) return read
-    return readJsonl(file, { ...opts, trust: undefined })
-  }
+    problems.push({ file, line, ...(field ? { field } : {}), reason: redactMessage(reason), fix: fix() })
   let tail = ''
-  // @note issue 14: read in blocks of whole lines, so a big file is never one string (and its bytes, its lines and
-  // its values all at once); memory stays near the size of what is kept. A block ends after a '\n', which no
-  // multi-byte UTF-8 sequence holds, so each block is checked for UTF-8 and secret-scanned on its own.
-  for (const block of lineBlocks(file)) {
+  // @note issue 14: parsed in blocks of whole lines, so a big file is never one string (and its lines and its values
+  // all at once). A block ends after a '\n', which no multi-byte UTF-8 sequence holds, so each block is checked for
+  // UTF-8 and secret-scanned on its own.
+  for (const block of lineBlocks(all)) {
     const blockText = block.bytes.toString('utf8')
     const texts = blockText.split('\n')
     // every block but the last ends with '\n': its last element is empty. The last holds what follows the last '\n'.
@@ -162,16 +165,11 @@ export function readJsonl<T>(file: string, opts: ReadJsonlOptions): JsonlFile<T>
   return { lines, problems, tornTail: tail.trim() !== '' }
 }
 
-/**
- * A trusted read: lines split and parsed, nothing else, while the bytes hash as `trust` says; `undefined`
- * when they do not (the caller reads again with every check).
- */
-function readTrusted<T>(file: string, trust: Trust, tornTail: boolean): JsonlFile<T> | undefined {
-  const hash = trustHash()
+/** A trusted read: lines split and parsed, nothing else; `undefined` when a line does not parse (checked in full then). */
+function readTrusted<T>(all: Buffer, tornTail: boolean): JsonlFile<T> | undefined {
   const lines: Array<JsonlLine<T>> = []
   let tail = ''
-  for (const block of lineBlocks(file)) {
-    hash.update(block.bytes)
+  for (const block of lineBlocks(all)) {
     const texts = block.bytes.toString('utf8').split('\n')
     const rest = texts.pop()!
     if (block.last && tornTail) tail = rest
@@ -185,7 +183,6 @@ function readTrusted<T>(file: string, trust: Trust, tornTail: boolean): JsonlFil
       }
     }
   }
-  if (hash.digest('hex') !== trust.sha256) return undefined
   return { lines, problems: [], tornTail: tail.trim() !== '', trusted: true }
 }
 

@@ -1,16 +1,18 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isFluxError } from '../errors.js'
+import { useFixtureStore } from '../store/current.js'
+import { memoryStore } from '../store/memory.js'
 import type { ToolCell } from './cell.js'
 import { writeFixture } from './fixture-write.js'
 import { sequenceGap } from './sequence.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+const store = memoryStore()
+let restore = () => {}
+beforeEach(() => {
+  restore = useFixtureStore(store)
 })
+afterEach(() => restore())
 
 const m = (seq: number, n: number) => ({ seq, step: `model#${n}` })
 const t = (seq: number, n: number) => ({ seq, step: `tool#${n}` })
@@ -36,9 +38,7 @@ describe('writeFixture', () => {
   const tool = (seq: number, n: number): ToolCell => ({ seq, step: `tool#${n}`, kind: 'fn', name: 'lookup', key: `sha256:${String(seq).repeat(64).slice(0, 64)}`, args: {}, output: n, durationMs: 0, truncated: false })
 
   it('refuses a fixture with a gap in its call sequence, naming the file and the missing seq, and writes nothing', () => {
-    const root = mkdtempSync(join(tmpdir(), 'flux-seq-'))
-    dirs.push(root)
-    const dir = join(root, 'gap')
+    const dir = join('/virtual/seq', 'gap')
     let error: unknown
     try {
       writeFixture({ dir, manifest, model: [], tools: [tool(1, 1), tool(3, 3)] })
@@ -47,14 +47,12 @@ describe('writeFixture', () => {
     }
     expect(isFluxError(error, 'FLUX_FIXTURE_INVALID')).toBe(true)
     expect((error as Error).message).toMatch(/^\[fluxlab\] FLUX_FIXTURE_INVALID: Failed to write fixture \S*gap\/tools\.jsonl: its call sequence has a gap: seq 2 \(tool#2\) is missing/)
-    expect(existsSync(dir)).toBe(false)
+    expect(store.exists(dir)).toBe(false)
   })
 
   it('writes a fixture whose sequence is whole', () => {
-    const root = mkdtempSync(join(tmpdir(), 'flux-seq-'))
-    dirs.push(root)
-    const dir = join(root, 'whole')
+    const dir = join('/virtual/seq', 'whole')
     writeFixture({ dir, manifest, model: [], tools: [tool(1, 1), tool(2, 2)] })
-    expect(existsSync(join(dir, 'tools.jsonl'))).toBe(true)
+    expect(store.exists(join(dir, 'tools.jsonl'))).toBe(true)
   })
 })

@@ -5,7 +5,7 @@
  * before the file is collected (`holdFileKeys`). Loaded by the runner setups only when a file has something to keep.
  */
 import { readFileSync, rmSync } from 'node:fs'
-import { writeFileAtomic } from '../cassette/atomic.js'
+import { writeFileAtomic } from '../store/atomic.js'
 import { fileRecordPath, GLOBAL_SETUP, readFileRecord, type FileRecord } from './file-keys.js'
 
 /**

@@ -5,7 +5,7 @@
 import { join, relative } from 'node:path'
 import { stableJson } from '../cassette/stable-json.js'
 import * as z from 'zod/mini'
-import { writeFileAtomic } from '../cassette/atomic.js'
+import { writeFileAtomic } from '../store/atomic.js'
 import { FILES } from '../cassette/fixture-files.js'
 import { readSource } from '../cassette/fixture-source.js'
 import { fixtureError, refuseSecrets } from '../cassette/fixture-error.js'

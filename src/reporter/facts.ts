@@ -5,7 +5,7 @@
  * reporter creates and reads back when the run completes.
  */
 import { resolve } from 'node:path'
-import { AppendFile } from '../cassette/atomic.js'
+import { AppendFile } from '../store/atomic.js'
 import { costOf, priceFor, type PricingTable } from '../pricing/index.js'
 import { DEFAULT_DIR } from '../context/options.js'
 import type { TestContext, TrackedRun } from '../context/test-context.js'

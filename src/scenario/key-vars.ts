@@ -21,7 +21,7 @@ const known = new WeakMap<object, readonly string[]>()
 function keyVarsOf(fixture: Pick<Fixture, 'manifest' | 'model'>): string[] {
   if (Array.isArray(fixture.manifest.keyVars)) return replayKeyVars(fixture.manifest)
   const families = new Set<string>()
-  // @note a cell is checked on first use (issue 14): one that fails its check is skipped here, and refused when the
+  // @note a cell that failed its check when the fixture was handed out (./handout.ts) is skipped here, and refused when the
   // replay serves it, with its own error.
   for (let i = 0; i < fixture.model.length; i++)
     try {

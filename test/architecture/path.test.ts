@@ -1,13 +1,18 @@
-// Issue 25 item 6, "the page is checked": docs/architecture.md states the path a replayed call takes through src/, and
-// this test measures it. It instruments every function of src/ (test/architecture/support/instrument.ts), replays the
-// capital-agent example unmodified in a child vitest (no key set, FLUX_OFFLINE=1), and records the window of its first
-// model call and of its HTTP tool call: from the first function entered in src/interceptor/ for the request to the
-// interceptor's controller being handed the answer (support/tracer.ts). The files entered, one line per stay, must be
-// the ```path model``` and ```path tool``` blocks at the end of the page. The trace is printed, and held to the bound
-// issue 25 set (asserted): at most 8 files, each entered once but the stage runner and the codec.
-import { readFileSync } from 'node:fs'
+// Issue 25 item 6, "the page is checked", and issue 40 item 6, "the path test tells the truth": docs/architecture.md
+// states the path a call takes through src/, and this test measures it on a fixture recorded today. It instruments every
+// function of src/ (test/architecture/support/instrument.ts), records the capital-agent example in a child vitest against
+// a local provider (test/e2e/support/capital-server.ts: the model and the geography tool) with a key set, so its manifest
+// names `keyVars`, then replays that fresh fixture offline with no key set. It records the window of the recording's first
+// model call, and of the replay's first model call and its HTTP tool call: from the first function entered in
+// src/interceptor/ for the request to the interceptor's controller being handed the answer (support/tracer.ts). The files
+// entered, one line per stay, must be the ```path model```, ```path tool``` and ```path recorded``` blocks at the end of
+// the page. The trace is printed, and held to the bound issue 25 set (asserted): at most 8 files, each entered once but
+// the stage runner and the codec.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startCapitalServer, type CapitalServer } from '../e2e/support/capital-server.js'
 import { targetsFromFixture, pageMismatch } from './support/page.js'
 import { assertBound, callPath, checkBound, formatPath, parsePathBlocks, stays, type Bound, type CallPath } from './support/path.js'
 import { REPO, traceExample, type ExampleTrace } from './support/trace-example.js'
@@ -15,7 +20,6 @@ import type { TraceEvent } from './support/tracer.js'
 
 const PAGE = join(REPO, 'docs/architecture.md')
 const EXAMPLE = 'capital-agent/capital.test.ts'
-const FIXTURE = join(REPO, 'examples/scenarios/capital-agent')
 /** Files a replayed call may enter more than once: the stage runner and the codec. */
 const REPEAT = ['src/scenario/pipeline/index.ts', 'src/providers/*/**']
 /**
@@ -23,49 +27,95 @@ const REPEAT = ['src/scenario/pipeline/index.ts', 'src/providers/*/**']
  * and 13 files before the redesign). A ninth file on the path, or a file entered twice, fails.
  */
 const BOUND: Bound = { maxFiles: 8, allowRepeat: REPEAT }
-const KINDS = ['model', 'tool'] as const
+const KINDS = ['model', 'tool', 'recorded'] as const
+type Kind = (typeof KINDS)[number]
 
-describe('the path of a replayed call (docs/architecture.md)', () => {
-  let trace: ExampleTrace
-  const paths: Partial<Record<(typeof KINDS)[number], CallPath>> = {}
+describe('the path of a call (docs/architecture.md)', () => {
+  let recording: ExampleTrace
+  let replay: ExampleTrace
+  let server: CapitalServer
+  let replayHits = 0
+  const fixtures = mkdtempSync(join(tmpdir(), 'flux-path-'))
+  const fixture = join(fixtures, 'capital-agent')
+  const paths: Partial<Record<Kind, CallPath>> = {}
+  afterAll(async () => {
+    await server?.close()
+    rmSync(fixtures, { recursive: true, force: true })
+  })
 
   beforeAll(async () => {
-    // No key is set: the replay fills the placeholder its fixture's family needs, as `npm run example` does.
-    trace = await traceExample({ testFile: EXAMPLE, targets: targetsFromFixture(FIXTURE) })
-    for (const w of trace.windows) paths[w.name as (typeof KINDS)[number]] = callPath(w)
+    server = await startCapitalServer()
+    const geo = `${server.url}/geo`
+    // A key is set while recording (the manifest notes `keyVars: [OPENAI_API_KEY]`); none while replaying, which fills
+    // the placeholder the manifest names.
+    recording = await traceExample({
+      testFile: EXAMPLE,
+      fixtures,
+      record: true,
+      targets: [{ name: 'recorded', method: 'POST', path: '/v1/chat/completions' }],
+      env: { OPENAI_API_KEY: 'sk-path-test-not-a-real-key', OPENAI_BASE_URL: `${server.url}/v1`, GEO_API_URL: geo },
+    })
+    const before = server.hits
+    replay = await traceExample({ testFile: EXAMPLE, fixtures, targets: targetsFromFixture(fixture), env: { GEO_API_URL: geo } })
+    replayHits = server.hits - before
+    for (const w of [...recording.windows, ...replay.windows]) paths[w.name as Kind] = callPath(w)
     const report = KINDS.flatMap((k) => {
       const p = paths[k]
       if (!p) return [`path ${k}: not traced`]
       const problems = checkBound(p, BOUND)
       const verdict = problems.length ? `no\n${problems.map((x) => `    • ${x}`).join('\n')}` : 'yes'
-      return [formatPath(p), `  meets the redesign's bound (at most ${BOUND.maxFiles} files, each entered once except ${BOUND.allowRepeat.join(', ')}): ${verdict}`, '']
+      const bound = `at most ${BOUND.maxFiles} files, each entered once except ${BOUND.allowRepeat.join(', ')}`
+      return [formatPath(p), `  meets the redesign's bound (${bound}): ${verdict}`, '']
     })
-    const { files, functions, instrumentMs, runMs } = trace.cost
-    console.log(`${report.join('\n')}\ntracer: ${functions} functions in ${files} files instrumented in ${instrumentMs} ms; the traced replay took ${runMs} ms`)
-  }, 90_000)
+    const cost = ({ cost: c }: ExampleTrace) => `${c.functions} functions in ${c.files} files instrumented in ${c.instrumentMs} ms; the run took ${c.runMs} ms`
+    console.log(`${report.join('\n')}\ntracer: recording: ${cost(recording)}; replay: ${cost(replay)}`)
+  }, 180_000)
 
-  test('the example replays under the tracer and passes, and both calls are traced to their answer', () => {
-    expect(trace.code, trace.log).toBe(0)
-    expect(trace.missing).toEqual([])
-    expect(trace.stale).toEqual([])
-    for (const k of KINDS) expect(paths[k]?.endedBy, `the ${k} call`).toBe('controller.respondWith')
-    expect(paths.model?.request).toMatch(/^POST https:\/\/api\.openai\.com\/v1\/chat\/completions$/)
-    expect(paths.tool?.request).toBe('GET http://127.0.0.1:4010/capital?country=UK')
-    // the start: the first function entered in src/interceptor/, from outside src/
-    for (const k of KINDS) expect(trace.windows.find((w) => w.name === k)?.events[0]).toMatchObject({ kind: 'enter', file: expect.stringMatching(/^src\/interceptor\//) })
+  test('the example records with a key set, and its manifest names the key variable', () => {
+    expect(recording.code, recording.log).toBe(0)
+    expect(readFileSync(join(fixture, 'scenario.yaml'), 'utf8')).toMatch(/^keyVars:\n {2}- OPENAI_API_KEY$/m)
+    expect(server.requests.filter((r) => r.kind === 'model')).toHaveLength(2)
   })
 
-  test.each(KINDS)('the %s call enters at most 8 files, each once but the stage runner and the codec', (kind) => {
+  test('the fresh fixture replays offline under the tracer, and every call is traced to its answer', () => {
+    expect(replay.code, replay.log).toBe(0)
+    expect(replayHits, 'requests the replay sent to the provider').toBe(0)
+    for (const t of [recording, replay]) {
+      expect(t.missing).toEqual([])
+      expect(t.stale).toEqual([])
+    }
+    for (const k of KINDS) expect(paths[k]?.endedBy, `the ${k} call`).toBe('controller.respondWith')
+    expect(paths.model?.request).toMatch(/^POST https:\/\/api\.openai\.com\/v1\/chat\/completions$/)
+    expect(paths.recorded?.request).toBe(`POST ${server.url}/v1/chat/completions`)
+    expect(paths.tool?.request).toBe(`GET ${server.url}/geo/capital?country=UK`)
+    // the start: the first function entered in src/interceptor/, from outside src/
+    const windows = [...recording.windows, ...replay.windows]
+    const start = { kind: 'enter', file: expect.stringMatching(/^src\/interceptor\//) }
+    for (const k of KINDS) expect(windows.find((w) => w.name === k)?.events[0]).toMatchObject(start)
+  })
+
+  test.each(['model', 'tool'] as const)('the replayed %s call enters at most 8 files, each once but the stage runner and the codec', (kind) => {
     const path = paths[kind]
     expect(path, `the ${kind} call was not traced`).toBeDefined()
     assertBound(path!, BOUND)
   })
 
+  // @note issue 40 item 6: open. A recorded call enters 16 files (the live stage, the unanswered-request log, the key
+  // check, the own sender and the undici seam: docs/architecture.md). This test passes while it breaks the bound, so it
+  // fails the day the live path comes within it: then drop `.fails` and add 'recorded' to the test above.
+  test.fails('the recorded call enters at most 8 files (open: it enters 16)', () => {
+    expect(paths.recorded, 'the recorded call was not traced').toBeDefined()
+    assertBound(paths.recorded!, BOUND)
+  })
+
+  // @note the recorded call's stays depend on when the live answer's bytes arrive: its block lists the files it enters,
+  // in the order of their first entry.
   test.each(KINDS)('the %s call enters the files the page lists, in order', (kind) => {
     const path = paths[kind]
     expect(path, `the ${kind} call was not traced`).toBeDefined()
     const page = parsePathBlocks(readFileSync(PAGE, 'utf8'))
-    const problem = pageMismatch({ name: kind, request: path!.request, page: page[kind], traced: path!.files, repo: REPO })
+    const traced = kind === 'recorded' ? [...new Set(path!.files)] : path!.files
+    const problem = pageMismatch({ name: kind, request: path!.request, page: page[kind], traced, repo: REPO })
     if (problem) throw new Error(problem)
   })
 })

@@ -2,8 +2,8 @@
  * A content read clean once is only parsed by a later read (issue 14: the checks run once per distinct content,
  * not once per open; src/cassette/verified.ts). What must hold: a later read gives the same fixture, a changed
  * byte is checked in full again (a secret added after a clean read is still refused), a content that failed a
- * check of its bytes is never remembered (and a cell is still checked against its chunks at first use), a read
- * whose bytes changed after they were hashed is checked in full, small fixtures and `FLUX_CACHE_DIR=off` leave
+ * check of its bytes is never remembered (and a cell is still checked against its chunks when handed out), the bytes
+ * hashed are the bytes checked, small fixtures and `FLUX_CACHE_DIR=off` leave
  * nothing behind, and an unwritable memo directory changes nothing but speed.
  */
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -26,7 +26,8 @@ vi.mock('../../src/cassette/scan.js', async (importOriginal) => {
 const { readFixture } = await import('../../src/cassette/fixture.js')
 const { readJsonl } = await import('../../src/cassette/jsonl.js')
 const { modelCellSchema } = await import('../../src/cassette/cell-schema.js')
-const { memoDirIn } = await import('../../src/cassette/verified.js')
+const { memoDirIn } = await import('../../src/store/checked-memo.js')
+const { nodeStore } = await import('../../src/store/node.js')
 
 const root = mkdtempSync(join(tmpdir(), 'fluxlab-memo-'))
 const big = join(root, 'big')
@@ -121,10 +122,10 @@ describe('a content read clean once', () => {
   it("is checked in full again under secret rules with other anchors: a rule's anchors decide which texts it searches", async () => {
     useMemo()
     const dir = copyOf(big)
-    const paths = ['model.jsonl', 'tools.jsonl'].map((f) => join(dir, f))
+    const contents = ['model.jsonl', 'tools.jsonl'].map((f) => readFileSync(join(dir, f)))
     const { contentMemo } = await import('../../src/cassette/verified.js')
-    contentMemo(paths)!.passed()
-    expect(contentMemo(paths)!.trust.every((t) => t !== undefined)).toBe(true)
+    contentMemo(nodeStore(), contents)!.passed()
+    expect(contentMemo(nodeStore(), contents)!.trusted).toBe(true)
     vi.resetModules()
     vi.doMock('../../src/secrets/rules.js', async (importOriginal) => {
       const orig = await importOriginal<typeof import('../../src/secrets/rules.js')>()
@@ -132,25 +133,26 @@ describe('a content read clean once', () => {
     })
     try {
       const other = await import('../../src/cassette/verified.js')
-      expect(other.contentMemo(paths)!.trust).toEqual([undefined, undefined])
+      expect(other.contentMemo(nodeStore(), contents)!.trusted).toBe(false)
     } finally {
       vi.doUnmock('../../src/secrets/rules.js')
       vi.resetModules()
     }
   })
 
-  it('is not remembered when a file changed between its hash and its read: the bytes hashed were never checked', () => {
+  it('checks the bytes it hashed: a file rewritten while the read checks them changes neither the read nor the memo', () => {
     useMemo()
     const withKey = copyOf(big)
     const tools = join(withKey, 'tools.jsonl')
     const clean = readFileSync(tools, 'utf8')
     writeFileSync(tools, clean.replace('City 3', `City 3 ${fakeKey()}`))
     const racing = copyOf(withKey)
-    // while model.jsonl is read (after both files were hashed), tools.jsonl is rewritten clean: the read checks the clean bytes.
+    // while model.jsonl is checked (the store handed both files over already), tools.jsonl is rewritten clean.
     scans.during = () => writeFileSync(join(racing, 'tools.jsonl'), clean)
-    expect(readFixture(racing).tools.length).toBe(40)
+    expect(() => readFixture(racing)).toThrow(/FLUX_CREDENTIAL_FOUND[\s\S]*tools\.jsonl:\d+/)
     expect(memoEntries(memo)).toEqual([])
-    expect(() => readFixture(copyOf(withKey))).toThrow(/FLUX_CREDENTIAL_FOUND[\s\S]*tools\.jsonl:\d+/)
+    expect(readFixture(racing).tools.length).toBe(40)
+    expect(memoEntries(memo)).toHaveLength(1)
   })
 
   it('leaves nothing behind for a small fixture, nor with FLUX_CACHE_DIR=off', () => {
@@ -176,13 +178,13 @@ describe('a content read clean once', () => {
   })
 })
 
-describe('a trusted read whose bytes are not the hashed ones', () => {
+describe('a trusted read whose lines do not parse', () => {
   it('checks every line, as an untrusted read does', () => {
     const dir = copyOf(big)
     const file = join(dir, 'model.jsonl')
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"seq":1,', '"seq":"one",'))
-    const read = () => readJsonl(file, { schema: modelCellSchema, fix: 'Re-record it.', scan: { fix: 'Remove it.' }, trust: { sha256: '0'.repeat(64) } })
-    expect(read).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:1[\s\S]*seq/)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"seq":1,', '"seq":1,,'))
+    const read = () => readJsonl(file, { schema: modelCellSchema, fix: 'Re-record it.', scan: { fix: 'Remove it.' }, trusted: true })
+    expect(read).toThrow(/FLUX_FIXTURE_INVALID[\s\S]*model\.jsonl:1[\s\S]*not valid JSON/)
   })
 })
 

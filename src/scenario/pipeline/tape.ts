@@ -163,10 +163,10 @@ export type ToolTake = { kind: 'hit'; cell: ToolCell } | { kind: 'miss'; closest
 
 /**
  * One channel of a fixture during replay: each recorded cell is served at most once. Matching reads the cells as the
- * read checked them (key, seq, request); only the cell served or named is handed out, through the fixture's first-use
- * view (src/cassette/handout.ts), which checks it first: a cell that fails throws there, and stays unused.
- * @note issue 14: matching must not hand out (so check) every cell it passes over; issue 25: a cell already checked
- * (most are, by the time a replay serves them) is read as it is, without a call into the view.
+ * read checked them (key, seq, request); only the cell served or named is handed out. The fixture's hand-out
+ * (src/cassette/handout.ts) checked and froze every cell already, so a cell is read as it is, without a call into the
+ * view; one that failed its check is handed out through the view, which throws its error: it stays unused.
+ * @note issue 40 item 3: no check runs on a request's path.
  */
 class Tape<T extends { seq: number }> {
   protected readonly used = new Set<number>()

@@ -30,13 +30,26 @@ export interface ExampleTrace extends TraceOutput {
 /** Variables of the parent run that would change the child's mode, keys or network (the keys stay unset). */
 const DROPPED = /^(CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR|GEO_API_URL|.*_BASE_URL|.*(API_?KEY|TOKEN|SECRET).*)$/i
 
+interface TraceOptions {
+  testFile: string
+  targets: Target[]
+  keys?: string[]
+  timeoutMs?: number
+  /** The fixture root (the plugin's `dir`; default examples/scenarios). */
+  fixtures?: string
+  /** Record (`FLUX_GOLDEN=update`, online) instead of replaying offline. */
+  record?: boolean
+  /** Variables set in the child after the parent's keys, modes and base URLs were dropped. */
+  env?: Record<string, string>
+}
+
 /**
- * Run `examples/<testFile>` replaying under the tracer, watching `targets`.
+ * Run `examples/<testFile>` replaying (or recording) under the tracer, watching `targets`.
  * `keys` goes to FLUX_KEYS: the variables the replay fills (see the report: the examples' fixtures name none).
  * @example
  * const trace = await traceExample({ testFile: 'capital-agent/capital.test.ts', targets, keys: ['OPENAI_API_KEY'] })
  */
-export async function traceExample(opts: { testFile: string; targets: Target[]; keys?: string[]; timeoutMs?: number }): Promise<ExampleTrace> {
+export async function traceExample(opts: TraceOptions): Promise<ExampleTrace> {
   mkdirSync(TMP, { recursive: true })
   const dir = mkdtempSync(join(TMP, 'run-'))
   try {
@@ -60,7 +73,7 @@ export default defineConfig({
       { find: /^fluxlab$/, replacement: ${src('index.ts')} },
     ],
   },
-  plugins: [fluxlab({ dir: 'scenarios' })],
+  plugins: [fluxlab({ dir: ${JSON.stringify(opts.fixtures ?? 'scenarios')} })],
   test: { include: [${JSON.stringify(opts.testFile)}], setupFiles: [${JSON.stringify(SETUP)}] },
 })
 `,
@@ -69,9 +82,10 @@ export default defineConfig({
     for (const [k, v] of Object.entries(process.env)) if (!DROPPED.test(k)) env[k] = v
     Object.assign(env, {
       NO_COLOR: '1',
-      FLUX_OFFLINE: '1',
+      ...(opts.record ? { FLUX_GOLDEN: 'update' } : { FLUX_OFFLINE: '1' }),
       ...(opts.keys?.length ? { FLUX_KEYS: opts.keys.join(',') } : {}),
       FLUX_PATH_TRACE: JSON.stringify({ targets: opts.targets, out, startFolder: START_FOLDER }),
+      ...opts.env,
     })
     const started = performance.now()
     const { code, log } = await run([VITEST_BIN, 'run', '--config', join(dir, 'vitest.config.ts'), '--configLoader', 'runner'], env, opts.timeoutMs ?? 60_000)

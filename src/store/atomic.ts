@@ -8,7 +8,22 @@
  * process named by `<pid>` is gone.
  */
 import { randomBytes } from 'node:crypto'
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs'
 import { dirname, join, basename } from 'node:path'
 import { isTempEntry, removeStale, settleSwap, tempName } from './staging.js'
 
