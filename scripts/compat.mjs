@@ -78,8 +78,15 @@ function readCell(name) {
     runner,
     version: deps[runner === 'playwright' ? '@playwright/test' : runner],
     // The shared sources the cell's own files go over: compat/shared (vitest), compat/shared-jest, …
-    // A list layers them: a cell may build on another cell's files (`["shared-playwright", "cells/playwright-next"]`).
+    // A list layers them: a cell may build on another cell's files (`["shared-playwright", "cells/playwright-next"]`),
+    // or on one file or folder of them, put where `to` says (`{ "from": "cells/playwright-next/app", "to": "app" }`).
     shared: [pkg.compat?.shared ?? (runner === 'jest' ? 'shared-jest' : 'shared')].flat(),
+    // A Playwright cell's config, when it is not playwright.config.ts at the root (`e2e/playwright.config.ts`): the
+    // runs pass it with `-c`, and the fixtures are in `tests/scenarios` next to it.
+    config: pkg.compat?.config,
+    // The edits that adopt fluxlab, applied to the cell's files as staged (`{ "file", "from", "to" }` each): a cell whose
+    // files are a suite before fluxlab shows that these edits, and no other, are the whole adoption.
+    adopt: pkg.compat?.adopt ?? [],
     env: pkg.compat?.env ?? {},
     label: `${runner === 'playwright' ? '@playwright/test' : runner} ${deps[runner === 'playwright' ? '@playwright/test' : runner]}${transformer ? ` + ${transformer}${deps[transformer] ? ` ${deps[transformer]}` : ''}` : ''}${pkg.compat?.server ? `, app server ${pkg.compat.server}` : ''}`,
     // A client that is part of Node (node:http) is named by `compat.client`; none listed is the global fetch.
@@ -111,7 +118,7 @@ const CLIENTS = ['openai', '@anthropic-ai/sdk', 'ai', '@ai-sdk/openai', '@ai-sdk
 /** The runner's command line for one run writing its JSON report to `out` (vitest's and jest's have the same shape). */
 function runnerArgs(cell, dir, out) {
   // Playwright's JSON reporter is in the cell's config, writing where PW_JSON says (runnerEnv).
-  if (cell.runner === 'playwright') return [join(dir, 'node_modules/@playwright/test/cli.js'), 'test']
+  if (cell.runner === 'playwright') return [join(dir, 'node_modules/@playwright/test/cli.js'), 'test', ...(cell.config ? ['-c', cell.config] : [])]
   if (cell.runner === 'jest') return [join(dir, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`]
   return [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]
 }
@@ -218,13 +225,24 @@ async function pack(work) {
   return tarball
 }
 
-/** Copy the shared consumer sources, then the cell's own files over them. */
+/** Copy the shared consumer sources, then the cell's own files over them, then make the cell's adoption edits. */
 function stage(cell, work) {
   const dir = join(work, cell.name)
-  for (const shared of cell.shared) cpSync(join(COMPAT, shared), dir, { recursive: true })
+  for (const shared of cell.shared) {
+    if (typeof shared === 'string') cpSync(join(COMPAT, shared), dir, { recursive: true })
+    else cpSync(join(COMPAT, shared.from), join(dir, shared.to), { recursive: true })
+  }
   for (const f of readdirSync(cell.dir)) cpSync(join(cell.dir, f), join(dir, f), { recursive: true })
+  for (const { file, from, to } of cell.adopt) {
+    const text = readFileSync(join(dir, file), 'utf8')
+    if (text.split(from).length !== 2) throw new Error(`compat: cell ${cell.name} adopts fluxlab by replacing ${JSON.stringify(from)} in ${file}, which is there ${text.split(from).length - 1} times (once expected)`)
+    writeFileSync(join(dir, file), text.replace(from, () => to))
+  }
   return dir
 }
+
+/** Where a cell's tests keep their fixtures: `tests/scenarios` next to its Playwright config, or at its root. */
+const scenariosOf = (cell, dir) => join(dir, cell.config ? dirname(cell.config) : '', 'tests/scenarios')
 
 /** Per-test status from vitest's JSON report, keyed by file and full name. */
 function results(file) {
@@ -257,12 +275,12 @@ function playwrightResults(file, report) {
  * A Playwright cell's tests are named by the country they ask about (`answers the capital of France …`): each one's
  * fixture must hold its own country's calls and no other's, whichever worker recorded it, next to which other tests.
  */
-function crossTalk(dir, fixtures, serverHosts) {
+function crossTalk(scenarios, fixtures, serverHosts) {
   const problems = []
   for (const d of fixtures) {
     // The server's own scenario (its calls outside every test's request) may hold the public hosts it calls by itself.
     if (d === 'app-server' && serverHosts.length) {
-      const calls = ['model.jsonl', 'tools.jsonl'].map((f) => join(dir, 'tests/scenarios', d, f)).filter(existsSync).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)))
+      const calls = ['model.jsonl', 'tools.jsonl'].map((f) => join(scenarios, d, f)).filter(existsSync).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)))
       for (const c of calls) if (!serverHosts.includes(new URL(c.url ?? 'http://model.invalid').hostname)) problems.push(`app-server: holds ${c.name ?? c.url ?? 'a model call'}, not a call to ${serverHosts.join(' or ')}`)
       continue
     }
@@ -271,7 +289,7 @@ function crossTalk(dir, fixtures, serverHosts) {
       problems.push(`${d}: a fixture no test of the cell names a country for (the server's own scenario is written when it calls a model outside every test's request)`)
       continue
     }
-    const text = ['model.jsonl', 'tools.jsonl'].map((f) => join(dir, 'tests/scenarios', d, f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n')
+    const text = ['model.jsonl', 'tools.jsonl'].map((f) => join(scenarios, d, f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n')
     if (!text.includes(`capital of ${own}`)) problems.push(`${d}: holds no call asking for the capital of ${own}`)
     for (const other of Object.keys(CAPITALS).filter((c) => c !== own))
       if (new RegExp(`capital of (the )?${other}\\b|country=${other}\\b`).test(text)) problems.push(`${d}: holds a call of ${other}'s test`)
@@ -321,13 +339,15 @@ async function runCell(cell, work, tarball) {
     const notPassed = Object.entries(rec.tests).filter(([, s]) => s !== 'passed')
     if (notPassed.length || rec.failedFiles.length) return fail('record', `not every test passed: ${[...notPassed.map(([n, s]) => `${n}: ${s}`), ...rec.failedFiles].join('; ')}`)
     // `.files/` holds what each test file read of key variables (names only): no fixture
-    const fixtures = readdirSync(join(dir, 'tests/scenarios')).filter((d) => !d.startsWith('.'))
+    const scenarios = scenariosOf(cell, dir)
+    if (!existsSync(scenarios)) return fail('record', `no fixture was written: ${relative(dir, scenarios)} does not exist`)
+    const fixtures = readdirSync(scenarios).filter((d) => !d.startsWith('.'))
     for (const d of fixtures) {
-      const model = join(dir, 'tests/scenarios', d, 'model.jsonl')
+      const model = join(scenarios, d, 'model.jsonl')
       if (existsSync(model) && readFileSync(model, 'utf8').includes(KEY)) return fail('record', `the key reached ${relative(dir, model)}`)
     }
     if (cell.runner === 'playwright') {
-      const problems = crossTalk(dir, fixtures, cell.pkg.compat?.upstream ?? [])
+      const problems = crossTalk(scenarios, fixtures, cell.pkg.compat?.upstream ?? [])
       if (problems.length) return fail('record', `cross-talk between the tests' fixtures: ${problems.join('; ')}`)
     }
     res.record = 'pass'
@@ -430,7 +450,10 @@ function writeDoc(rows) {
     '  in the Chromium of `@sparticuz/chromium` 147, 2 workers, fully parallel. The app streams an OpenAI answer to a',
     '  chat page (the `openai` SDK, server-sent events) and calls one HTTP tool; `playwright-express` adds a plain form',
     '  post, the Next.js cells (App Router route handlers, `next build` + `next start`, and `next dev`) a server action,',
-    '  `playwright-node-http-proxy` a router that forwards every request to a worker process over HTTP. Besides the',
+    '  `playwright-node-http-proxy` a router that forwards every request to a worker process over HTTP.',
+    '  `playwright-next-subdir` is issue 39\'s layout: the config in `e2e/` with `webServer.cwd` at the project root, a',
+    '  top-level `new OpenAI()` whose vendor host only the server\'s own fetch wrapper routes; its files are the suite',
+    '  before fluxlab, adopted by the documented edits alone (`compat.adopt`). Besides the',
     '  checks above, each test\'s fixture must hold its own test\'s calls and no other test\'s, and a tripwire where the',
     '  provider was counts 0 connections during the replay.',
     '',

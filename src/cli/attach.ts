@@ -114,6 +114,8 @@ export function attachScenario(o: AttachOptions): Attached {
         const { redactor, maxBytes, normalize } = settings
         const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, keyVars, maxBytes, redaction: redactor.marker, normalize: normalize.marker })
         saveRecording({ dir: o.dir, manifest, model, tools, trace, disable: o.options.redact?.disable })
+        // @note what the run's facts say (fluxlab serve's report to the Playwright summary): recorded, by this run
+        run.written = true
         result.saved = true
         result.trace = 'recorded'
         return result

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { TestFacts } from './facts.js'
+import { APP_SERVER, FACTS_ENV, type TestFacts } from './facts.js'
 import FluxlabPlaywrightReporter from './playwright-reporter.js'
 
 /** A Playwright TestCase as the reporter API hands it over: one per test, project and repeat. */
@@ -115,6 +115,47 @@ describe('FluxlabPlaywrightReporter', () => {
     } finally {
       rmSync(root, { recursive: true, force: true })
     }
+  })
+
+  it("carries the app server's own scenario in each shard's blob, and merge-reports' summary says it once, over both", () => {
+    const server = { ...facts(APP_SERVER, 'replay'), file: '/app/(the app server)', fileLevel: true }
+    server.sessions[0] = { ...server.sessions[0], name: 'app-server' }
+    const out: string[] = []
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
+    vi.stubEnv('GITHUB_ACTIONS', '')
+    // each shard's run: `fluxlab serve` appends the server's facts to the file the reporter names; the blob reporter
+    // writes the config's metadata (JSON.stringify) when the run ends, before the reporters' onExit
+    const blobs = [1, 2].map((current) => {
+      const reporter = new FluxlabPlaywrightReporter()
+      const config = { rootDir: '/app/e2e', projects: [{}], shard: { current, total: 2 }, reporter: [['blob'] as [string]], metadata: {} }
+      reporter.onBegin(config)
+      reporter.onTestEnd(testCase(`asks ${current}`, { id: `t-${current}` }), result('passed', facts(`asks ${current}`, 'replay')))
+      writeFileSync(process.env[FACTS_ENV]!, `${JSON.stringify(server)}\n`)
+      reporter.onEnd({ status: 'passed' })
+      const blob = JSON.parse(JSON.stringify(config.metadata)) as Record<string, unknown>
+      reporter.onExit()
+      return blob
+    })
+    expect(out.join('')).toContain("the app server made 1 call outside every test's browser request")
+    out.length = 0
+    // merge-reports merges the blobs' metadata key by key
+    const merge = new FluxlabPlaywrightReporter({ _mode: 'merge' })
+    merge.onBegin({ rootDir: '/app/e2e', projects: [{}], metadata: { ...blobs[0], ...blobs[1], actualWorkers: 4 } })
+    for (const n of [1, 2]) merge.onTestEnd(testCase(`asks ${n}`, { id: `t-${n}` }), result('passed', facts(`asks ${n}`, 'replay')))
+    merge.onEnd({ status: 'passed' })
+    merge.onExit()
+    vi.unstubAllEnvs()
+    const text = out.join('')
+    expect(text).toContain('4 scenarios: 4 replayed, 0 recorded · tests 2 passed, 0 failed, 0 skipped · hermetic 4/4')
+    expect(text.match(/the app servers? .*made/g)).toHaveLength(1)
+    expect(text).toContain("the app servers of 2 merged runs made 2 calls outside every test's browser request")
+    expect(text).toContain('did not set up): replayed from its own scenario app-server')
+  })
+
+  it('writes nothing into the metadata of a run with no blob reporter', () => {
+    const config = { rootDir: '/app/e2e', projects: [{}], reporter: [['json'] as [string]], metadata: {} }
+    new FluxlabPlaywrightReporter().onBegin(config)
+    expect(config.metadata).toEqual({})
   })
 
   it('keeps the same test of two projects apart, and names no namesake', () => {

@@ -6,14 +6,15 @@
  * Under `npx playwright merge-reports` it gets every shard's results from their blobs, facts included, and prints one
  * summary over all of them; each shard's own run prints its own.
  * The app server's own scenario (its calls outside every test's request) comes from `fluxlab serve`, which appends
- * its facts to the file this reporter names in the environment, at each such call.
+ * its facts to the file this reporter names in the environment, at each such call. A run that writes a blob carries
+ * them in its config's `metadata`, which `merge-reports` merges for the merged run's reporters.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import pc from 'picocolors'
-import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type TestFacts } from './facts.js'
+import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type FileFacts, type TestFacts } from './facts.js'
 import { readFacts } from './read-facts.js'
 import { githubOn, reportToGithub } from './github.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
@@ -44,6 +45,8 @@ interface ConfigLike {
   grepInvert?: RegExp | RegExp[] | null
   /** The reporters, `[name, options]` each (`github` annotates the failed tests). */
   reporter?: ReadonlyArray<readonly [string, unknown?]>
+  /** Written into a blob as it is when the blob is written; `merge-reports` merges the blobs' key by key. */
+  metadata?: Record<string, unknown>
 }
 interface SuiteLike {
   allTests(): TestCaseLike[]
@@ -132,7 +135,7 @@ export default class FluxlabPlaywrightReporter {
     // a merge's config names no file unless merge-reports got `-c`: the tests' own facts say where their config was
     const factsRoot = ran.find((t) => t.facts)?.facts?.rootDir
     const rootDir = this.config?.configFile ? join(this.config.configFile, '..') : (factsRoot ?? this.config?.rootDir ?? process.cwd())
-    const read = existsSync(this.file) ? readFacts(this.file) : { files: [] }
+    const read = { files: [...this.serverFacts(), ...(this.options._mode === 'merge' ? shardsServerFacts(this.config) : [])] }
     rmSync(this.file, { force: true })
     const checkObsolete = !this.interrupted && !(this.options._mode !== 'merge' && this.config?.shard) && !filtered(this.config)
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete })
@@ -150,7 +153,27 @@ export default class FluxlabPlaywrightReporter {
   onBegin(config: ConfigLike, suite?: SuiteLike): void {
     this.config = config
     this.suite = suite
+    // @note issue 39: a blob carries the tests' facts (their attachments) but nothing of the app server's own scenario.
+    // The blob reporter writes the config's `metadata` when the run ends, after the webServer stopped, by JSON.stringify:
+    // a `toJSON` there reads the server's facts then. One key a shard, as merge-reports keeps each key's last value.
+    if (this.options._mode === 'merge' || !config.metadata || !(config.reporter ?? []).some(([name]) => name === 'blob')) return
+    const run = config.shard ? `${config.shard.current}/${config.shard.total}` : randomBytes(4).toString('hex')
+    config.metadata[`${SERVER_FACTS_KEY} ${run}`] = { toJSON: () => this.serverFacts() }
   }
+
+  /** What `fluxlab serve` reported of the app server's own scenario in this run (nothing when it made no call of its own). */
+  private serverFacts(): FileFacts[] {
+    return existsSync(this.file) ? readFacts(this.file).files : []
+  }
+}
+
+/** The key of a run's `config.metadata` that carries the app server's facts into its blob. */
+const SERVER_FACTS_KEY = 'fluxlab app server'
+
+/** Under merge-reports: the app server's facts of every blob, from the merged config's `metadata`. */
+function shardsServerFacts(config: ConfigLike | undefined): FileFacts[] {
+  const carried = Object.entries(config?.metadata ?? {}).filter(([key]) => key.startsWith(SERVER_FACTS_KEY))
+  return carried.flatMap(([, facts]) => (Array.isArray(facts) ? (facts as FileFacts[]) : [])).filter((f) => Array.isArray(f?.outside?.sessions))
 }
 
 const keyOf = (test: TestCaseLike) => test.id ?? `${test.location.file}\0${test.titlePath().slice(1).join('\0')}\0${test.repeatEachIndex ?? 0}`

@@ -60,7 +60,7 @@ export interface SuiteSummary {
   /** `unanswered_call` warnings: a recorded call that never got an answer, stored so its replay waits as the client did. */
   unanswered: SuiteSummary['drift']
   /** The app server's own scenarios (Playwright, `fluxlab serve`) that took calls outside every test's request. */
-  appServer: Array<{ scenario: string; mode: 'record' | 'replay'; calls: number; refused: number }>
+  appServer: Array<{ scenario: string; mode: 'record' | 'replay'; calls: number; refused: number; servers: number }>
   /** Fixture directories (absolute) that no test of this run opened although their source test file ran. */
   obsolete: string[]
   /** Skipped tests that have a fixture (their recording ran them), with the unset variables their file read while collected. */
@@ -140,8 +140,14 @@ export function summarize(input: SummaryInput): SuiteSummary {
   // Whole-suite mode's file scenarios (calls outside every test) are scenarios too, and count as no test.
   for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false, false)
   for (const f of input.fileFacts ?? [])
-    for (const run of f.outside?.test === APP_SERVER ? f.outside.sessions : [])
-      if (run.modelCalls + run.toolCalls + run.failures.length > 0) s.appServer.push({ scenario: run.name, mode: run.mode, calls: run.modelCalls + run.toolCalls, refused: run.failures.length })
+    for (const run of f.outside?.test === APP_SERVER ? f.outside.sessions : []) {
+      if (run.modelCalls + run.toolCalls + run.failures.length === 0) continue
+      // @note one line a scenario: merge-reports has one app server a merged run (a shard), each with the same scenario
+      const seen = s.appServer.find((a) => a.scenario === run.name && a.mode === run.mode)
+      const calls = run.modelCalls + run.toolCalls
+      if (seen) Object.assign(seen, { calls: seen.calls + calls, refused: seen.refused + run.failures.length, servers: seen.servers + 1 })
+      else s.appServer.push({ scenario: run.name, mode: run.mode, calls, refused: run.failures.length, servers: 1 })
+    }
   s.fileFailures = fileFailures(input.fileFacts ?? [], input.fileErrors)
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
@@ -226,8 +232,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
   lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
-  for (const a of s.appServer)
-    lines.push(`${pad}${a.refused ? c.yellow('⚠') : '·'} the app server made ${a.calls || a.refused} call${(a.calls || a.refused) === 1 ? '' : 's'} outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up): ${a.refused ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)` : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`}`)
+  for (const a of s.appServer) lines.push(appServerLine(a, c, pad))
   for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   lines.push(...namesakeLines(s.duplicates, rel, pad), ...sharedLines(s.shared, pad))
@@ -271,3 +276,14 @@ function unseenLines(unseen: SuiteSummary['drift'], c: ReturnType<typeof pc.crea
 }
 
 const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`)
+
+/** The app server's own scenario: its calls outside every test's browser request (of each merged run's server, summed). */
+function appServerLine(a: SuiteSummary['appServer'][number], c: ReturnType<typeof pc.createColors>, pad: string): string {
+  const n = a.calls || a.refused
+  const who = a.servers > 1 ? `the app servers of ${a.servers} merged runs` : 'the app server'
+  const what = a.refused
+    ? `${a.refused} refused (its own scenario ${a.scenario} has no fixture here)`
+    : `${a.mode === 'replay' ? 'replayed from' : 'recorded into'} its own scenario ${a.scenario}`
+  const where = "outside every test's browser request (start-up, or a browser context fluxlab/playwright did not set up)"
+  return `${pad}${a.refused ? c.yellow('⚠') : '·'} ${who} made ${n} call${n === 1 ? '' : 's'} ${where}: ${what}`
+}

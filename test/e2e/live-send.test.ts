@@ -8,10 +8,9 @@
  * gets without fluxlab, and is still a live call in the summary. The same for an app server under `fluxlab serve`
  * (examples/chat-app in Playwright) whose own undici dispatcher is the only way to the vendor.
  */
-import { createServer, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { downProviderUrl, startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
-import { assertBuilt, copyProject, createProject, linkSelf, runPlaywright, runVitest, type Project, type RunResult } from './support/project.js'
+import { assertBuilt, copyProject, createProject, freePort, linkSelf, runPlaywright, runVitest, type Project, type RunResult } from './support/project.js'
 import { parseRunSummary } from './support/run-summary.js'
 
 const TIMEOUT = 120_000
@@ -93,15 +92,6 @@ describe('child processes whose own routing is the only way to the vendor, in wh
     }
   }, TIMEOUT)
 })
-
-/** A free port on 127.0.0.1 for the app server. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 // The app server's own way to the vendor, loaded before its code (`node --import`): Playwright's workers, which hold
 // the tapes, have none.

@@ -4,29 +4,21 @@
  * that ask the model through the app server; under FLAKY=1 one of them fails its first attempt. Recorded against the
  * local provider, then replayed offline (CI=1, FLUX_OFFLINE=1, a tripwire where the provider was): the summary's
  * passed, flaky, failed and skipped equal the stats of Playwright's own JSON report for the whole run, for each shard
- * of `--shard 1/2` and `--shard 2/2`, and for `merge-reports` over their blobs, which prints one summary. A test whose
+ * of `--shard 1/2` and `--shard 2/2`, and for `merge-reports` over their blobs, which prints one summary, the app
+ * server's own scenario included (the server asks the model once as it starts, and each shard's server replays it). A test whose
  * fixture is gone fails under CI with the command that records it; that command, run from the project root as
  * printed, runs that test in that project and nothing else, and records its fixture.
  */
 import { cpSync, readdirSync, rmSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
-import { assertBuilt, createProject, linkSelf, mergePlaywrightReports, runCommandLine, runPlaywright, type Project, type RunResult } from './support/project.js'
+import { startCapitalServer } from './support/capital-server.js'
+import { mergePlaywrightReports, recordPlaywrightSuite, runCommandLine, type Project, type RecordedSuite, type RunResult } from './support/project.js'
 import { parseRunSummary, type RunSummary } from './support/run-summary.js'
 
 const TIMEOUT = 240_000
 const KEY = 'sk-proj-Pl4ywr1ghtC0untsRec0rdingKey0nlyF0rTh1sTest3'
 const UK = 'answers the capital of UK'
 const FRANCE = 'answers the capital of France'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 interface Suite {
   specs?: Array<{ title: string; tests: Array<{ projectName: string; status: string; results: Array<{ status: string }> }> }>
@@ -58,40 +50,29 @@ const counts = (s: RunSummary | undefined) => (s?.tests ? { ...s.tests, refusals
 const fixtures = (p: Project, project: string) => readdirSync(p.path(`e2e/tests/scenarios/${project}`)).filter((d) => !d.startsWith('.')).sort()
 
 describe('fluxlab summary counts under retries, projects and shards (Playwright, config in e2e/)', () => {
-  let server: CapitalServer
-  let wire: Tripwire | undefined
+  let suite: RecordedSuite
   let project: Project
-  let record: RunResult
-  let port: number
-  let browser: Record<string, string>
-  const run = (json: string, env: Record<string, string>, args: string[] = []) =>
-    runPlaywright(project, ['-c', 'e2e', ...args], { PORT: String(port), PW_JSON: project.path(json), OPENAI_BASE_URL: `${server.url}/v1`, GEO_URL: server.url, ...browser, ...env }, TIMEOUT)
+  const run = (json: string, env: Record<string, string>, args: string[] = []) => suite.run(json, env, args)
   const offline = { CI: '1', FLUX_OFFLINE: '1' }
+  const wire = () => suite.wire
 
   beforeAll(async () => {
-    assertBuilt()
-    linkSelf()
-    const chromium = (await import('@sparticuz/chromium')).default
-    // @note without --single-process: with it the browser dies when the first test's context closes
-    browser = { CHROMIUM_PATH: await chromium.executablePath(), CHROMIUM_ARGS: JSON.stringify(chromium.args.filter((a) => a !== '--single-process')) }
-    port = await freePort()
-    project = createProject('playwright-counts')
-    server = await startCapitalServer()
-    record = await run('record.json', { OPENAI_API_KEY: KEY })
-    await server.close()
-    wire = await tripwire(server.url)
+    suite = await recordPlaywrightSuite('playwright-counts', { key: KEY, timeoutMs: TIMEOUT })
+    project = suite.project
   }, TIMEOUT)
   afterAll(async () => {
-    await wire?.close()
-    project?.remove()
+    await suite?.remove()
   })
 
-  test('recording runs each test in each project, and the summary counts 4 tests and 4 recordings', () => {
+  test("recording runs each test in each project, and the summary counts 4 tests, their 4 recordings and the server's own", () => {
+    const { record } = suite
     expect(record.code, record.output).toBe(0)
     expect(ran(project, 'record.json')).toEqual([`desktop > ${FRANCE}: expected (1)`, `desktop > ${UK}: expected (1)`, `narrow > ${FRANCE}: expected (1)`, `narrow > ${UK}: expected (1)`])
     const summary = parseRunSummary(record.output)
     expect(counts(summary), summary?.line ?? record.output).toEqual(pwCounts(project, 'record.json'))
-    expect(summary?.recorded).toBe(4)
+    expect(summary?.recorded).toBe(5)
+    expect(record.output).toContain("the app server made 3 calls outside every test's browser request")
+    expect(record.output).toContain('recorded into its own scenario app-server')
     for (const p of ['desktop', 'narrow']) expect(fixtures(project, p)).toHaveLength(2)
   })
 
@@ -101,10 +82,11 @@ describe('fluxlab summary counts under retries, projects and shards (Playwright,
     const summary = parseRunSummary(r.output)
     expect(counts(summary), summary?.line ?? r.output).toEqual(pwCounts(project, 'flaky.json'))
     expect(counts(summary)).toEqual({ passed: 2, flaky: 2, failed: 0, skipped: 0, refusals: {} })
-    // a retried test's runs count once, by its last attempt; each project's run counts on its own
-    expect(summary?.line).toContain('4 scenarios: 4 replayed, 0 recorded')
-    expect(summary?.line).toContain('hermetic 4/4')
-    expect(wire!.connections, 'connections to the closed provider').toBe(0)
+    // a retried test's runs count once, by its last attempt; each project's run counts on its own; the server's own too
+    expect(summary?.line).toContain('5 scenarios: 5 replayed, 0 recorded')
+    expect(summary?.line).toContain('hermetic 5/5')
+    expect(r.output).toContain("the app server made 3 calls outside every test's browser request")
+    expect(wire().connections, 'connections to the closed provider').toBe(0)
   }, TIMEOUT)
 
   test('--shard 1/2 and 2/2 each print their own counts, and merge-reports over their blobs prints one summary of the whole run', async () => {
@@ -118,6 +100,7 @@ describe('fluxlab summary counts under retries, projects and shards (Playwright,
     for (const [i, r] of shards.entries()) {
       const summary = parseRunSummary(r.output)
       expect.soft(counts(summary), `shard ${i + 1}: ${summary?.line ?? r.output}`).toEqual(pwCounts(project, `shard-${i + 1}.json`))
+      expect.soft(r.output).toContain("the app server made 3 calls outside every test's browser request")
       // a shard runs part of each file: the fixtures of the other shard's tests are not obsolete
       expect.soft(r.output).not.toContain('no test opened')
     }
@@ -127,15 +110,18 @@ describe('fluxlab summary counts under retries, projects and shards (Playwright,
     expect(lines, merged.output).toHaveLength(1)
     const summary = parseRunSummary(merged.output)
     expect(counts(summary), summary?.line).toEqual(pwCounts(project, 'merged.json'))
-    // the whole run's counts, as the unsharded run gave them
+    // the whole run's counts, as the unsharded run gave them; its scenarios, the shards' together (each shard's server replayed its own)
     expect(counts(summary)).toEqual(pwCounts(project, 'flaky.json'))
-    expect(summary?.line).toContain('4 scenarios: 4 replayed, 0 recorded')
-    expect(summary?.line).toContain('hermetic 4/4')
+    expect(summary?.line).toContain('6 scenarios: 6 replayed, 0 recorded')
+    expect(summary?.line).toContain('hermetic 6/6')
+    expect(merged.output).toContain("the app servers of 2 merged runs made 6 calls outside every test's browser request")
+    expect(merged.output).toContain('replayed from its own scenario app-server')
     expect(merged.output).not.toContain('no test opened')
     // merged with the reporter named on the command line and no config: the same one summary
     const bare = await mergePlaywrightReports(project, ['--reporter', 'fluxlab/playwright-reporter', blobs])
     expect(bare.output.split('\n').filter((l) => l.startsWith(' fluxlab ')), bare.output).toEqual([summary?.line])
-    expect(wire!.connections, 'connections to the closed provider').toBe(0)
+    expect(bare.output).toContain("the app servers of 2 merged runs made 6 calls outside every test's browser request")
+    expect(wire().connections, 'connections to the closed provider').toBe(0)
   }, TIMEOUT)
 
   test('the command a refusal prints, run from the project root, runs that test in its project only and records it', async () => {
@@ -149,14 +135,15 @@ describe('fluxlab summary counts under retries, projects and shards (Playwright,
 
     const live = await startCapitalServer()
     try {
-      const env = { PORT: String(port), PW_JSON: project.path('rerun.json'), OPENAI_BASE_URL: `${live.url}/v1`, GEO_URL: live.url, OPENAI_API_KEY: KEY, NPM_CONFIG_UPDATE_NOTIFIER: 'false', ...browser }
+      const env = { ...suite.env('rerun.json'), OPENAI_BASE_URL: `${live.url}/v1`, GEO_URL: live.url, OPENAI_API_KEY: KEY, NPM_CONFIG_UPDATE_NOTIFIER: 'false' }
       const r = await runCommandLine(project, command!, env, TIMEOUT)
       expect(r.code, r.output).toBe(0)
       expect(ran(project, 'rerun.json')).toEqual([`narrow > ${UK}: expected (1)`])
       expect(fixtures(project, 'narrow')).toContain(uk)
       expect(live.requests.filter((q) => q.kind === 'model')).toHaveLength(2)
       const summary = parseRunSummary(r.output)
-      expect(summary?.line).toContain('1 scenario: 0 replayed, 1 recorded')
+      // the test's recording, and the server's own scenario replayed
+      expect(summary?.line).toContain('2 scenarios: 1 replayed, 1 recorded')
       // a run of one test says nothing of the fixtures of the tests it left out
       expect(r.output).not.toContain('no test opened')
     } finally {

@@ -10,23 +10,13 @@
  */
 import { spawn } from 'node:child_process'
 import { readdirSync, renameSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './support/capital-server.js'
-import { assertBuilt, createProject, linkSelf, REPO, runPlaywright, type Project, type RunResult } from './support/project.js'
+import { recordPlaywrightSuite, REPO, type Project, type RecordedSuite } from './support/project.js'
 
 const TIMEOUT = 180_000
 const KEY = 'sk-proj-Pl4ywr1ghtLay0utRec0rdingKey0nlyF0rTh1sTest9'
 const TITLES = ['answers the capital of UK', 'answers the capital of France', 'shows the page without asking anything']
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 interface Suite {
   specs?: Array<{ title: string; tests: Array<{ results: Array<{ status: string }> }> }>
@@ -45,42 +35,33 @@ function statuses(p: Project, file: string): Record<string, string> {
 }
 
 describe('a Playwright suite with its config in e2e/ and its webServer at the project root', () => {
-  let server: CapitalServer
-  let wire: Tripwire | undefined
+  let suite: RecordedSuite
   let project: Project
-  let record: RunResult
-  let port: number
-  let browser: Record<string, string>
-  const run = (json: string, env: Record<string, string>) =>
-    runPlaywright(project, ['-c', 'e2e'], { PORT: String(port), PW_JSON: project.path(json), OPENAI_BASE_URL: `${server.url}/v1`, GEO_URL: server.url, ...browser, ...env }, TIMEOUT)
+  const run = (json: string, env: Record<string, string>) => suite.run(json, env)
 
   beforeAll(async () => {
-    assertBuilt()
-    linkSelf()
-    const chromium = (await import('@sparticuz/chromium')).default
-    // @note without --single-process: with it the browser dies when the first test's context closes
-    browser = { CHROMIUM_PATH: await chromium.executablePath(), CHROMIUM_ARGS: JSON.stringify(chromium.args.filter((a) => a !== '--single-process')) }
-    port = await freePort()
-    project = createProject('playwright-subdir')
-    // The adoption, exactly as docs/playwright.md gives it: the webServer entry wrapped, the spec's import swapped.
-    project.edit('e2e/playwright.config.ts', "import { defineConfig } from '@playwright/test'\n", "import { defineConfig } from '@playwright/test'\nimport { withFluxlab } from 'fluxlab/playwright'\n")
-    project.edit('e2e/playwright.config.ts', 'webServer: {', 'webServer: withFluxlab({')
-    project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  },\n", "stdout: 'pipe',\n  }),\n")
-    project.edit('e2e/tests/chat.spec.ts', "from '@playwright/test'", "from 'fluxlab/playwright'")
-    server = await startCapitalServer()
-    record = await run('record.json', { OPENAI_API_KEY: KEY })
-    await server.close()
-    wire = await tripwire(server.url)
+    suite = await recordPlaywrightSuite('playwright-subdir', {
+      key: KEY,
+      timeoutMs: TIMEOUT,
+      // The adoption, exactly as docs/playwright.md gives it: the webServer entry wrapped, the spec's import swapped.
+      adopt: (p) => {
+        const config = "import { defineConfig } from '@playwright/test'\n"
+        p.edit('e2e/playwright.config.ts', config, `${config}import { withFluxlab } from 'fluxlab/playwright'\n`)
+        p.edit('e2e/playwright.config.ts', 'webServer: {', 'webServer: withFluxlab({')
+        p.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  },\n", "stdout: 'pipe',\n  }),\n")
+        p.edit('e2e/tests/chat.spec.ts', "from '@playwright/test'", "from 'fluxlab/playwright'")
+      },
+    })
+    project = suite.project
   }, TIMEOUT)
   afterAll(async () => {
-    await wire?.close()
-    project?.remove()
+    await suite?.remove()
   })
 
   test('recording passes and writes each test fixture next to the config, with no key in it', () => {
-    expect(record.code, record.output).toBe(0)
+    expect(suite.record.code, suite.record.output).toBe(0)
     expect(statuses(project, 'record.json')).toEqual(Object.fromEntries(TITLES.map((t) => [t, 'passed'])))
-    expect(server.requests.filter((r) => r.kind === 'model')).toHaveLength(4)
+    expect(suite.provider.requests.filter((r) => r.kind === 'model')).toHaveLength(4)
     const dirs = readdirSync(project.path('e2e/tests/scenarios')).filter((d) => !d.startsWith('.'))
     expect(dirs.sort()).toEqual([expect.stringContaining('capital-of-france-'), expect.stringContaining('capital-of-uk-')])
     expect(project.read(`e2e/tests/scenarios/${dirs[0]}/scenario.yaml`)).toMatch(/keyVars:\n {2}- OPENAI_API_KEY/)
@@ -93,7 +74,7 @@ describe('a Playwright suite with its config in e2e/ and its webServer at the pr
     expect.soft(r.output).not.toMatch(/Missing credentials|was not able to start|Failed to find the fixtures/)
     expect.soft(statuses(project, 'replay.json')).toEqual(statuses(project, 'record.json'))
     expect.soft(r.code, r.output).toBe(0)
-    expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+    expect.soft(suite.wire.connections, 'connections to the closed provider').toBe(0)
   }, TIMEOUT)
 
   test("withFluxlab(entry, { dir }) moves the root for the tests and the server together: replay from there passes offline", async () => {
@@ -104,7 +85,7 @@ describe('a Playwright suite with its config in e2e/ and its webServer at the pr
       expect.soft(statuses(project, 'moved.json')).toEqual(statuses(project, 'record.json'))
       expect.soft(r.code, r.output).toBe(0)
       expect.soft(project.exists('e2e/tests/scenarios'), 'a fixture written at the old root').toBe(false)
-      expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+      expect.soft(suite.wire.connections, 'connections to the closed provider').toBe(0)
     } finally {
       project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n", "stdout: 'pipe',\n  }),\n")
       renameSync(project.path('e2e/recordings'), project.path('e2e/tests/scenarios'))
@@ -115,9 +96,11 @@ describe('a Playwright suite with its config in e2e/ and its webServer at the pr
   // where no fixture is: serve says so before the server starts, and then why the server died.
   test('serve that reads a root with no fixture while the tests have some says so at start, and names why the server died', async () => {
     const cli = join(REPO, 'dist/cli.js')
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: '1', FLUX_OFFLINE: '1', PORT: String(port), OPENAI_BASE_URL: `${server.url}/v1` }
+    const { PORT, OPENAI_BASE_URL } = suite.env('unused.json')
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: '1', FLUX_OFFLINE: '1', PORT, OPENAI_BASE_URL }
     const r = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [cli, 'serve', '--ready', `http://127.0.0.1:${port}/health`, '--', 'node', 'server.mjs'], { cwd: project.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      const argv = [cli, 'serve', '--ready', `http://127.0.0.1:${PORT}/health`, '--', 'node', 'server.mjs']
+      const child = spawn(process.execPath, argv, { cwd: project.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
       let output = ''
       child.stdout.on('data', (d: Buffer) => (output += d.toString()))
       child.stderr.on('data', (d: Buffer) => (output += d.toString()))

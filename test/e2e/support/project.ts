@@ -6,9 +6,11 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { basename, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startCapitalServer, tripwire, type CapitalServer, type Tripwire } from './capital-server.js'
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 const PROJECTS = join(REPO, 'test/e2e/projects')
@@ -137,11 +139,18 @@ export type Template =
   | 'playwright-counts'
   | 'vitest-child-routes'
 
-/** Copy `test/e2e/projects/<template>` to a fresh dir under `.e2e-tmp/`. */
+/** Files some templates share, from `test/e2e/projects/shared/`: where each goes in the project, and which file it is. */
+const SHARED: Partial<Record<Template, Record<string, string>>> = {
+  'playwright-subdir': { 'server.mjs': 'playwright-chat-server.mjs' },
+  'playwright-counts': { 'server.mjs': 'playwright-chat-server.mjs' },
+}
+
+/** Copy `test/e2e/projects/<template>` (and the shared files it names) to a fresh dir under `.e2e-tmp/`. */
 export function createProject(template: Template): Project {
   mkdirSync(TMP, { recursive: true })
   const dir = mkdtempSync(join(TMP, `${template}-`))
   cpSync(join(PROJECTS, template), dir, { recursive: true })
+  for (const [to, from] of Object.entries(SHARED[template] ?? {})) cpSync(join(PROJECTS, 'shared', from), join(dir, to))
   return new Project(dir)
 }
 
@@ -222,4 +231,54 @@ export function runCommandLine(project: Project, line: string, env: Record<strin
 /** `jest <args>` in the project. */
 export function runJest(project: Project, args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
   return run(JEST_BIN, project, ['--watchman=false', ...args], env, timeoutMs)
+}
+
+/** A free port on 127.0.0.1 (an app server's). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** A Playwright project of issue 39 (config in `e2e/`), recorded against a local provider that is closed since. */
+export interface RecordedSuite {
+  readonly project: Project
+  /** The provider the recording used: closed, its requests still logged. */
+  readonly provider: CapitalServer
+  /** Where the provider was: the connections every later run made there. */
+  readonly wire: Tripwire
+  readonly record: RunResult
+  /** What a run needs besides its mode: the app server's port, the provider's URLs, the browser, the JSON report's path. */
+  env(json: string): Record<string, string>
+  /** `playwright test -c e2e <args>`, its JSON report written to `json`. */
+  run(json: string, env?: Record<string, string>, args?: string[]): Promise<RunResult>
+  remove(): Promise<void>
+}
+
+/**
+ * The steps issue 39's Playwright tests share: copy the project and make its adoption edits, record it with the key set
+ * against a local provider, then close the provider and set a tripwire where it was, for the offline runs that follow.
+ * @example
+ * const suite = await recordPlaywrightSuite('playwright-counts', { key, timeoutMs })
+ * const replay = await suite.run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
+ */
+export async function recordPlaywrightSuite(template: Template, o: { key: string; timeoutMs: number; adopt?: (p: Project) => void }): Promise<RecordedSuite> {
+  assertBuilt()
+  linkSelf()
+  const chromium = (await import('@sparticuz/chromium')).default
+  // @note without --single-process: with it the browser dies when the first test's context closes
+  const browser = { CHROMIUM_PATH: await chromium.executablePath(), CHROMIUM_ARGS: JSON.stringify(chromium.args.filter((a) => a !== '--single-process')) }
+  const port = await freePort()
+  const project = createProject(template)
+  o.adopt?.(project)
+  const provider = await startCapitalServer()
+  const env = (json: string) => ({ PORT: String(port), PW_JSON: project.path(json), OPENAI_BASE_URL: `${provider.url}/v1`, GEO_URL: provider.url, ...browser })
+  const run = (json: string, extra: Record<string, string> = {}, args: string[] = []) =>
+    runPlaywright(project, ['-c', 'e2e', ...args], { ...env(json), ...extra }, o.timeoutMs)
+  const record = await run('record.json', { OPENAI_API_KEY: o.key })
+  await provider.close()
+  const wire = await tripwire(provider.url)
+  return { project, provider, wire, record, env, run, remove: async () => (await wire.close(), project.remove()) }
 }

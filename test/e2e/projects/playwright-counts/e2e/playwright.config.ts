@@ -25,7 +25,8 @@ export default defineConfig({
     command: 'node server.mjs',
     cwd: '..',
     url: `http://127.0.0.1:${PORT}/health`,
-    env: { PORT: String(PORT) },
+    // the server asks the model once as it starts, outside every test: its own scenario, which each shard's server replays
+    env: { PORT: String(PORT), WARM_UP: '1' },
     reuseExistingServer: false,
     stdout: 'pipe',
   }),

@@ -1,4 +1,5 @@
 // A chat app nobody wrote for fluxlab: GET /api/ask?q=… asks OpenAI (streamed, with one HTTP tool) and answers the text.
+// The server.mjs of test/e2e/projects/playwright-subdir and playwright-counts (test/e2e/support/project.ts copies it in).
 import { createServer } from 'node:http'
 import OpenAI from 'openai'
 
@@ -51,6 +52,9 @@ async function ask(question) {
   }
   return (await turn(messages)).text
 }
+
+// Under WARM_UP, the server asks once before it listens: a call outside every test's request, in its own scenario.
+if (process.env.WARM_UP) await ask('What is the capital of Spain? Use the tool.')
 
 createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://app')
