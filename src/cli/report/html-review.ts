@@ -21,7 +21,10 @@ function change(c: StepChange): string {
   const head = `<b>${esc(c.step)}</b> <code>${esc(c.label)}</code>`
   if (c.kind !== 'changed') return `<li>${head} ${c.kind}${c.summary ? `: ${c.kind === 'added' ? pair(undefined, c.summary) : pair(c.summary, undefined)}` : ''}</li>`
   const rows: string[] = []
-  for (const f of c.request ?? []) rows.push(`<li>${f.message ? `${esc(f.message)} ` : ''}<code>${esc(f.field)}</code> ${f.kind}: ${pair(f.before, f.after)}</li>`)
+  for (const f of c.request ?? []) {
+    const what = f.sameAs ? `the same change as at ${esc(f.sameAs)}` : `${f.kind}: ${pair(f.before, f.after)}`
+    rows.push(`<li>${f.message ? `${esc(f.message)} ` : ''}<code>${esc(f.field)}</code> ${what}</li>`)
+  }
   if (c.answer) rows.push(`<li>answer: ${pair(c.answer.before, c.answer.after)}</li>`)
   if (c.toolCalls) rows.push(`<li>tool calls: ${pair(c.toolCalls.before.join(', ') || 'none', c.toolCalls.after.join(', ') || 'none')}</li>`)
   if (c.output) rows.push(`<li>output: ${pair(c.output.before, c.output.after)}</li>`)

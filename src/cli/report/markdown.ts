@@ -68,7 +68,8 @@ function changeLines(c: StepChange): string[] {
   const lines = [`${head} changed`]
   for (const f of c.request ?? []) {
     const where = `${f.message ? `${f.message} ` : ''}${code(f.field)}`
-    if (f.kind === 'changed') lines.push(`  - ${where}: ${code(f.before ?? '')} → ${code(f.after ?? '')}`)
+    if (f.sameAs) lines.push(`  - ${where}: the same change as at ${f.sameAs}`)
+    else if (f.kind === 'changed') lines.push(`  - ${where}: ${code(f.before ?? '')} → ${code(f.after ?? '')}`)
     else lines.push(`  - ${where} ${f.kind}: ${code((f.kind === 'added' ? f.after : f.before) ?? '')}`)
   }
   if (c.answer) lines.push(`  - answer: ${code(c.answer.before)} → ${code(c.answer.after)}`)

@@ -9,9 +9,10 @@ const REPORT_STYLE = `
 .filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; margin: 12px 0; }
 .filters input[type=search], .filters select { font: inherit; padding: 3px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 .filters input[type=search] { min-width: 280px; }
-table.suite { border-collapse: collapse; width: 100%; font-size: 13px; }
+table.suite { border-collapse: collapse; width: 100%; font: 13px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin-top: 0; }
 table.suite th, table.suite td { border: 0; border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-table.suite th { position: sticky; top: 0; background: var(--bg); }
+table.suite th { background: var(--card); }
+table.suite td .dim, .problems { font-size: 12px; }
 table.suite td.num, table.suite th.num { text-align: right; white-space: nowrap; }
 table.suite tr[hidden] { display: none; }
 .result { border-radius: 10px; padding: 0 8px; font-size: 12px; white-space: nowrap; border: 1px solid currentColor; }

@@ -25,6 +25,8 @@ interface FieldChange {
   kind: JsonDiffRow['kind']
   before?: string
   after?: string
+  /** The same change was already shown at this earlier step (a later turn carries the conversation again). */
+  sameAs?: string
 }
 
 export interface StepChange {
@@ -73,11 +75,17 @@ export function reviewFixture(name: string, dir: string, before: Fixture | undef
   const a = before ? labelled(fixtureSteps(before)) : []
   const b = after ? labelled(fixtureSteps(after)) : []
   const changes: StepChange[] = []
+  const seen = new Map<string, string>()
   for (const [i, j] of align(a.map((s) => s.sig), b.map((s) => s.sig))) {
     if (i === undefined) changes.push({ step: b[j!].id, kind: 'added', label: b[j!].label, summary: summaryOf(b[j!].step) })
     else if (j === undefined) changes.push({ step: a[i].id, kind: 'removed', label: a[i].label, summary: summaryOf(a[i].step) })
     else {
       const c = compareStep(a[i].step, b[j].step)
+      for (const f of c?.request ?? []) {
+        const key = `${f.path}\0${f.before}\0${f.after}`
+        if (seen.has(key)) f.sameAs = seen.get(key)
+        else seen.set(key, b[j].id)
+      }
       if (c) changes.push({ step: b[j].id, kind: 'changed', label: b[j].label, ...c })
     }
   }
