@@ -67,7 +67,7 @@ export interface TraceOptions {
   divergedAt?: number
   /** Prefix of the steps' element ids (`step-3` → `a-step-3`). */
   prefix?: string
-  /** Longest request or response body kept, in characters (the rest is cut, with a note). */
+  /** Longest request or response body kept, in characters (the rest is cut, with a note); 0 leaves the bodies out. */
   maxBody?: number
 }
 
@@ -147,8 +147,8 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody }: TraceOption
       <div class="facts">${facts.join(' · ')}</div>
       ${lines.join('\n      ')}
       ${chunkStrip(s)}
-      ${s.requestBody !== undefined ? body('request', s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments', s.requestBody, maxBody) : ''}
-      ${s.responseBody !== undefined ? body('response', s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output', s.responseBody, maxBody) : ''}
+      ${s.requestBody !== undefined && maxBody !== 0 ? body('request', s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments', s.requestBody, maxBody) : ''}
+      ${s.responseBody !== undefined && maxBody !== 0 ? body('response', s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output', s.responseBody, maxBody) : ''}
     </li>`
 }
 
