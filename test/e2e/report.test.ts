@@ -2,7 +2,8 @@
  * Issue 41 item 2, end to end: a consumer project records four scenarios with vitest, commits its fixtures (real git in a
  * temp dir), then re-records one of them with a changed prompt. `fluxlab report --since HEAD --markdown` names that
  * fixture and the changed text, and no other; `--fail-on` gates on it; `fluxlab report --html` names every scenario
- * with the last run's result, and opens in headless Chromium with no console error and no network request.
+ * with the last run's result, and opens in headless Chromium with no console error and no network request; so does the
+ * `--since --html` review, both versions side by side.
  */
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, statSync } from 'node:fs'
@@ -119,7 +120,14 @@ describe('fluxlab report --html in headless Chromium', () => {
     if (process.env.FLUX_DOCS_SHOT) copyFileSync(join(shots, 'report-html.png'), join(REPO, 'docs/report-html.png'))
     expect(errors).toEqual([])
     expect(new Set(requests)).toEqual(new Set([`file://${p.path('report.html')}`]))
-    expect(browser.refused).toEqual([])
     await page.close()
+    // the review of the re-record, both versions side by side
+    const review = await browser.open(p.path('review.html'))
+    expect(await review.page.locator('section.fixture > h2').allTextContents()).toEqual(['capital behaviour changed'])
+    expect(await review.page.locator('section.fixture .pair > div').count()).toBe(2)
+    expect(await review.page.locator('section.fixture ins').first().textContent()).toBe(NEW_PROMPT)
+    expect(review.errors).toEqual([])
+    expect(browser.refused).toEqual([])
+    await review.page.close()
   }, 60_000)
 })

@@ -94,7 +94,8 @@ function reviewSince(since: string, root: string, patterns: readonly string[], r
   const { top, fixtures } = changedFixtures(since, root)
   const scratch = scratchDir()
   const res: Reviewed = { reviews: [], views: [] }
-  const wanted = patterns.map((p) => (/[*?[]/.test(p) ? globToRegExp(p) : new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&')}(/forks/.*)?$`)))
+  // as everywhere on the command line: a name is that fixture (its forks only by a glob, `triage/**`)
+  const wanted = patterns.map((p) => (/[*?[]/.test(p) ? globToRegExp(p) : new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&')}$`)))
   try {
     for (const f of fixtures) {
       const rel = relative(root, f.dir).split(sep).join('/')
