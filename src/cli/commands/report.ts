@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { relative, resolve, sep } from 'node:path'
 import { existingFixture, readFixture } from '../../cassette/fixture.js'
 import { globToRegExp } from '../../context/glob.js'
+import { isFluxError } from '../../errors.js'
 import { PRICES_AS_OF } from '../../pricing/index.js'
 import { redactMessage } from '../../secrets/redact.js'
 import { VERSION } from '../../version.js'
@@ -16,7 +17,7 @@ import { changedFixtures, fixtureAt, scratchDir } from '../report/git.js'
 import { reviewHtml } from '../report/html-review.js'
 import { resultLabel, suiteHtml } from '../report/html-suite.js'
 import { headline, reviewMarkdown, suiteMarkdown } from '../report/markdown.js'
-import { reviewFixture, type FixtureReview } from '../report/review.js'
+import { reviewFixture, unreadableReview, type FixtureReview } from '../report/review.js'
 import { buildSuite, type Suite } from '../report/suite.js'
 
 const OPTIONS = {
@@ -102,10 +103,19 @@ function reviewSince(since: string, root: string, patterns: readonly string[], r
       const name = rel && !rel.startsWith('..') ? rel : display(f.dir)
       if (wanted.length && !wanted.some((re) => re.test(name))) continue
       const opts = { disable: read.disable, rerun: false as const }
-      const before = f.oldFiles.length ? readFixture(fixtureAt(since, top, f.oldFiles, scratch), opts) : undefined
-      const after = existingFixture(f.dir, opts)
-      res.reviews.push(reviewFixture(name, display(f.dir), before, after, read.pricing))
-      res.views.push({ ...(before ? { before: runView(before, read.pricing) } : {}), ...(after ? { after: runView(after, read.pricing) } : {}) })
+      let which = `the version at ${since}`
+      try {
+        const before = f.oldFiles.length ? readFixture(fixtureAt(since, top, f.oldFiles, scratch), opts) : undefined
+        which = 'the version in the working tree'
+        const after = existingFixture(f.dir, opts)
+        res.reviews.push(reviewFixture(name, display(f.dir), before, after, read.pricing))
+        res.views.push({ ...(before ? { before: runView(before, read.pricing) } : {}), ...(after ? { after: runView(after, read.pricing) } : {}) })
+      } catch (e) {
+        if (!isFluxError(e)) throw e
+        // @note a fixture that changed is named even when a version cannot be read (an older format, a broken line)
+        res.reviews.push(unreadableReview(name, display(f.dir), `${which} could not be read: ${e.message.split('\n')[0]}`))
+        res.views.push({})
+      }
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true })

@@ -33,6 +33,7 @@ const secs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms
  * beforeAfter(r, (s) => s.steps, String) // '3 → 4'
  */
 export function beforeAfter(r: FixtureReview, pick: (s: NonNullable<FixtureReview['after']>) => number, show: (n: number) => string): string {
+  if (!r.before && !r.after) return '?'
   if (!r.before) return show(pick(r.after!))
   if (!r.after) return `${show(pick(r.before))} → none`
   const a = pick(r.before)
@@ -48,6 +49,7 @@ export function beforeAfter(r: FixtureReview, pick: (s: NonNullable<FixtureRevie
 export function headline(r: FixtureReview): string {
   if (r.status === 'added') return 'new fixture'
   if (r.status === 'removed') return 'fixture removed'
+  if (r.status === 'unreadable') return r.reason ?? 'unreadable'
   if (!r.behaviour) return 're-recorded: same steps, requests and answers (timing, ids or metadata only)'
   const parts = r.changes.slice(0, 4).map((c) => {
     if (c.kind !== 'changed') return `${c.step} ${c.label} ${c.kind}`

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import type { Fixture, ModelCell, ToolCell } from '../../cassette/cell.js'
 import { breaches, parseFailOn } from './fail-on.js'
 import { reviewMarkdown } from './markdown.js'
-import { align, reviewFixture } from './review.js'
+import { align, reviewFixture, unreadableReview } from './review.js'
 import { around, fieldOf } from './text-change.js'
 
 const usage = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
@@ -141,5 +141,14 @@ describe('--fail-on', () => {
     expect(big).toHaveLength(1)
     expect(big[0].message).toMatch(/^cost of the changed fixtures \$[\d.]+ → \$[\d.]+ \(\+\d+\.\d%; allowed \+20%\)$/)
     expect(breaches(parseFailOn(['steps'], true), [grown(20)], [])).toEqual([])
+  })
+})
+
+describe('unreadableReview', () => {
+  test('names the fixture, the version and why, cut to one short line', () => {
+    const r = unreadableReview('capital', 'd', `the version at main could not be read: ${'x'.repeat(400)}`)
+    expect(r).toMatchObject({ name: 'capital', status: 'unreadable', behaviour: true })
+    expect(r.reason).toHaveLength(240)
+    expect(reviewMarkdown([r], { since: 'main', breaches: [] })).toContain('| `capital` | ? | ? / ? | ? | ? | the version at main could not be read: xxx')
   })
 })

@@ -56,7 +56,9 @@ interface Side {
 export interface FixtureReview {
   name: string
   dir: string
-  status: 'added' | 'removed' | 'changed'
+  status: 'added' | 'removed' | 'changed' | 'unreadable'
+  /** `unreadable`: which version could not be read, and why (redacted): the fixture changed, how is unknown. */
+  reason?: string
   /** A step, a request, an answer, a tool call or an output differs (not only timing, ids or metadata). */
   behaviour: boolean
   before?: Side
@@ -203,4 +205,14 @@ function fieldChanges(a: unknown, b: unknown, body?: unknown): FieldChange[] {
     if (r.kind === 'added') return { ...change, after: redactMessage(around('', text(r.actual))[1]) }
     return { ...change, before: redactMessage(around(text(r.recorded), '')[0]) }
   })
+}
+
+/**
+ * The review of a fixture one of whose versions could not be read (an older format, a broken line): named, with why.
+ * @example
+ * unreadableReview('capital', 'tests/scenarios/capital', 'the version at origin/main: formatVersion 0 …')
+ */
+export function unreadableReview(name: string, dir: string, reason: string): FixtureReview {
+  const text = redactMessage(reason)
+  return { name, dir, status: 'unreadable', reason: text.length > 240 ? `${text.slice(0, 239)}…` : text, behaviour: true, added: 0, removed: 0, changes: [] }
 }
