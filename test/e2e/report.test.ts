@@ -125,6 +125,8 @@ describe('fluxlab report --html in headless Chromium', () => {
     const review = await browser.open(p.path('review.html'))
     expect(await review.page.locator('section.fixture > h2').allTextContents()).toEqual(['capital behaviour changed'])
     expect(await review.page.locator('section.fixture .pair > div').count()).toBe(2)
+    // both model turns' requests changed: marked on both sides
+    expect(await review.page.locator('.pair li.step.diverged .badge').allTextContents()).toEqual(['changed', 'changed', 'changed', 'changed'])
     expect(await review.page.locator('section.fixture ins').first().textContent()).toBe(NEW_PROMPT)
     expect(review.errors).toEqual([])
     expect(browser.refused).toEqual([])

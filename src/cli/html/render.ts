@@ -65,6 +65,8 @@ for (const [id, open] of [['expand-all', true], ['collapse-all', false]])
 /** How one trace is drawn inside a page: ids prefixed (two traces side by side), bodies cut past `maxBody` characters. */
 export interface TraceOptions {
   divergedAt?: number
+  /** Steps to mark, by id (`model#2`), with the badge each gets (`changed`, `added`): a review's side of a fixture. */
+  marks?: ReadonlyMap<string, string>
   /** Prefix of the steps' element ids (`step-3` → `a-step-3`). */
   prefix?: string
   /** Longest request or response body kept, in characters (the rest is cut, with a note); 0 leaves the bodies out. */
@@ -98,7 +100,7 @@ function forkBanner(fork: { parent: string; at?: number }, change: unknown): str
     : `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: the same steps as its parent.</p>`
 }
 
-function timeline(steps: StepView[], { divergedAt, prefix = '' }: TraceOptions): string {
+function timeline(steps: StepView[], { divergedAt, prefix = '', marks }: TraceOptions): string {
   const total = Math.max(1, steps.reduce((n, s) => n + Math.max(s.durationMs, 1), 0))
   let at = 0
   const bars = steps.map((s) => {
@@ -108,7 +110,7 @@ function timeline(steps: StepView[], { divergedAt, prefix = '' }: TraceOptions):
     const ticks = s.chunks
       .map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`)
       .join('')
-    const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index ? ' diverged' : ''}`
+    const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index || marks?.has(s.id) ? ' diverged' : ''}`
     return `<a class="${cls}" href="#${prefix}step-${s.index}" data-step="${s.index}" style="left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%" title="${esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)}">${ticks}</a>`
   })
   const rows = steps
@@ -117,8 +119,9 @@ function timeline(steps: StepView[], { divergedAt, prefix = '' }: TraceOptions):
   return `<div class="timeline">${rows}</div>`
 }
 
-function stepCard(s: StepView, { divergedAt, prefix = '', maxBody }: TraceOptions): string {
-  const diverged = divergedAt === s.index
+function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: TraceOptions): string {
+  const mark = marks?.get(s.id)
+  const diverged = divergedAt === s.index || mark !== undefined
   const head =
     s.channel === 'model'
       ? `<span class="id">${esc(s.id)}</span> <b>${esc(s.model ?? '?')}</b> <span class="dim">${esc(s.family ?? '')}</span>`
@@ -143,7 +146,7 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody }: TraceOption
   if (s.truncated) lines.push(`<div class="warn">truncated: the body was stored cut over the cap</div>`)
   if (s.injected) lines.push(`<div class="warn">injected by the what-if: ${esc(s.injected)}</div>`)
   return `    <li class="step ${s.channel}${diverged ? ' diverged' : ''}" id="${prefix}step-${s.index}" data-step="${s.index}">
-      <div class="head"><span class="n">${s.index}</span> ${head}${diverged ? ' <span class="badge">diverges here</span>' : ''}${s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''}</div>
+      <div class="head"><span class="n">${s.index}</span> ${head}${diverged ? ` <span class="badge">${mark ? esc(mark) : 'diverges here'}</span>` : ''}${s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''}</div>
       <div class="facts">${facts.join(' · ')}</div>
       ${lines.join('\n      ')}
       ${chunkStrip(s)}

@@ -35,8 +35,18 @@ function change(c: StepChange): string {
 const secs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`)
 
 function section(r: FixtureReview, views: { before?: RunView; after?: RunView }, i: number, open: boolean): string {
-  const side = (v: RunView | undefined, label: string, prefix: string) =>
-    `<div><h3>${label}</h3>${v ? traceSections(v, { prefix, maxBody: MAX_BODY }) : '<p class="dim">(no fixture)</p>'}</div>`
+  const before = new Map<string, string>()
+  const after = new Map<string, string>()
+  for (const c of r.changes) {
+    if (c.kind === 'removed') before.set(c.step, 'removed')
+    else if (c.kind === 'added') after.set(c.step, 'added')
+    else {
+      before.set(c.was ?? c.step, 'changed')
+      after.set(c.step, 'changed')
+    }
+  }
+  const side = (v: RunView | undefined, label: string, prefix: string, marks: Map<string, string>) =>
+    `<div><h3>${label}</h3>${v ? traceSections(v, { prefix, maxBody: MAX_BODY, marks }) : '<p class="dim">(no fixture)</p>'}</div>`
   return `<section class="fixture" id="f-${i}" data-name="${esc(r.name)}">
 <h2>${esc(r.name)} <span class="result ${r.behaviour ? 'diverged' : 'replayed'}">${r.status === 'changed' ? (r.behaviour ? 'behaviour changed' : 'same behaviour') : r.status}</span></h2>
 <p class="meta">${esc(r.dir)} · ${esc(headline(r))}</p>
@@ -48,7 +58,7 @@ function section(r: FixtureReview, views: { before?: RunView; after?: RunView },
 </ul>
 ${r.changes.length ? `<ul class="changes">${r.changes.map(change).join('\n')}</ul>` : ''}
 <details class="versions"${open ? ' open' : ''}><summary>Both versions side by side</summary>
-<div class="pair">${side(views.before, 'before', `f${i}a-`)}${side(views.after, 'after', `f${i}b-`)}</div>
+<div class="pair">${side(views.before, 'before', `f${i}a-`, before)}${side(views.after, 'after', `f${i}b-`, after)}</div>
 </details>
 </section>`
 }

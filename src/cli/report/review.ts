@@ -35,6 +35,8 @@ export interface StepChange {
   kind: 'added' | 'removed' | 'changed'
   /** The model id or the tool name. */
   label: string
+  /** A changed step's id in the old version, where it differs (`tool#2` now was `tool#1`). */
+  was?: string
   /** An added step's answer or a removed step's, in one line. */
   summary?: string
   request?: FieldChange[]
@@ -88,7 +90,7 @@ export function reviewFixture(name: string, dir: string, before: Fixture | undef
         if (seen.has(key)) f.sameAs = seen.get(key)
         else seen.set(key, b[j].id)
       }
-      if (c) changes.push({ step: b[j].id, kind: 'changed', label: b[j].label, ...c })
+      if (c) changes.push({ step: b[j].id, kind: 'changed', label: b[j].label, ...(a[i].id !== b[j].id ? { was: a[i].id } : {}), ...c })
     }
   }
   const side = (fx: Fixture | undefined): Side | undefined => {
