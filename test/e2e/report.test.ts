@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchChromium, type Browser } from './support/chromium.js'
 import { startCapitalServer, type CapitalServer } from './support/capital-server.js'
 import { expectExit } from './support/modes.js'
-import { assertBuilt, createProject, linkSelf, REPO, runCommandLine, runVitest, type Project } from './support/project.js'
+import { assertBuilt, createProject, linkSelf, REPO, runCommandLine, runJest, runVitest, type Project } from './support/project.js'
 
 const TIMEOUT = 150_000
 const CLI = `node ${JSON.stringify(join(REPO, 'dist/cli.js'))}`
@@ -48,10 +48,25 @@ beforeAll(async () => {
   expectExit(await runVitest(p, FILES, { PROVIDER_URL: server.url, CI: '1' }), 0)
 }, TIMEOUT)
 
+const others: Project[] = []
 afterAll(async () => {
   await browser?.close()
   await server?.close()
-  if (!process.env.E2E_KEEP) p?.remove()
+  if (!process.env.E2E_KEEP) for (const x of [p, ...others]) x?.remove()
+})
+
+describe('the last run the jest reporter writes', () => {
+  test('is what the report shows: a recording, then a replay', async () => {
+    const j = createProject('jest-agent')
+    others.push(j)
+    expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url }), 0)
+    const recorded = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
+    expect(recorded.lastRun.runner).toBe('jest')
+    expect(recorded.scenarios.map((e: { name: string; last: { mode: string; result: string } }) => [e.name, e.last.mode, e.last.result])).toEqual([['capital', 'record', 'recorded']])
+    expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url, CI: '1' }), 0)
+    const replayed = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
+    expect(replayed.scenarios[0].last).toMatchObject({ mode: 'replay', result: 'replayed', test: { file: 'capital.test.cjs', state: 'passed' } })
+  }, TIMEOUT)
 })
 
 describe('fluxlab report --since HEAD', () => {
