@@ -55,8 +55,10 @@ try {
   process.env.TMPDIR = unpacked
   const executablePath = await pack.executablePath()
   if (!executablePath.startsWith(unpacked + sep)) throw new Error(`the browser unpacked to ${executablePath}`)
-  const args = [...pack.args, '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, viewport: { width: 1280, height: 900 }, offline: true })
+  const args = [...pack.args, '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
+  args.push('--disable-background-networking', '--disable-component-update', '--disable-sync')
+  const viewport = { width: 1280, height: 900 }
+  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, viewport, offline: true })
   const loads = []
   const opens = []
   let rows = 0

@@ -13,7 +13,8 @@ afterEach(() => {
 })
 
 const session = (over: Partial<SessionFacts>): SessionFacts => ({
-  name: 'capital', dir: '/repo/tests/scenarios/capital', mode: 'replay', modelCalls: 2, toolCalls: 1, modelLive: 0, hermetic: true, failures: [], warnings: [], cost: 0.0001, unpriced: [], ...over,
+  name: 'capital', dir: '/repo/tests/scenarios/capital', mode: 'replay', modelCalls: 2, toolCalls: 1, modelLive: 0, hermetic: true,
+  failures: [], warnings: [], cost: 0.0001, unpriced: [], ...over,
 })
 const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[]): RanTest => ({
   file: '/repo/test/a.test.ts', name, line: 7, state,
@@ -28,7 +29,7 @@ test('the last run keeps each scenario with its mode, result and redacted proble
   writeLastRun(
     [
       ran('replays', 'passed', [session({})]),
-      ran('diverges', 'failed', [session({ name: 'b', dir: '/s/b', failures: [{ code: 'model_index_overflow', step: 'model#3', message: `more calls ${secret}` }] })]),
+      ran('diverges', 'failed', [session({ name: 'b', dir: '/s/b', failures: [{ code: 'model_index_overflow', step: 'model#3', message: `+1 ${secret}` }] })]),
       ran('asserted', 'passed', [session({ name: 'c', dir: '/s/c', failures: [{ code: 'x', step: 'model#1', message: 'm' }], acknowledged: true })]),
       ran('records', 'passed', [session({ name: 'd', dir: '/s/d', mode: 'record', written: true })]),
       ran('refused', 'failed', [session({ name: 'e', dir: '/s/e', refused: true })]),
@@ -39,7 +40,8 @@ test('the last run keeps each scenario with its mode, result and redacted proble
   )
   const doc = JSON.parse(readFileSync(join(root, 'last.json'), 'utf8'))
   expect(doc.schema).toBe('fluxlab.last-run/v1')
-  expect(doc.scenarios.map((s: { name: string; result: string }) => `${s.name} ${s.result}`)).toEqual(['capital replayed', 'b diverged', 'c replayed', 'd recorded', 'e refused'])
+  const results = doc.scenarios.map((s: { name: string; result: string }) => `${s.name} ${s.result}`)
+  expect(results).toEqual(['capital replayed', 'b diverged', 'c replayed', 'd recorded', 'e refused'])
   expect(doc.scenarios[0].test).toEqual({ file: 'test/a.test.ts', name: 'replays', line: 7, state: 'passed' })
   expect(JSON.stringify(doc)).not.toContain(secret)
 })

@@ -26,7 +26,8 @@ let p: Project
 let browser: Browser | undefined
 
 function git(...args: string[]): string {
-  const r = spawnSync('git', ['-c', 'user.name=fluxlab e2e', '-c', 'user.email=e2e@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: p.dir, encoding: 'utf8' })
+  const who = ['-c', 'user.name=fluxlab e2e', '-c', 'user.email=e2e@example.com', '-c', 'commit.gpgsign=false']
+  const r = spawnSync('git', [...who, ...args], { cwd: p.dir, encoding: 'utf8' })
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
   return r.stdout
 }
@@ -62,7 +63,8 @@ describe('the last run the jest reporter writes', () => {
     expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url }), 0)
     const recorded = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
     expect(recorded.lastRun.runner).toBe('jest')
-    expect(recorded.scenarios.map((e: { name: string; last: { mode: string; result: string } }) => [e.name, e.last.mode, e.last.result])).toEqual([['capital', 'record', 'recorded']])
+    const rows = recorded.scenarios.map((e: { name: string; last: { mode: string; result: string } }) => [e.name, e.last.mode, e.last.result])
+    expect(rows).toEqual([['capital', 'record', 'recorded']])
     expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url, CI: '1' }), 0)
     const replayed = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
     expect(replayed.scenarios[0].last).toMatchObject({ mode: 'replay', result: 'replayed', test: { file: 'capital.test.cjs', state: 'passed' } })

@@ -47,7 +47,10 @@ export async function reportCommand(argv: string[], out: Output): Promise<number
   const read = { pricing: options.pricing, disable: options.redact?.disable }
   const needsSuite = values.since === undefined || rules.some((r) => r.metric === 'failed' || r.metric === 'drift')
   const suite: Suite | undefined = needsSuite
-    ? buildSuite(root, selectFixtures(positionals, root, `report on the fixtures under ${display(root)}`), positionals, { ...read, lastRun: values['last-run'] })
+    ? buildSuite(root, selectFixtures(positionals, root, `report on the fixtures under ${display(root)}`), positionals, {
+        ...read,
+        lastRun: values['last-run'],
+      })
     : undefined
   const review = values.since === undefined ? undefined : reviewSince(values.since, root, positionals, read)
   const broken = breaches(rules, review?.reviews ?? [], suite?.entries ?? [])
@@ -59,7 +62,10 @@ export async function reportCommand(argv: string[], out: Output): Promise<number
   }
   if (review) {
     const since = values.since!
-    if (values.html) write(values.html, reviewHtml(review.reviews, review.views, { since, root: display(root), breaches: broken }), 'self-contained: open it in any browser, offline')
+    if (values.html) {
+      const html = reviewHtml(review.reviews, review.views, { since, root: display(root), breaches: broken })
+      write(values.html, html, 'self-contained: open it in any browser, offline')
+    }
     if (values.markdown) write(values.markdown, reviewMarkdown(review.reviews, { since, breaches: broken }), 'Markdown for a pull-request comment')
     if (values.json !== '-') printReview(review.reviews, since, out)
   }
@@ -82,7 +88,8 @@ export async function reportCommand(argv: string[], out: Output): Promise<number
     if (values.json === '-') out.raw(text)
     else write(values.json, text, `schema ${doc.schema}`)
   }
-  for (const b of broken) out.error({ failed: `pass --fail-on ${b.rule}`, reason: b.message, fix: 'Look at the report; if the change is intended, raise the threshold' })
+  const fix = 'Look at the report; if the change is intended, raise the threshold'
+  for (const b of broken) out.error({ failed: `pass --fail-on ${b.rule}`, reason: b.message, fix })
   return broken.length ? EXIT.failed : EXIT.ok
 }
 
@@ -91,7 +98,9 @@ interface Reviewed {
   views: Array<{ before?: RunView; after?: RunView }>
 }
 
-function reviewSince(since: string, root: string, patterns: readonly string[], read: { pricing?: Parameters<typeof runView>[1]; disable?: string[] }): Reviewed {
+type ReadOptions = { pricing?: Parameters<typeof runView>[1]; disable?: string[] }
+
+function reviewSince(since: string, root: string, patterns: readonly string[], read: ReadOptions): Reviewed {
   const { top, fixtures } = changedFixtures(since, root)
   const scratch = scratchDir()
   const res: Reviewed = { reviews: [], views: [] }
@@ -126,7 +135,8 @@ function reviewSince(since: string, root: string, patterns: readonly string[], r
 function printReview(reviews: readonly FixtureReview[], since: string, out: Output): void {
   const { c } = out
   if (reviews.length === 0) return out.line(`no fixture differs from ${since}`)
-  out.line(c.bold(`${reviews.length} fixture${reviews.length === 1 ? '' : 's'} changed since ${since}, ${reviews.filter((r) => r.behaviour).length} in behaviour`))
+  const behaviour = reviews.filter((r) => r.behaviour).length
+  out.line(c.bold(`${reviews.length} fixture${reviews.length === 1 ? '' : 's'} changed since ${since}, ${behaviour} in behaviour`))
   for (const r of reviews) out.line(`  ${r.behaviour ? c.yellow('≠') : c.dim('=')} ${c.bold(r.name)} ${c.dim(headline(r))}`)
 }
 

@@ -111,7 +111,9 @@ function timeline(steps: StepView[], { divergedAt, prefix = '', marks }: TraceOp
       .map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`)
       .join('')
     const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index || marks?.has(s.id) ? ' diverged' : ''}`
-    return `<a class="${cls}" href="#${prefix}step-${s.index}" data-step="${s.index}" style="left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%" title="${esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)}">${ticks}</a>`
+    const style = `left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%`
+    const title = esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)
+    return `<a class="${cls}" href="#${prefix}step-${s.index}" data-step="${s.index}" style="${style}" title="${title}">${ticks}</a>`
   })
   const rows = steps
     .map((s, i) => `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ms</span></div>`)
@@ -145,13 +147,18 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: Trac
   if (s.error) lines.push(`<div class="bad">✗ ${esc(s.error)}</div>`)
   if (s.truncated) lines.push(`<div class="warn">truncated: the body was stored cut over the cap</div>`)
   if (s.injected) lines.push(`<div class="warn">injected by the what-if: ${esc(s.injected)}</div>`)
+  const badges = `${diverged ? ` <span class="badge">${mark ? esc(mark) : 'diverges here'}</span>` : ''}${
+    s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''
+  }`
+  const requestLabel = s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments'
+  const responseLabel = s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output'
   return `    <li class="step ${s.channel}${diverged ? ' diverged' : ''}" id="${prefix}step-${s.index}" data-step="${s.index}">
-      <div class="head"><span class="n">${s.index}</span> ${head}${diverged ? ` <span class="badge">${mark ? esc(mark) : 'diverges here'}</span>` : ''}${s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''}</div>
+      <div class="head"><span class="n">${s.index}</span> ${head}${badges}</div>
       <div class="facts">${facts.join(' · ')}</div>
       ${lines.join('\n      ')}
       ${chunkStrip(s)}
-      ${s.requestBody !== undefined && maxBody !== 0 ? body('request', s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments', s.requestBody, maxBody) : ''}
-      ${s.responseBody !== undefined && maxBody !== 0 ? body('response', s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output', s.responseBody, maxBody) : ''}
+      ${s.requestBody !== undefined && maxBody !== 0 ? body('request', requestLabel, s.requestBody, maxBody) : ''}
+      ${s.responseBody !== undefined && maxBody !== 0 ? body('response', responseLabel, s.responseBody, maxBody) : ''}
     </li>`
 }
 

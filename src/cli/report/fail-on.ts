@@ -53,7 +53,8 @@ export function parseFailOn(values: readonly string[], since: boolean): FailRule
       const why = name && !METRICS.includes(name as Metric) ? `there is no metric "${name}"` : 'it does not parse'
       throw usage('report', `--fail-on "${text}": ${why}; ${grammar}`)
     }
-    if (m[2] !== undefined && !WITH_AMOUNT.has(metric!)) throw usage('report', `--fail-on "${text}": ${metric} takes no amount (only cost, tokens and steps do)`)
+    if (m[2] !== undefined && !WITH_AMOUNT.has(metric!))
+      throw usage('report', `--fail-on "${text}": ${metric} takes no amount (only cost, tokens and steps do)`)
     if (metric === 'steps' && m[3]) throw usage('report', `--fail-on "${text}": steps takes a count (steps:+2), not a percentage`)
     if (SINCE.has(metric!) && !since) throw usage('report', `--fail-on "${text}": ${metric} compares with a revision; add --since <rev> (or use failed, drift)`)
     rules.push({ text, metric: metric!, ...(m[2] !== undefined ? { over: { amount: Number(m[2]), percent: m[3] === '%' } } : {}) })
@@ -61,7 +62,9 @@ export function parseFailOn(values: readonly string[], since: boolean): FailRule
   return rules
 }
 
-const total = (rs: readonly FixtureReview[], pick: (s: NonNullable<FixtureReview['after']>) => number, side: 'before' | 'after') =>
+type Side = NonNullable<FixtureReview['after']>
+
+const total = (rs: readonly FixtureReview[], pick: (s: Side) => number, side: 'before' | 'after') =>
   rs.reduce((n, r) => n + (r[side] ? pick(r[side]) : 0), 0)
 
 function grew(rule: FailRule, before: number, after: number, unit: (n: number) => string): string | undefined {
@@ -87,7 +90,7 @@ export function breaches(rules: readonly FailRule[], reviews: readonly FixtureRe
     const names = (rs: ReadonlyArray<{ name: string }>) => rs.map((r) => r.name).join(', ')
     let message: string | undefined
     if (rule.metric === 'cost' || rule.metric === 'tokens') {
-      const pick = rule.metric === 'cost' ? (s: NonNullable<FixtureReview['after']>) => s.cost : (s: NonNullable<FixtureReview['after']>) => s.tokens.input + s.tokens.output
+      const pick = rule.metric === 'cost' ? (s: Side) => s.cost : (s: Side) => s.tokens.input + s.tokens.output
       const g = grew(rule, total(reviews, pick, 'before'), total(reviews, pick, 'after'), rule.metric === 'cost' ? money : (n) => `${n} tokens`)
       if (g) message = `${rule.metric} of the changed fixtures ${g}`
     } else if (rule.metric === 'steps') {

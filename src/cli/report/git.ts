@@ -41,7 +41,11 @@ export function changedFixtures(rev: string, root: string, cwd = process.cwd()):
   try {
     top = git(['rev-parse', '--show-toplevel'], cwd).toString().trim()
   } catch (e) {
-    throw new CliError(EXIT.error, { failed: `compare the fixtures with ${rev}`, reason: `${cwd} is not in a git repository (${(e as CliError).parts.reason})`, fix: 'Run it in your checkout, or leave out --since' })
+    throw new CliError(EXIT.error, {
+      failed: `compare the fixtures with ${rev}`,
+      reason: `${cwd} is not in a git repository (${(e as CliError).parts.reason})`,
+      fix: 'Run it in your checkout, or leave out --since',
+    })
   }
   try {
     git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], top)
@@ -86,7 +90,8 @@ export function fixtureAt(rev: string, top: string, files: readonly string[], in
   for (const f of files) {
     const nl = batch.indexOf(10, at)
     const head = batch.subarray(at, nl).toString().split(' ')
-    if (head[1] !== 'blob') throw new CliError(EXIT.error, { failed: `read ${f} at ${rev}`, reason: `git answered "${head.join(' ')}"`, fix: 'Check the revision' })
+    if (head[1] !== 'blob')
+      throw new CliError(EXIT.error, { failed: `read ${f} at ${rev}`, reason: `git answered "${head.join(' ')}"`, fix: 'Check the revision' })
     const size = Number(head[2])
     const path = join(out, posix.basename(f))
     mkdirSync(dirname(path), { recursive: true })

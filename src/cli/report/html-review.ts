@@ -15,11 +15,14 @@ const MAX_BODY = 4000
 const OPEN = 10
 
 const pair = (before: string | undefined, after: string | undefined) =>
-  `${before !== undefined ? `<del>${esc(before)}</del>` : ''}${before !== undefined && after !== undefined ? ' → ' : ''}${after !== undefined ? `<ins>${esc(after)}</ins>` : ''}`
+  [before !== undefined ? `<del>${esc(before)}</del>` : '', after !== undefined ? `<ins>${esc(after)}</ins>` : ''].filter(Boolean).join(' → ')
 
 function change(c: StepChange): string {
   const head = `<b>${esc(c.step)}</b> <code>${esc(c.label)}</code>`
-  if (c.kind !== 'changed') return `<li>${head} ${c.kind}${c.summary ? `: ${c.kind === 'added' ? pair(undefined, c.summary) : pair(c.summary, undefined)}` : ''}</li>`
+  if (c.kind !== 'changed') {
+    const what = c.summary === undefined ? '' : `: ${c.kind === 'added' ? pair(undefined, c.summary) : pair(c.summary, undefined)}`
+    return `<li>${head} ${c.kind}${what}</li>`
+  }
   const rows: string[] = []
   for (const f of c.request ?? []) {
     const what = f.sameAs ? `the same change as at ${esc(f.sameAs)}` : `${f.kind}: ${pair(f.before, f.after)}`
@@ -47,8 +50,9 @@ function section(r: FixtureReview, views: { before?: RunView; after?: RunView },
   }
   const side = (v: RunView | undefined, label: string, prefix: string, marks: Map<string, string>) =>
     `<div><h3>${label}</h3>${v ? traceSections(v, { prefix, maxBody: MAX_BODY, marks }) : '<p class="dim">(no fixture)</p>'}</div>`
+  const status = r.status === 'changed' ? (r.behaviour ? 'behaviour changed' : 'same behaviour') : r.status
   return `<section class="fixture" id="f-${i}" data-name="${esc(r.name)}">
-<h2>${esc(r.name)} <span class="result ${r.behaviour ? 'diverged' : 'replayed'}">${r.status === 'changed' ? (r.behaviour ? 'behaviour changed' : 'same behaviour') : r.status}</span></h2>
+<h2>${esc(r.name)} <span class="result ${r.behaviour ? 'diverged' : 'replayed'}">${status}</span></h2>
 <p class="meta">${esc(r.dir)} · ${esc(headline(r))}</p>
 <ul class="totals">
   <li>steps <b>${esc(beforeAfter(r, (s) => s.steps, String))}</b></li>
@@ -74,11 +78,12 @@ export function reviewHtml(
   ctx: { since: string; root: string; breaches: readonly Breach[] },
 ): string {
   const behaviour = reviews.filter((r) => r.behaviour).length
+  const item = (r: FixtureReview, i: number) => `<li><a href="#f-${i}">${esc(r.name)}</a> <span class="dim">${esc(headline(r))}</span></li>`
   const body = `<header>
   <h1>fluxlab review since ${esc(ctx.since)}</h1>
   <p class="meta">${esc(ctx.root)} · ${reviews.length} fixture${reviews.length === 1 ? '' : 's'} changed, ${behaviour} in behaviour</p>
   ${ctx.breaches.map((b) => `<p class="fork" role="alert">Failed <code>--fail-on ${esc(b.rule)}</code>: ${esc(b.message)}</p>`).join('\n')}
-  ${reviews.length ? `<ol>${reviews.map((r, i) => `<li><a href="#f-${i}">${esc(r.name)}</a> <span class="dim">${esc(headline(r))}</span></li>`).join('')}</ol>` : `<p>No fixture differs from ${esc(ctx.since)}.</p>`}
+  ${reviews.length ? `<ol>${reviews.map(item).join('')}</ol>` : `<p>No fixture differs from ${esc(ctx.since)}.</p>`}
 </header>
 <main>
 ${reviews.map((r, i) => section(r, views[i] ?? {}, i, reviews.length <= OPEN)).join('\n')}

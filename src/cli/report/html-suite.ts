@@ -37,9 +37,11 @@ function row(e: SuiteEntry, i: number): string {
   const name = e.view ? `<a href="#s-${i}">${esc(e.name)}</a>` : esc(e.name)
   return `<tr data-i="${i}" data-result="${result}" data-problem="${problemOf(e) ? 1 : 0}" data-search="${esc(search)}">
 <td>${name}${e.forkOf ? ' <span class="dim">fork</span>' : ''}${test}${problems.length ? `<ul class="problems">${problems.join('')}</ul>` : ''}</td>
-<td>${e.last ? esc(e.last.mode) : '<span class="dim">—</span>'}</td><td><span class="result ${result}">${result === 'none' ? 'not in last run' : result}</span></td>
+<td>${e.last ? esc(e.last.mode) : '<span class="dim">—</span>'}</td>
+<td><span class="result ${result}">${result === 'none' ? 'not in last run' : result}</span></td>
 <td class="num">${e.steps}</td><td>${esc(e.models.join(', '))}</td><td>${esc(e.tools.join(', '))}</td>
-<td class="num">${e.tokens.input} / ${e.tokens.output}</td><td class="num">${usd(e.cost)}${e.unpriced.length ? ' <span class="noprice">+ no price</span>' : ''}</td>
+<td class="num">${e.tokens.input} / ${e.tokens.output}</td>
+<td class="num">${usd(e.cost)}${e.unpriced.length ? ' <span class="noprice">+ no price</span>' : ''}</td>
 <td class="num">${drift || ''}</td><td class="num">${e.last?.failures.length || ''}</td></tr>`
 }
 
@@ -48,7 +50,8 @@ const clipped = (s: string) => (s.length > 300 ? `${s.slice(0, 299)}…` : s)
 function template(e: SuiteEntry, i: number): string {
   if (!e.view) return ''
   const meta = `${esc(e.dir)}${e.recordedAt ? ` · recorded ${esc(e.recordedAt)}` : ''}${e.forkOf ? ` · fork of ${esc(e.forkOf)}` : ''}`
-  const bodies = `bodies past ${MAX_BODY} characters are cut here; whole: <code>npx fluxlab show ${esc(e.name)} --html ${esc(e.name.replace(/\//g, '-'))}.html</code>`
+  const show = `npx fluxlab show ${e.name} --html ${e.name.replace(/\//g, '-')}.html`
+  const bodies = `bodies past ${MAX_BODY} characters are cut here; whole: <code>${esc(show)}</code>`
   const head = `<h2>${esc(e.name)}</h2><p class="meta">${meta} · <a href="#">close</a></p><p class="dim">${bodies}</p>`
   const html = `${head}${traceSections(e.view, { prefix: `s${i}-`, maxBody: MAX_BODY })}`.replace(/\n\s+/g, '\n')
   return `<script type="text/plain" id="t-${i}">${gzipSync(html).toString('base64')}</script>`
@@ -103,6 +106,7 @@ export function suiteHtml(suite: Suite, ctx: { pricesAsOf: string }): string {
   const last = suite.lastRun
     ? `last run: ${esc(suite.lastRun.runner)}, ${esc(suite.lastRun.finishedAt)} (${esc(suite.lastRun.file)})`
     : 'no last run found: run the tests, then the report (the reporters write node_modules/.cache/fluxlab/last-run.json)'
+  const options = results.map((r) => `<option value="${r}">${r === 'none' ? 'not in last run' : r}</option>`).join('')
   const body = `<header>
   <h1>fluxlab report</h1>
   <p class="meta">${esc(suite.root)} · ${last}</p>
@@ -116,7 +120,7 @@ export function suiteHtml(suite: Suite, ctx: { pricesAsOf: string }): string {
 <main>
 <div class="filters" role="search">
   <input type="search" id="q" placeholder="Filter by scenario, model, tool or test" aria-label="Filter">
-  <select id="result" aria-label="Result"><option value="">every result</option>${results.map((r) => `<option value="${r}">${r === 'none' ? 'not in last run' : r}</option>`).join('')}</select>
+  <select id="result" aria-label="Result"><option value="">every result</option>${options}</select>
   <label><input type="checkbox" id="problems"> problems only</label>
   <span id="shown" class="dim"></span>
 </div>

@@ -95,14 +95,16 @@ export function reviewMarkdown(reviews: readonly FixtureReview[], ctx: { since: 
   const behaviour = reviews.filter((r) => r.behaviour).length
   const costs = reviews.reduce((n, r) => ({ a: n.a + (r.before?.cost ?? 0), b: n.b + (r.after?.cost ?? 0) }), { a: 0, b: 0 })
   out.push(
-    `${reviews.length} fixture${reviews.length === 1 ? '' : 's'} changed, ${behaviour} in behaviour · recorded cost ${usd(costs.a)} → ${usd(costs.b)}${pct(costs.a, costs.b)}`,
+    `${reviews.length} fixture${reviews.length === 1 ? '' : 's'} changed, ${behaviour} in behaviour · ` +
+      `recorded cost ${usd(costs.a)} → ${usd(costs.b)}${pct(costs.a, costs.b)}`,
     '',
   )
   for (const b of ctx.breaches) out.push(`> **Failed \`--fail-on ${b.rule}\`**: ${text(b.message)}`, '')
   out.push('| fixture | steps | tokens in / out | cost | time | what changed |', '|---|---|---|---|---|---|')
   for (const r of reviews) {
     const tokens = beforeAfter(r, (s) => s.tokens.input, String) + ' / ' + beforeAfter(r, (s) => s.tokens.output, String)
-    out.push(`| ${code(r.name)} | ${beforeAfter(r, (s) => s.steps, String)} | ${tokens} | ${beforeAfter(r, (s) => s.cost, usd)} | ${beforeAfter(r, (s) => s.durationMs, secs)} | ${text(headline(r))} |`)
+    const cells = [code(r.name), beforeAfter(r, (s) => s.steps, String), tokens, beforeAfter(r, (s) => s.cost, usd), beforeAfter(r, (s) => s.durationMs, secs)]
+    out.push(`| ${cells.join(' | ')} | ${text(headline(r))} |`)
   }
   out.push('')
   let left = 0
@@ -110,7 +112,8 @@ export function reviewMarkdown(reviews: readonly FixtureReview[], ctx: { since: 
     if (!r.behaviour || (r.status !== 'changed' && r.changes.length === 0)) continue
     const block = [`<details><summary><b>${text(r.name)}</b>: ${text(headline(r))}</summary>`, '']
     for (const c of r.changes.slice(0, MAX_CHANGES)) block.push(...changeLines(c))
-    if (r.changes.length > MAX_CHANGES) block.push(`- … ${r.changes.length - MAX_CHANGES} more changes: \`fluxlab report --since ${ctx.since} --html\` has them all`)
+    const more = r.changes.length - MAX_CHANGES
+    if (more > 0) block.push(`- … ${more} more changes: \`fluxlab report --since ${ctx.since} --html\` has them all`)
     if (r.before && r.after && r.before.finalText !== r.after.finalText) {
       const [a, b] = around(r.before.finalText, r.after.finalText)
       block.push('', `Final text: ${code(a)} → ${code(b)}`)
@@ -120,7 +123,8 @@ export function reviewMarkdown(reviews: readonly FixtureReview[], ctx: { since: 
     if (out.join('\n').length + next.length > MAX_CHARS) left++
     else out.push(next)
   }
-  if (left) out.push(`… details of ${left} more fixture${left === 1 ? '' : 's'} left out to keep the comment short: \`fluxlab report --since ${ctx.since} --html\`.`)
+  const html = `\`fluxlab report --since ${ctx.since} --html\``
+  if (left) out.push(`… details of ${left} more fixture${left === 1 ? '' : 's'} left out to keep the comment short: ${html}.`)
   return redactMessage(`${out.join('\n').trimEnd()}\n`)
 }
 

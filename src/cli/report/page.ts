@@ -7,7 +7,9 @@ import { STYLE } from '../html/style.js'
 
 const REPORT_STYLE = `
 .filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; margin: 12px 0; }
-.filters input[type=search], .filters select { font: inherit; padding: 3px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+.filters input[type=search], .filters select {
+  font: inherit; padding: 3px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg);
+}
 .filters input[type=search] { min-width: 280px; }
 table.suite { border-collapse: collapse; width: 100%; font: 13px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin-top: 0; }
 table.suite th, table.suite td { border: 0; border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }

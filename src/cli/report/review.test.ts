@@ -5,6 +5,10 @@ import { reviewMarkdown } from './markdown.js'
 import { align, reviewFixture, unreadableReview } from './review.js'
 import { around, fieldOf } from './text-change.js'
 
+const body = (country: string) => ({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: `What is the capital of ${country === 'UK' ? 'the UK' : country}? Use the tool, then answer.` }],
+})
 const usage = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
 const model = (seq: number, over: Partial<ModelCell> = {}): ModelCell => ({
   seq,
@@ -12,7 +16,7 @@ const model = (seq: number, over: Partial<ModelCell> = {}): ModelCell => ({
   key: `sha256:${String(seq).repeat(64).slice(0, 64)}`,
   family: 'openai-chat',
   url: 'https://api.openai.com/v1/chat/completions',
-  request: { method: 'POST', path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What is the capital of the UK? Use the tool, then answer.' }] } },
+  request: { method: 'POST', path: '/v1/chat/completions', body: body('UK') },
   response: { status: 200, headers: {}, chunks: [] },
   model: 'gpt-4o-mini',
   usage: usage(100, 20),
@@ -22,16 +26,23 @@ const model = (seq: number, over: Partial<ModelCell> = {}): ModelCell => ({
   truncated: false,
   ...over,
 })
-const tool = (seq: number, name: string, args: unknown, output: unknown): ToolCell => ({ seq, step: `tool#${seq}`, kind: 'fn', name, key: `k${seq}`, args, output, durationMs: 5, truncated: false })
+const tool = (seq: number, name: string, args: unknown, output: unknown): ToolCell => ({
+  seq, step: `tool#${seq}`, kind: 'fn', name, key: `k${seq}`, args, output, durationMs: 5, truncated: false,
+})
 const fixture = (model: ModelCell[], tools: ToolCell[] = []): Fixture => ({
   dir: '/x',
-  manifest: { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'capital', recordedAt: '2026-01-01T00:00:00Z', models: [], providerHosts: [], cassetteMaxBytes: 1, redaction: 'r' },
+  manifest: {
+    formatVersion: 1, fluxlabVersion: '0.1.0', name: 'capital', recordedAt: '2026-01-01T00:00:00Z',
+    models: [], providerHosts: [], cassetteMaxBytes: 1, redaction: 'r',
+  },
   model,
   tools,
 })
 
 const call = { id: 'call_1', name: 'get_capital', args: { country: 'UK' } }
-const old = fixture([model(1, { toolCalls: [call] }), model(3, { text: 'The capital of the UK is London.' })], [tool(2, 'get_capital', { country: 'UK' }, 'London')])
+const LONDON = 'The capital of the UK is London.'
+const ukTool = () => [tool(2, 'get_capital', { country: 'UK' }, 'London')]
+const old = fixture([model(1, { toolCalls: [call] }), model(3, { text: LONDON })], ukTool())
 
 describe('align', () => {
   test('pairs the longest common subsequence and leaves the rest one-sided', () => {
@@ -43,7 +54,7 @@ describe('align', () => {
 
 describe('reviewFixture', () => {
   test('a re-record with the same requests and answers is a change of bytes, not of behaviour', () => {
-    const again = fixture([model(1, { toolCalls: [call], durationMs: 99 }), model(3, { text: 'The capital of the UK is London.' })], [tool(2, 'get_capital', { country: 'UK' }, 'London')])
+    const again = fixture([model(1, { toolCalls: [call], durationMs: 99 }), model(3, { text: LONDON })], ukTool())
     const r = reviewFixture('capital', 'tests/scenarios/capital', old, again)
     expect(r).toMatchObject({ status: 'changed', behaviour: false, changes: [], added: 0, removed: 0 })
     expect(r.before!.durationMs).toBe(25)
@@ -51,13 +62,17 @@ describe('reviewFixture', () => {
   })
 
   test('a changed prompt names the message, the field and the text around the change', () => {
-    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'What is the capital of France? Use the tool, then answer.' }] }
-    const now = fixture([model(1, { toolCalls: [{ ...call, args: { country: 'France' } }], request: { method: 'POST', path: '/v1/chat/completions', body } }), model(3, { text: 'Paris.' })], [tool(2, 'get_capital', { country: 'France' }, 'Paris')])
+    const request = { method: 'POST', path: '/v1/chat/completions', body: body('France') }
+    const first = model(1, { toolCalls: [{ ...call, args: { country: 'France' } }], request })
+    const now = fixture([first, model(3, { text: 'Paris.' })], [tool(2, 'get_capital', { country: 'France' }, 'Paris')])
     const r = reviewFixture('capital', 'tests/scenarios/capital', old, now)
     expect(r.behaviour).toBe(true)
     expect(r.changes.map((c) => `${c.step} ${c.kind}`)).toEqual(['model#1 changed', 'tool#1 changed', 'model#2 changed'])
     expect(r.changes[0].request).toEqual([
-      { path: 'messages[0].content', message: 'message 1 (user)', field: 'content', kind: 'changed', before: 'What is the capital of the UK? Use the tool, then answer.', after: 'What is the capital of France? Use the tool, then answer.' },
+      {
+        path: 'messages[0].content', message: 'message 1 (user)', field: 'content', kind: 'changed',
+        before: 'What is the capital of the UK? Use the tool, then answer.', after: 'What is the capital of France? Use the tool, then answer.',
+      },
     ])
     expect(r.changes[0].toolCalls).toEqual({ before: ['get_capital({"country":"UK"})'], after: ['get_capital({"country":"France"})'] })
     expect(r.changes[1].output).toEqual({ before: '"London"', after: '"Paris"' })
@@ -102,7 +117,8 @@ describe('around and fieldOf', () => {
   })
 
   test('name the message of a path in the conversation, else the path', () => {
-    expect(fieldOf('messages[1].content[0].text', { messages: [{}, { role: 'assistant' }] })).toEqual({ message: 'message 2 (assistant)', field: 'content[0].text' })
+    const body = { messages: [{}, { role: 'assistant' }] }
+    expect(fieldOf('messages[1].content[0].text', body)).toEqual({ message: 'message 2 (assistant)', field: 'content[0].text' })
     expect(fieldOf('contents[0].parts[0].text')).toEqual({ message: 'message 1', field: 'parts[0].text' })
     expect(fieldOf('temperature')).toEqual({ field: 'temperature' })
   })
@@ -134,7 +150,8 @@ describe('--fail-on', () => {
   })
 
   test('breaks cost:+20% on a 25% growth and passes it on 10%', () => {
-    const grown = (out: number) => reviewFixture('capital', 'd', old, fixture([model(1, { toolCalls: [call] }), model(3, { text: 'The capital of the UK is London.', usage: usage(100, out) })], old.tools))
+    const grown = (out: number) =>
+      reviewFixture('capital', 'd', old, fixture([model(1, { toolCalls: [call] }), model(3, { text: LONDON, usage: usage(100, out) })], old.tools))
     const rules = parseFailOn(['cost:+20%'], true)
     expect(breaches(rules, [grown(20)], [])).toEqual([])
     const big = breaches(rules, [grown(80)], [])

@@ -97,7 +97,8 @@ export function reviewFixture(name: string, dir: string, before: Fixture | undef
     if (!fx) return undefined
     const v = runView(fx, pricing)
     const durationMs = v.steps.reduce((n, s) => n + s.durationMs, 0)
-    return { steps: v.steps.length, tokens: { input: v.usage.input, output: v.usage.output }, cost: v.cost, unpriced: v.unpriced, durationMs, finalText: redactMessage(v.finalText) }
+    const tokens = { input: v.usage.input, output: v.usage.output }
+    return { steps: v.steps.length, tokens, cost: v.cost, unpriced: v.unpriced, durationMs, finalText: redactMessage(v.finalText) }
   }
   return {
     name,
@@ -166,7 +167,8 @@ function compareStep(x: TraceStep, y: TraceStep): Omit<StepChange, 'step' | 'kin
   const out: Omit<StepChange, 'step' | 'kind' | 'label'> = {}
   if (x.channel === 'model' && y.channel === 'model') {
     const request = fieldChanges(x.cell.request.body, y.cell.request.body, x.cell.request.body)
-    if (x.cell.request.path !== y.cell.request.path) request.unshift({ path: '(path)', field: 'path', kind: 'changed', before: x.cell.request.path, after: y.cell.request.path })
+    const [before, after] = [x.cell.request.path, y.cell.request.path]
+    if (before !== after) request.unshift({ path: '(path)', field: 'path', kind: 'changed', before, after })
     if (request.length) out.request = request
     if (x.cell.text !== y.cell.text) out.answer = textChange(x.cell.text, y.cell.text)
     const calls = (c: ModelCell) => c.toolCalls.map(callText)
@@ -185,7 +187,10 @@ function compareStep(x: TraceStep, y: TraceStep): Omit<StepChange, 'step' | 'kin
 
 function toolResult(c: ToolCell): string {
   if (c.error) return `${c.error.name}: ${c.error.message}`
-  if (c.kind === 'http') return `${c.response ? bodyText(c.response.chunks) : ''}${c.transportError ? ` ${c.transportError.name}: ${c.transportError.message}` : ''}`
+  if (c.kind === 'http') {
+    const failed = c.transportError ? ` ${c.transportError.name}: ${c.transportError.message}` : ''
+    return `${c.response ? bodyText(c.response.chunks) : ''}${failed}`
+  }
   return JSON.stringify(c.output) ?? ''
 }
 

@@ -28,7 +28,8 @@ writeFileSync(
       },
       {
         dir: join(ROOT, 'triage'), name: 'triage', test: { file: 'test/triage.test.ts', name: 'triages', state: 'failed' },
-        mode: 'replay', result: 'refused', modelCalls: 0, toolCalls: 0, modelLive: 0, failures: [problem('FLUX_NO_RECORDING', 'triage', 'no fixture')], warnings: [], cost: 0,
+        mode: 'replay', result: 'refused', modelCalls: 0, toolCalls: 0, modelLive: 0,
+        failures: [problem('FLUX_NO_RECORDING', 'triage', 'no fixture')], warnings: [], cost: 0,
       },
     ],
   }),
@@ -44,7 +45,8 @@ describe('the suite', () => {
       ['refund-agent', 'none', 5],
       ['triage', 'refused', 0],
     ])
-    expect(suite.entries[1]).toMatchObject({ models: ['gpt-4o-mini-2024-07-18'], tools: ['ledger.record', 'orders.lookup', 'payments.refund'], modelCalls: 2, toolCalls: 3 })
+    const tools = ['ledger.record', 'orders.lookup', 'payments.refund']
+    expect(suite.entries[1]).toMatchObject({ models: ['gpt-4o-mini-2024-07-18'], tools, modelCalls: 2, toolCalls: 3 })
     expect(suite.lastRun).toMatchObject({ runner: 'vitest', finishedAt: '2026-12-06T00:00:00.000Z' })
   })
 

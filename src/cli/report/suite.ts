@@ -62,7 +62,12 @@ function readLastRun(file: string | undefined): LastRun | undefined {
  * @example
  * buildSuite(root, selectFixtures([], root, 'report'), [], { lastRun: undefined })
  */
-export function buildSuite(root: string, dirs: readonly string[], patterns: readonly string[], opts: { lastRun?: string; pricing?: PricingTable; disable?: string[] }): Suite {
+export function buildSuite(
+  root: string,
+  dirs: readonly string[],
+  patterns: readonly string[],
+  opts: { lastRun?: string; pricing?: PricingTable; disable?: string[] },
+): Suite {
   const file = opts.lastRun ? resolve(opts.lastRun) : lastRunFile(process.cwd())
   const last = readLastRun(file)
   const ran = new Map((last?.scenarios ?? []).map((s) => [resolve(s.dir), s]))

@@ -10,7 +10,10 @@ import { pathToFileURL } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 const BROWSER = '@sparticuz/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  ...['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'],
+  ...['--disable-background-networking', '--disable-component-update', '--disable-sync'],
+]
 
 export interface Browser {
   /** Open a local file; its console errors, page errors and every request it made are collected. */
@@ -41,11 +44,13 @@ export async function launchChromium(): Promise<Browser> {
       else process.env.TMPDIR = saved
     }
     if (!executablePath.startsWith(unpacked + sep)) throw new Error(`${BROWSER} unpacked to ${executablePath}, not into ${unpacked}`)
-    context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: [...pack.args, ...ARGS], viewport: { width: 1280, height: 900 }, offline: true })
+    const args = [...pack.args, ...ARGS]
+    context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, viewport: { width: 1280, height: 900 }, offline: true })
   } catch (e) {
     rmSync(unpacked, { recursive: true, force: true })
     rmSync(profile, { recursive: true, force: true })
-    throw new Error(`headless Chromium could not be launched: ${e instanceof Error ? e.message : String(e)}\nTo provide it, run \`npm ci\` (the devDependency ${BROWSER} ships the browser).`)
+    const why = e instanceof Error ? e.message : String(e)
+    throw new Error(`headless Chromium could not be launched: ${why}\nTo provide it, run \`npm ci\` (the devDependency ${BROWSER} ships the browser).`)
   }
   const documents = new Set<string>()
   const refused: string[] = []
