@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
-import { findFixtures } from '../cassette/find.js'
+import { globToRegExp } from '../context/glob.js'
+import { findFixtures, forkParent } from '../cassette/find.js'
 import { FILES } from '../cassette/fixture-files.js'
 import { CliError, EXIT } from './errors.js'
 
@@ -45,4 +46,40 @@ export function requireFixture(name: string, root: string, cwd = process.cwd()):
 export function display(p: string, cwd = process.cwd()): string {
   const r = relative(cwd, p)
   return r === '' ? '.' : r.startsWith('..') ? p : r.split(sep).join('/')
+}
+
+/**
+ * Names, paths or globs (`billing/*`, `**`) on the command line; none means every fixture under the root. Forks only when
+ * named. No fixture at all is a CLI error (exit 3) whose first words are `purpose`.
+ * @example
+ * selectFixtures(['billing/*'], root, 'report on the fixtures')
+ */
+export function selectFixtures(patterns: string[], root: string, purpose: string): string[] {
+  const all = findFixtures(root)
+  const named = (dir: string) => relative(root, dir).split(sep).join('/')
+  const found = new Set<string>()
+  if (patterns.length === 0) for (const d of all) if (!forkParent(d)) found.add(d)
+  for (const p of patterns) {
+    if (!/[*?[]/.test(p)) {
+      found.add(requireFixture(p, root))
+      continue
+    }
+    const re = globToRegExp(p)
+    const hits = all.filter((d) => re.test(named(d)) && (!forkParent(d) || p.includes('forks')))
+    if (hits.length === 0)
+      throw new CliError(EXIT.error, {
+        failed: `find fixtures matching "${p}"`,
+        reason: `no scenario under ${display(root)} matches it`,
+        fix: 'Match scenario names relative to the fixture root (`billing/*`, `**/refund`), or pass --dir <fixture root>',
+        details: all.slice(0, 12).map(named),
+      })
+    for (const d of hits) found.add(d)
+  }
+  if (found.size === 0)
+    throw new CliError(EXIT.error, {
+      failed: purpose,
+      reason: 'no fixtures were found (no directory with scenario.yaml), and an empty check would pass silently',
+      fix: 'Run it where your fixtures are, pass --dir <fixture root> (or "dir" in fluxlab.config.mjs), or record one first',
+    })
+  return [...found]
 }

@@ -22,6 +22,7 @@ Commands:
   scan [paths…]             secret scan (pre-commit): file:line:rule, never the secret
   sessions --store DIR      list durable() journals, marking unfinished runs (never resumes them)
   drift [names|globs…]      re-send recorded requests to the live providers and compare the answers' shape (needs keys, costs money)
+  report [names|globs…]     the whole suite as one HTML page; --since <rev>: what the agent does differently (Markdown for a PR)
 
 Examples:
   npx fluxlab test
@@ -214,4 +215,35 @@ Examples:
 
 Exit codes: 0 every answer has the recorded shape · 1 a shape changed · 3 could not check (no fixtures, a key missing,
 the provider answered an error, the request failed) · 64 bad command line`,
+
+  report: `Usage: fluxlab report [names or globs…] [--html F] [--markdown F] [--json F] [--since <rev>] [--fail-on <rule>…]
+
+The whole suite: every fixture (steps, models, tools, tokens, cost) with what the last test run did with it (mode,
+result, drift, divergences: the reporters write node_modules/.cache/fluxlab/last-run.json). With --since, a review
+of the fixtures that differ from their version at a git revision: steps added or removed, a changed request (which
+message, which field, the text around it), a changed answer or tool call, tokens, cost and time before → after.
+
+Options:
+  [names|globs…]        only these scenarios (billing/*, **/refund); forks only when named
+  --html <file>         one self-contained page (no network): the suite, filterable, each trace as show --html draws
+                        it; with --since, both versions of each changed fixture side by side
+  --markdown <file>     Markdown: with --since, the review for a pull-request comment; else the suite's summary
+  --json <file|->       machine-readable (schema fluxlab.report/v1); - for stdout
+  --since <rev>         review the fixtures changed since this git revision (origin/main, HEAD~1, a tag)
+  --fail-on <rules>     exit 1 when a rule is broken (repeatable, or comma-separated):
+                          cost | cost:+20% | cost:+0.05     the changed fixtures' cost grew (at all / > 20% / > $0.05)
+                          tokens | tokens:+10% | tokens:+500 the same for their tokens
+                          steps | steps:+2                 a step added or removed / more than 2 added to a fixture
+                          changed | added | removed        a fixture changed behaviour / was added / removed
+                          failed | drift                   the last run refused, diverged or failed / warned of drift
+                        (cost, tokens, steps, changed, added and removed need --since)
+  --last-run <file>     the last run's file (default: FLUX_LAST_RUN, else node_modules/.cache/fluxlab/last-run.json)
+${COMMON}
+
+Examples:
+  npx fluxlab report --html report.html
+  npx fluxlab report --since origin/main --markdown review.md --fail-on cost:+20%,steps
+  npx fluxlab report 'billing/*' --json -
+
+Exit codes: 0 ok · 1 a --fail-on rule was broken · 3 no fixtures, not a git checkout, unknown revision · 64 bad command line (a bad rule is named)`,
 }

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   scan: async () => (await import('./commands/scan.js')).scanCommand,
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
   drift: async () => (await import('./commands/drift.js')).driftCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
 }
 
 /**

@@ -205,6 +205,13 @@ export const ENV_ROWS: readonly EnvRow[] = [
       '(see [CI](ci.md#github-actions)); `FLUX_GITHUB=0`, or the reporter option `github: false`, turns that off',
   },
   {
+    name: 'FLUX_LAST_RUN',
+    values: 'a file path, or `0`',
+    doc:
+      'where the vitest, jest and Playwright reporters write the last run for [`fluxlab report`](cli.md#fluxlab-report-names-or-globs) ' +
+      "(relative to the runner's root; default `node_modules/.cache/fluxlab/last-run.json`); `0` writes none",
+  },
+  {
     name: 'NO_COLOR / FORCE_COLOR',
     values: 'set / `1`',
     doc: 'colours in the CLI and the run summary: off when piped or `NO_COLOR` is set, forced on with `FORCE_COLOR` (`FORCE_COLOR=0` forces them off)',

@@ -15,6 +15,7 @@ import { checkJestVersion, jestVersion } from './jest-version.js'
 import { FACTS_ENV, type TestFacts } from './facts.js'
 import { factsKey, readFacts } from './read-facts.js'
 import { declarationLine, githubOn, reportToGithub } from './github.js'
+import { writeLastRun } from './last-run.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface AssertionLike {
@@ -101,6 +102,7 @@ export default class FluxlabJestReporter {
         })
       }
     }
+    writeLastRun(tests, 'jest', process.cwd())
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
     const colors = pc.createColors(colorOn(process.stderr))
     process.stderr.write(`${formatSummary(summary, colors, { ci: isCi() })}\n`)

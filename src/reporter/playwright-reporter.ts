@@ -17,6 +17,7 @@ import pc from 'picocolors'
 import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type FileFacts, type TestFacts } from './facts.js'
 import { readFacts } from './read-facts.js'
 import { githubOn, reportToGithub } from './github.js'
+import { writeLastRun } from './last-run.js'
 import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
@@ -138,6 +139,7 @@ export default class FluxlabPlaywrightReporter {
     const read = { files: [...this.serverFacts(), ...(this.options._mode === 'merge' ? shardsServerFacts(this.config) : [])] }
     rmSync(this.file, { force: true })
     const checkObsolete = !this.interrupted && !(this.options._mode !== 'merge' && this.config?.shard) && !filtered(this.config)
+    writeLastRun(tests, 'playwright', rootDir)
     const summary = summarize({ tests, fileFacts: read.files, files, rootDir, bases: this.options.dirs ?? [], checkObsolete })
     process.stderr.write(`${formatSummary(summary, pc.createColors(colorOn(process.stderr)), { ci: isCi() })}\n`)
     const runnerAnnotates = (this.config?.reporter ?? []).some(([name]) => name === 'github')

@@ -6,6 +6,7 @@
 import pc from 'picocolors'
 import type { TestFacts } from './facts.js'
 import { declarationLine, githubOn, placeable, reportToGithub } from './github.js'
+import { writeLastRun } from './last-run.js'
 import { formatSummary, summarize, type FileFacts, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
@@ -83,6 +84,7 @@ export class FluxlabVitestReporter {
         if (github && result.errors?.some((e) => placeable(e.stack))) placed.add(ran)
       }
     }
+    writeLastRun(tests, 'vitest', vitest.config.root)
     const summary = summarize({ tests, fileFacts, fileErrors, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
     const toStderr = !vitest.config.outputFile && (vitest.config.reporters ?? []).some((r) => STDOUT_DOCUMENTS.has(String(Array.isArray(r) ? r[0] : r)))
     const stream = toStderr ? process.stderr : process.stdout

@@ -195,7 +195,7 @@ describe.concurrent('every command', () => {
   test('an unknown command or option is a usage error (64) pointing at --help', async () => {
     const cmd = await fluxlab(['tset'], { cwd })
     expect(cmd.code).toBe(64)
-    expect(cmd.stderr).toContain('[fluxlab] Failed to read the command line: there is no command "tset"; the commands are test, record, replay, serve, show, diff, scan, sessions, drift. See `fluxlab --help`.')
+    expect(cmd.stderr).toContain('[fluxlab] Failed to read the command line: there is no command "tset"; the commands are test, record, replay, serve, show, diff, scan, sessions, drift, report. See `fluxlab --help`.')
     const opt = await fluxlab(['test', '--jsn'], { cwd })
     expect(opt.code).toBe(64)
     expect(opt.stderr).toContain("Unknown option '--jsn'")

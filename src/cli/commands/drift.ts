@@ -1,5 +1,4 @@
 import { relative, sep } from 'node:path'
-import { globToRegExp } from '../../context/glob.js'
 import { upstreamFrom } from '../../context/options.js'
 import { readFlag } from '../../golden/update-mode.js'
 import { isReplayKey } from '../../context/replay-keys.js'
@@ -10,7 +9,7 @@ import { readFixture } from '../../cassette/fixture.js'
 import { parse } from '../args.js'
 import { fixtureRoot, loadConfig } from '../config.js'
 import { CliError, EXIT } from '../errors.js'
-import { display, findFixtures, forkParent, requireFixture } from '../fixtures.js'
+import { display, selectFixtures } from '../fixtures.js'
 import type { Output } from '../output.js'
 import { compareResponse, type LiveResponse } from '../drift/compare.js'
 import { buildRequest, planRequest, type PlannedRequest } from '../drift/request.js'
@@ -84,7 +83,7 @@ async function drift(
   const { options } = await loadConfig(values.config)
   const root = fixtureRoot(values.dir, options)
   doc.root = display(root)
-  const dirs = selectFixtures(positionals, root)
+  const dirs = selectFixtures(positionals, root, `check the fixtures under ${display(root)} for drift`)
   const upstream = upstreamFrom(options)
   const fixtures = dirs.map((dir) => {
     const fx = readFixture(dir, { disable: options.redact?.disable, rerun: false })
@@ -169,37 +168,6 @@ const sendKey = (p: PlannedRequest) => `${p.target.href}\0${p.cell.key}`
 function errorText(live: LiveResponse): string {
   const text = live.body.trim().replace(/\s+/g, ' ')
   return text ? `: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}` : ''
-}
-
-/** Names, paths or globs (`billing/*`, `**`) on the command line; none means every fixture under the root. Forks only when named. */
-function selectFixtures(patterns: string[], root: string): string[] {
-  const all = findFixtures(root)
-  const named = (dir: string) => relative(root, dir).split(sep).join('/')
-  const found = new Set<string>()
-  if (patterns.length === 0) for (const d of all) if (!forkParent(d)) found.add(d)
-  for (const p of patterns) {
-    if (!/[*?[]/.test(p)) {
-      found.add(requireFixture(p, root))
-      continue
-    }
-    const re = globToRegExp(p)
-    const hits = all.filter((d) => re.test(named(d)) && (!forkParent(d) || p.includes('forks')))
-    if (hits.length === 0)
-      throw new CliError(EXIT.error, {
-        failed: `find fixtures matching "${p}"`,
-        reason: `no scenario under ${display(root)} matches it`,
-        fix: 'Match scenario names relative to the fixture root (`billing/*`, `**/refund`), or pass --dir <fixture root>',
-        details: all.slice(0, 12).map(named),
-      })
-    for (const d of hits) found.add(d)
-  }
-  if (found.size === 0)
-    throw new CliError(EXIT.error, {
-      failed: `check the fixtures under ${display(root)} for drift`,
-      reason: 'no fixtures were found (no directory with scenario.yaml), and an empty check would pass silently',
-      fix: 'Run it where your fixtures are, pass --dir <fixture root> (or "dir" in fluxlab.config.mjs), or record one first',
-    })
-  return [...found]
 }
 
 /** Before anything is sent, on stderr: what, where, with which key variable, and that it costs money. */

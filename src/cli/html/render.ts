@@ -16,7 +16,7 @@ export interface HtmlContext {
   pricesAsOf: string
 }
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+export const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 /**
  * Render the viewer.
@@ -51,18 +51,7 @@ export function renderHtml(view: RunView, ctx: HtmlContext): string {
   <div class="actions"><button type="button" id="expand-all">Expand all bodies</button> <button type="button" id="collapse-all">Collapse all</button></div>
 </header>
 <main>
-<section aria-label="Timeline">
-  <h2>Timeline</h2>
-  <p class="dim">Steps in recorded order, each as long as it took (laid end to end; ticks are streamed chunks).</p>
-  ${timeline(view.steps, ctx.fork?.at)}
-</section>
-<section aria-label="Steps">
-  <h2>Steps</h2>
-  <ol class="steps">
-${view.steps.map((s) => stepCard(s, ctx.fork?.at)).join('\n')}
-  </ol>
-  <div class="final"><span class="label">final text</span> ${esc(view.finalText) || '<span class="dim">(none)</span>'}</div>
-</section>
+${traceSections(view, { divergedAt: ctx.fork?.at })}
 </main>
 <script>
 for (const [id, open] of [['expand-all', true], ['collapse-all', false]])
@@ -73,6 +62,37 @@ for (const [id, open] of [['expand-all', true], ['collapse-all', false]])
 `
 }
 
+/** How one trace is drawn inside a page: ids prefixed (two traces side by side), bodies cut past `maxBody` characters. */
+export interface TraceOptions {
+  divergedAt?: number
+  /** Steps to mark, by id (`model#2`), with the badge each gets (`changed`, `added`): a review's side of a fixture. */
+  marks?: ReadonlyMap<string, string>
+  /** Prefix of the steps' element ids (`step-3` → `a-step-3`). */
+  prefix?: string
+  /** Longest request or response body kept, in characters (the rest is cut, with a note); 0 leaves the bodies out. */
+  maxBody?: number
+}
+
+/**
+ * The timeline and the step cards of one trace, as `show --html` draws them (`fluxlab report` reuses them).
+ * @example
+ * traceSections(runView(fx), { prefix: 'before-', maxBody: 4000 })
+ */
+export function traceSections(view: RunView, opts: TraceOptions = {}): string {
+  return `<section aria-label="Timeline">
+  <h2>Timeline</h2>
+  <p class="dim">Steps in recorded order, each as long as it took (laid end to end; ticks are streamed chunks).</p>
+  ${timeline(view.steps, opts)}
+</section>
+<section aria-label="Steps">
+  <h2>Steps</h2>
+  <ol class="steps">
+${view.steps.map((s) => stepCard(s, opts)).join('\n')}
+  </ol>
+  <div class="final"><span class="label">final text</span> ${esc(view.finalText) || '<span class="dim">(none)</span>'}</div>
+</section>`
+}
+
 function forkBanner(fork: { parent: string; at?: number }, change: unknown): string {
   const what = typeof change === 'string' && change ? ` (${esc(change)})` : ''
   return fork.at
@@ -80,7 +100,7 @@ function forkBanner(fork: { parent: string; at?: number }, change: unknown): str
     : `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: the same steps as its parent.</p>`
 }
 
-function timeline(steps: StepView[], divergedAt?: number): string {
+function timeline(steps: StepView[], { divergedAt, prefix = '', marks }: TraceOptions): string {
   const total = Math.max(1, steps.reduce((n, s) => n + Math.max(s.durationMs, 1), 0))
   let at = 0
   const bars = steps.map((s) => {
@@ -90,8 +110,10 @@ function timeline(steps: StepView[], divergedAt?: number): string {
     const ticks = s.chunks
       .map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`)
       .join('')
-    const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index ? ' diverged' : ''}`
-    return `<a class="${cls}" href="#step-${s.index}" data-step="${s.index}" style="left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%" title="${esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)}">${ticks}</a>`
+    const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index || marks?.has(s.id) ? ' diverged' : ''}`
+    const style = `left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%`
+    const title = esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)
+    return `<a class="${cls}" href="#${prefix}step-${s.index}" data-step="${s.index}" style="${style}" title="${title}">${ticks}</a>`
   })
   const rows = steps
     .map((s, i) => `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ms</span></div>`)
@@ -99,8 +121,9 @@ function timeline(steps: StepView[], divergedAt?: number): string {
   return `<div class="timeline">${rows}</div>`
 }
 
-function stepCard(s: StepView, divergedAt?: number): string {
-  const diverged = divergedAt === s.index
+function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: TraceOptions): string {
+  const mark = marks?.get(s.id)
+  const diverged = divergedAt === s.index || mark !== undefined
   const head =
     s.channel === 'model'
       ? `<span class="id">${esc(s.id)}</span> <b>${esc(s.model ?? '?')}</b> <span class="dim">${esc(s.family ?? '')}</span>`
@@ -124,13 +147,18 @@ function stepCard(s: StepView, divergedAt?: number): string {
   if (s.error) lines.push(`<div class="bad">✗ ${esc(s.error)}</div>`)
   if (s.truncated) lines.push(`<div class="warn">truncated: the body was stored cut over the cap</div>`)
   if (s.injected) lines.push(`<div class="warn">injected by the what-if: ${esc(s.injected)}</div>`)
-  return `    <li class="step ${s.channel}${diverged ? ' diverged' : ''}" id="step-${s.index}" data-step="${s.index}">
-      <div class="head"><span class="n">${s.index}</span> ${head}${diverged ? ' <span class="badge">diverges here</span>' : ''}${s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''}</div>
+  const badges = `${diverged ? ` <span class="badge">${mark ? esc(mark) : 'diverges here'}</span>` : ''}${
+    s.injected ? ` <span class="badge injected" title="${esc(s.injected)}">injected</span>` : ''
+  }`
+  const requestLabel = s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments'
+  const responseLabel = s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output'
+  return `    <li class="step ${s.channel}${diverged ? ' diverged' : ''}" id="${prefix}step-${s.index}" data-step="${s.index}">
+      <div class="head"><span class="n">${s.index}</span> ${head}${badges}</div>
       <div class="facts">${facts.join(' · ')}</div>
       ${lines.join('\n      ')}
       ${chunkStrip(s)}
-      ${s.requestBody !== undefined ? body('request', s.channel === 'model' ? `Request body (canonical, redacted)${s.url ? ` · ${s.url}` : ''}` : 'Arguments', s.requestBody) : ''}
-      ${s.responseBody !== undefined ? body('response', s.channel === 'model' || s.status !== undefined ? 'Response body (as recorded, redacted)' : 'Output', s.responseBody) : ''}
+      ${s.requestBody !== undefined && maxBody !== 0 ? body('request', requestLabel, s.requestBody, maxBody) : ''}
+      ${s.responseBody !== undefined && maxBody !== 0 ? body('response', responseLabel, s.responseBody, maxBody) : ''}
     </li>`
 }
 
@@ -148,8 +176,9 @@ function chunkStrip(s: StepView): string {
       <details class="chunk-table"><summary>Chunk timing</summary><table><thead><tr><th>#</th><th>t (ms)</th><th>bytes</th></tr></thead><tbody>${rows}</tbody></table></details></div>`
 }
 
-function body(kind: 'request' | 'response', label: string, text: string): string {
-  return `<details class="body ${kind}"><summary>${esc(label)}</summary><pre>${esc(text)}</pre></details>`
+function body(kind: 'request' | 'response', label: string, text: string, max = Infinity): string {
+  const cut = text.length > max ? `${text.slice(0, max)}\n… ${text.length - max} more characters: fluxlab show <name> --html has them all` : text
+  return `<details class="body ${kind}"><summary>${esc(label)}</summary><pre>${esc(cut)}</pre></details>`
 }
 
 /**
@@ -157,6 +186,6 @@ function body(kind: 'request' | 'response', label: string, text: string): string
  * @example
  * esc('<img src=x>') // '&lt;img src=x&gt;'
  */
-function esc(s: string): string {
+export function esc(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string)
 }
