@@ -6,7 +6,8 @@
  * tripwire where the provider was: every test keeps its status and nothing is sent, also from a root moved with
  * `withFluxlab(entry, { dir })`. A hand-written serve that reads
  * another root says so at start, with both paths and the fix, and the server that then dies at import gets one line
- * naming the variable and why it had no placeholder.
+ * naming the variable and why it had no placeholder. Under GITHUB_ACTIONS=true a failed replay is annotated at the spec's
+ * line with a rerun command that names the config (issue 41 item 1).
  */
 import { spawn } from 'node:child_process'
 import { readdirSync, renameSync } from 'node:fs'
@@ -89,6 +90,29 @@ describe('a Playwright suite with its config in e2e/ and its webServer at the pr
     } finally {
       project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n", "stdout: 'pipe',\n  }),\n")
       renameSync(project.path('e2e/recordings'), project.path('e2e/tests/scenarios'))
+    }
+  }, TIMEOUT)
+
+  // Issue 41 item 1 on Playwright: a test whose fixture is gone fails a CI replay under GITHUB_ACTIONS=true; fluxlab's
+  // reporter puts the error at the spec's own line, and its rerun command names the config, as run from the project root.
+  test('under GITHUB_ACTIONS=true a failed replay gets an ::error at the spec line whose rerun command carries -c', async () => {
+    const reporters = "reporter: [['list'], "
+    const uk = readdirSync(project.path('e2e/tests/scenarios')).find((d) => d.includes('capital-of-uk-'))!
+    project.edit('e2e/playwright.config.ts', reporters, `${reporters}['fluxlab/playwright-reporter'], `)
+    renameSync(project.path(`e2e/tests/scenarios/${uk}`), project.path(`e2e/${uk}.away`))
+    try {
+      const summary = project.path('step-summary.md')
+      const r = await run('gha.json', { CI: '1', FLUX_OFFLINE: '1', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary })
+      expect.soft(statuses(project, 'gha.json')['answers the capital of UK']).toBe('failed')
+      const errors = r.output.split('\n').filter((l) => l.startsWith('::error '))
+      expect(errors, r.output).toHaveLength(1)
+      expect(errors[0]).toMatch(/^::error file=e2e\/tests\/chat\.spec\.ts,line=4,title=FLUX_NO_RECORDING::/)
+      expect(errors[0]).toContain("npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'answers the capital of UK$'")
+      expect(project.read('step-summary.md')).toContain('fluxlab')
+      expect(r.output).not.toContain(KEY.slice(8))
+    } finally {
+      renameSync(project.path(`e2e/${uk}.away`), project.path(`e2e/tests/scenarios/${uk}`))
+      project.edit('e2e/playwright.config.ts', `${reporters}['fluxlab/playwright-reporter'], `, reporters)
     }
   }, TIMEOUT)
 
