@@ -75,9 +75,7 @@ export class FluxError extends Error {
 
 /** True for a FluxError with the given code (works across duplicated copies of the library). */
 export function isFluxError(e: unknown, code?: FluxErrorCode): e is FluxError {
-  return (
-    typeof e === 'object' && e !== null && (e as Error).name === 'FluxError' && (code === undefined || (e as FluxError).code === code)
-  )
+  return typeof e === 'object' && e !== null && (e as Error).name === 'FluxError' && (code === undefined || (e as FluxError).code === code)
 }
 
 function sentence(s: string): string {

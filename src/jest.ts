@@ -52,17 +52,28 @@ if (g.expect && g.beforeEach && g.afterEach) {
   const testPath = expect.getState().testPath
   // Issue 38 item 4: placeholders the main process filled for its global setup, if a worker inherited them, are not this file's.
   dropGateKeys(process.env)
-  const keys = holdFileKeys({ rootDir: process.cwd(), testFile: testPath, options: state.options, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
+  const keys = holdFileKeys({
+    rootDir: process.cwd(),
+    testFile: testPath,
+    options: state.options,
+    updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv(),
+  })
   // Issue 24: the credential variables the file's code reads while it is collected: those set go into what it records,
   // those unset name what closed a skipped test's gate.
   // @note a file whose tests are all skipped may run no hook: the facts go out as the reads happen (the reporter merges them).
   const fileFact = (unsetKeys: string[]) => {
-    if (keys.fixtures > 0 && testPath) void import('./reporter/facts.js').then(({ appendFacts }) => appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys }))
+    if (keys.fixtures > 0 && testPath)
+      void import('./reporter/facts.js').then(({ appendFacts }) => appendFacts({ kind: 'file', file: testPath, base: keys.base, unsetKeys }))
   }
   fileFact([])
   // Issue 38 item 4: where the run can record, what the file read also goes into its record beside the fixtures, so a
   // replay fills placeholders for it even where the file writes no fixture (every test skipped by its gate).
-  const keeper = fileRecordKeeper({ base: keys.base, rootDir: process.cwd(), testFile: testPath, updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv() })
+  const keeper = fileRecordKeeper({
+    base: keys.base,
+    rootDir: process.cwd(),
+    testFile: testPath,
+    updateState: toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv(),
+  })
   const stopWatch = testPath
     ? watchKeyReads(
         process,
@@ -95,7 +106,12 @@ if (g.expect && g.beforeEach && g.afterEach) {
     const name = concurrentName()
     return name === undefined
       ? undefined
-      : { runner: 'jest', name, why: 'jest has no per-test async context', fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest 4.1 and later support `test.concurrent`).' }
+      : {
+          runner: 'jest',
+          name,
+          why: 'jest has no per-test async context',
+          fix: 'Use `test` instead of `test.concurrent` for fluxlab scenarios in jest (vitest 4.1 and later support `test.concurrent`).',
+        }
   }
   // jest runs the setup's beforeAll before the file's own: collection is over.
   g.beforeAll?.(() => {
@@ -219,6 +235,3 @@ function nthOfRunning(): number | undefined {
   }
   return places.get(st.currentlyRunningTest)
 }
-
-// The matcher functions themselves are `fluxlab/matchers`'.
-export {}

@@ -46,9 +46,15 @@ describe('withFluxlab', () => {
     // no named group: Playwright would copy it into process.env
     expect(entry.wait?.stdout?.exec(line)?.groups).toBeUndefined()
     // a `port` entry is checked as Playwright checks it, by a connection to the port
-    expect(withFluxlab({ command: 'node server.mjs', port: 3000 })).toMatchObject({ command: expect.stringMatching(/ serve --ready 3000 -- /), port: 3000, wait: { stdout: entry.wait?.stdout } })
+    expect(withFluxlab({ command: 'node server.mjs', port: 3000 })).toMatchObject({
+      command: expect.stringMatching(/ serve --ready 3000 -- /),
+      port: 3000,
+      wait: { stdout: entry.wait?.stdout },
+    })
     // ignoreHTTPSErrors goes with an https url; a URL the shell would split is quoted
-    expect(withFluxlab({ command: 'x', url: 'https://localhost:3000/?a=1&b=2', ignoreHTTPSErrors: true }).command).toMatch(/ serve --ready 'https:\/\/localhost:3000\/\?a=1&b=2' --ignore-https-errors -- x$/)
+    expect(withFluxlab({ command: 'x', url: 'https://localhost:3000/?a=1&b=2', ignoreHTTPSErrors: true }).command).toMatch(
+      / serve --ready 'https:\/\/localhost:3000\/\?a=1&b=2' --ignore-https-errors -- x$/,
+    )
     // nothing to check: Playwright does not wait for such an entry either
     const bare = withFluxlab({ command: 'node worker.mjs' })
     expect(bare.command).toMatch(/ serve -- node worker\.mjs$/)
@@ -62,7 +68,9 @@ describe('withFluxlab', () => {
       expect(entry.command).not.toContain('--ready')
     }
     // an empty `wait` waits for nothing: serve's line is added to it
-    expect(withFluxlab({ command: 'node server.mjs', url: 'http://127.0.0.1:3000', wait: {} }).wait?.stdout).toEqual(/^\[fluxlab\] serve: the app server answers at /m)
+    expect(withFluxlab({ command: 'node server.mjs', url: 'http://127.0.0.1:3000', wait: {} }).wait?.stdout).toEqual(
+      /^\[fluxlab\] serve: the app server answers at /m,
+    )
   })
 
   test("keeps the entry's literal fields typed as Playwright's config takes them (compiled by npm run typecheck)", () => {

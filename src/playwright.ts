@@ -152,7 +152,11 @@ const shellArg = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : proce
 
 /** Each matcher as Playwright's `expect.extend` types one: its own arguments after the received value. */
 type PlaywrightMatchers = {
-  [K in keyof typeof matchers]: (this: ExpectMatcherState, received: unknown, ...args: Parameters<(typeof matchers)[K]> extends [unknown, ...infer A] ? A : never) => MatcherReturnType
+  [K in keyof typeof matchers]: (
+    this: ExpectMatcherState,
+    received: unknown,
+    ...args: Parameters<(typeof matchers)[K]> extends [unknown, ...infer A] ? A : never
+  ) => MatcherReturnType
 }
 
 /**

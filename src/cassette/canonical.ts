@@ -152,7 +152,9 @@ export function isMcpHandshake(name: string): boolean {
 
 /** The JSON-RPC 2.0 request in a canonical body, if it is one. */
 function jsonRpc(body: unknown): Record<string, unknown> | undefined {
-  return body && typeof body === 'object' && !Array.isArray(body) && (body as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (body as Record<string, unknown>) : undefined
+  return body && typeof body === 'object' && !Array.isArray(body) && (body as { jsonrpc?: unknown }).jsonrpc === '2.0'
+    ? (body as Record<string, unknown>)
+    : undefined
 }
 
 /** The id the client sent (for answering with it on replay). */
@@ -173,7 +175,8 @@ function rpcIdOf(bodyText: string): string | number | undefined {
  */
 function mcpName(method: string, rpc: Record<string, unknown> | undefined, mcpHeaders = false): string | undefined {
   const m = typeof rpc?.method === 'string' ? rpc.method : undefined
-  const isMcp = mcpHeaders || (m !== undefined && /^(initialize|ping|tools\/|resources\/|prompts\/|notifications\/|completion\/|logging\/|sampling\/|roots\/)/.test(m))
+  const isMcp =
+    mcpHeaders || (m !== undefined && /^(initialize|ping|tools\/|resources\/|prompts\/|notifications\/|completion\/|logging\/|sampling\/|roots\/)/.test(m))
   if (!isMcp) return undefined
   if (m === 'tools/call') {
     const tool = (rpc?.params as { name?: unknown } | undefined)?.name
@@ -211,7 +214,10 @@ function numberIds(value: unknown, seen: Map<string, string>, owner?: string): u
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value))
-      out[k] = k === 'id' && typeof v === 'string' && owner !== undefined && familyTables.clientIdOwners.has(owner) ? placeholder(v, 'client_id', seen) : numberIds(v, seen, k)
+      out[k] =
+        k === 'id' && typeof v === 'string' && owner !== undefined && familyTables.clientIdOwners.has(owner)
+          ? placeholder(v, 'client_id', seen)
+          : numberIds(v, seen, k)
     return out
   }
   return value

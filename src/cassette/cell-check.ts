@@ -67,7 +67,15 @@ export function isModelCell(v: unknown): boolean {
   if (!isObj(request) || !isText(request.method) || !isText(request.path)) return false
   if (!isResponse(response)) return false
   if (!isOptText(v.model) || !isOptText(v.finishReason) || !isText(v.text) || !isOptText(v.injected)) return false
-  if (!isObj(usage) || !isNonNeg(usage.input) || !isNonNeg(usage.output) || !isNonNeg(usage.cacheRead) || !isNonNeg(usage.cacheWrite) || !isNonNeg(usage.reasoning)) return false
+  if (
+    !isObj(usage) ||
+    !isNonNeg(usage.input) ||
+    !isNonNeg(usage.output) ||
+    !isNonNeg(usage.cacheRead) ||
+    !isNonNeg(usage.cacheWrite) ||
+    !isNonNeg(usage.reasoning)
+  )
+    return false
   if (!Array.isArray(toolCalls)) return false
   for (const c of toolCalls) if (!isObj(c) || !isText(c.id) || !isText(c.name)) return false
   if (providerError !== undefined && !(isObj(providerError) && isOptText(providerError.type) && isText(providerError.message))) return false
@@ -118,7 +126,14 @@ export function isManifest(v: unknown): boolean {
   const { source, fork } = v
   if (!isNum(v.formatVersion) || typeof v.fluxlabVersion !== 'string' || !isText(v.name) || (v.name as string).length < 1) return false
   if (source !== undefined && !isSource(source)) return false
-  if (typeof v.recordedAt !== 'string' || !isStrings(v.models) || !isStrings(v.providerHosts) || !isCount(v.cassetteMaxBytes) || typeof v.redaction !== 'string') return false
+  if (
+    typeof v.recordedAt !== 'string' ||
+    !isStrings(v.models) ||
+    !isStrings(v.providerHosts) ||
+    !isCount(v.cassetteMaxBytes) ||
+    typeof v.redaction !== 'string'
+  )
+    return false
   if (v.keyVars !== undefined && !(isStrings(v.keyVars) && (v.keyVars as string[]).every((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)))) return false
   return fork === undefined || (isObj(fork) && isText(fork.parent) && typeof fork.parentRecordedAt === 'string' && typeof fork.change === 'string')
 }

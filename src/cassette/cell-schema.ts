@@ -43,9 +43,9 @@ export const manifestSchema = lazy((s) => s.manifest)
 function buildSchemas(z: typeof Zod) {
   const nonNegative = (what: string) => z.number(`expected ${what} (a number ≥ 0)`).check(z.nonnegative(`expected ${what} (a number ≥ 0)`))
   const count = (what: string) => z.int(`expected ${what} (an integer ≥ 0)`).check(z.nonnegative(`expected ${what} (an integer ≥ 0)`))
-  const text = (what: string) => z.string(`expected ${what} (a string)`).check(z.refine(wellFormed, `expected ${what} to be valid Unicode (it holds a lone surrogate)`))
+  const text = (what: string) =>
+    z.string(`expected ${what} (a string)`).check(z.refine(wellFormed, `expected ${what} to be valid Unicode (it holds a lone surrogate)`))
   const optionalText = (what: string) => z.optional(text(what))
-
 
   /** One stored body chunk: `t` plus exactly one of `text` and `b64`. */
   const chunkSchema = z
@@ -53,23 +53,31 @@ function buildSchemas(z: typeof Zod) {
       {
         t: nonNegative('"t", milliseconds since the request'),
         text: optionalText('"text"'),
-        b64: z.optional(z.string('expected "b64" (a base64 string)').check(z.refine(isCanonicalBase64, 'expected "b64" to be canonical base64 (A–Z a–z 0–9 + /, padded with =)'))),
+        b64: z.optional(
+          z
+            .string('expected "b64" (a base64 string)')
+            .check(z.refine(isCanonicalBase64, 'expected "b64" to be canonical base64 (A–Z a–z 0–9 + /, padded with =)')),
+        ),
       },
       'expected a chunk object {"t", "text"} or {"t", "b64"}',
     )
     .check(z.refine((c) => (c.text === undefined) !== (c.b64 === undefined), 'expected a chunk to hold exactly one of "text" and "b64"'))
 
-
   /** A recorded HTTP response (model cells, http tool cells). */
   const responseSchema = z
     .looseObject(
       {
-        status: z.int('expected "status" (0 for no response, else 200–599)').check(
-          z.refine((s) => s === 0 || (s >= 200 && s <= 599), 'expected "status" (0 for no response, else 200–599)'),
-        ),
+        status: z
+          .int('expected "status" (0 for no response, else 200–599)')
+          .check(z.refine((s) => s === 0 || (s >= 200 && s <= 599), 'expected "status" (0 for no response, else 200–599)')),
         headers: z.record(
-          z.string().check(z.regex(HEADER_NAME, 'expected a lowercase header name (an HTTP token)'), z.refine((n) => !NEVER_KEPT.has(n), 'expected no content-length, content-encoding or transfer-encoding header (bodies are stored decoded)')),
-          z.string('expected a header value (a string)').check(z.regex(HEADER_VALUE, 'expected a header value without line breaks, control characters or surrounding spaces')),
+          z.string().check(
+            z.regex(HEADER_NAME, 'expected a lowercase header name (an HTTP token)'),
+            z.refine((n) => !NEVER_KEPT.has(n), 'expected no content-length, content-encoding or transfer-encoding header (bodies are stored decoded)'),
+          ),
+          z
+            .string('expected a header value (a string)')
+            .check(z.regex(HEADER_VALUE, 'expected a header value without line breaks, control characters or surrounding spaces')),
           'expected "headers" (an object of strings)',
         ),
         chunks: z.array(chunkSchema, 'expected "chunks" (an array)'),
@@ -80,8 +88,14 @@ function buildSchemas(z: typeof Zod) {
       'expected a "response" object {"status", "headers", "chunks"}',
     )
     .check(
-      z.refine((r) => !(r.status === 0 || NULL_BODY.has(r.status)) || r.chunks.length === 0, { message: 'expected no chunks: a response with this status has no body', path: ['chunks'] }),
-      z.refine((r) => r.clientAbort === undefined || r.clientAbort.afterChunks === r.chunks.length, { message: 'expected "afterChunks" to equal the number of chunks (replay serves them all, then waits for the abort)', path: ['clientAbort', 'afterChunks'] }),
+      z.refine((r) => !(r.status === 0 || NULL_BODY.has(r.status)) || r.chunks.length === 0, {
+        message: 'expected no chunks: a response with this status has no body',
+        path: ['chunks'],
+      }),
+      z.refine((r) => r.clientAbort === undefined || r.clientAbort.afterChunks === r.chunks.length, {
+        message: 'expected "afterChunks" to equal the number of chunks (replay serves them all, then waits for the abort)',
+        path: ['clientAbort', 'afterChunks'],
+      }),
     )
 
   const transportErrorSchema = z.optional(
@@ -99,16 +113,28 @@ function buildSchemas(z: typeof Zod) {
         key,
         family: z.unknown().check(z.refine(isFamily, { error: familyExpected })),
         url: z.string('expected "url" (an absolute URL)').check(z.refine((u) => URL.canParse(u), 'expected "url" (an absolute URL)')),
-        request: z.looseObject({ method: text('"method"'), path: text('"path"'), body: z.optional(z.unknown()) }, 'expected a "request" object {"method", "path", "body"}'),
+        request: z.looseObject(
+          { method: text('"method"'), path: text('"path"'), body: z.optional(z.unknown()) },
+          'expected a "request" object {"method", "path", "body"}',
+        ),
         response: responseSchema,
         model: optionalText('"model"'),
         usage: z.looseObject(
-          { input: nonNegative('"input"'), output: nonNegative('"output"'), cacheRead: nonNegative('"cacheRead"'), cacheWrite: nonNegative('"cacheWrite"'), reasoning: nonNegative('"reasoning"') },
+          {
+            input: nonNegative('"input"'),
+            output: nonNegative('"output"'),
+            cacheRead: nonNegative('"cacheRead"'),
+            cacheWrite: nonNegative('"cacheWrite"'),
+            reasoning: nonNegative('"reasoning"'),
+          },
           'expected "usage" {"input", "output", "cacheRead", "cacheWrite", "reasoning"}',
         ),
         finishReason: optionalText('"finishReason"'),
         text: text('"text"'),
-        toolCalls: z.array(z.looseObject({ id: text('"id"'), name: text('"name"'), args: z.optional(z.unknown()) }, 'expected a tool call {"id", "name", "args"}'), 'expected "toolCalls" (an array)'),
+        toolCalls: z.array(
+          z.looseObject({ id: text('"id"'), name: text('"name"'), args: z.optional(z.unknown()) }, 'expected a tool call {"id", "name", "args"}'),
+          'expected "toolCalls" (an array)',
+        ),
         providerError: z.optional(z.looseObject({ type: optionalText('"type"'), message: text('"message"') }, 'expected "providerError" {"message"}')),
         transportError: transportErrorSchema,
         durationMs: nonNegative('"durationMs"'),
@@ -139,9 +165,12 @@ function buildSchemas(z: typeof Zod) {
         args: z.optional(z.unknown()),
         output: z.optional(z.unknown()),
         error: z.optional(
-          z
-            .looseObject({ name: text('"name"'), message: text('"message"'), data: z.optional(z.unknown()) }, 'expected "error" {"name", "message"}')
-            .check(z.refine((e) => !(e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, '__proto__')), { message: 'expected "data" without a "__proto__" key (it would replace the error\'s prototype)', path: ['data'] })),
+          z.looseObject({ name: text('"name"'), message: text('"message"'), data: z.optional(z.unknown()) }, 'expected "error" {"name", "message"}').check(
+            z.refine((e) => !(e.data !== null && typeof e.data === 'object' && Object.hasOwn(e.data, '__proto__')), {
+              message: 'expected "data" without a "__proto__" key (it would replace the error\'s prototype)',
+              path: ['data'],
+            }),
+          ),
         ),
         response: z.optional(responseSchema),
         rpcId: z.optional(z.union([z.string(), z.number()], 'expected "rpcId" (a string or number)')),
@@ -157,8 +186,14 @@ function buildSchemas(z: typeof Zod) {
     )
     .check(
       z.refine((c) => c.kind !== 'fn' || c.response === undefined, { message: 'expected no "response" on an in-process (fn) tool call', path: ['response'] }),
-      z.refine((c) => c.kind !== 'http' || c.response !== undefined || c.transportError !== undefined, { message: 'expected "response" (or "transportError") on an http tool call', path: ['response'] }),
-      z.refine((c) => c.kind !== 'fn' || c.output === undefined || c.error === undefined, { message: 'expected "output" or "error", not both', path: ['error'] }),
+      z.refine((c) => c.kind !== 'http' || c.response !== undefined || c.transportError !== undefined, {
+        message: 'expected "response" (or "transportError") on an http tool call',
+        path: ['response'],
+      }),
+      z.refine((c) => c.kind !== 'fn' || c.output === undefined || c.error === undefined, {
+        message: 'expected "output" or "error", not both',
+        path: ['error'],
+      }),
     )
 
   const sourceSchema = z.optional(
@@ -168,7 +203,11 @@ function buildSchemas(z: typeof Zod) {
         name: text('"source.name"'),
         nth: z.optional(z.int('expected "source.nth" (an integer ≥ 2)').check(z.gte(2, 'expected "source.nth" (an integer ≥ 2)'))),
         project: optionalText('"source.project"'),
-        runner: z.optional(z.string('expected "source.runner" (a runner\'s name)').check(z.refine(isRunnerToken, 'expected "source.runner" to be a runner\'s name: lowercase letters, digits and dashes'))),
+        runner: z.optional(
+          z
+            .string('expected "source.runner" (a runner\'s name)')
+            .check(z.refine(isRunnerToken, 'expected "source.runner" to be a runner\'s name: lowercase letters, digits and dashes')),
+        ),
       },
       'expected "source" {"file", "name"}',
     ),
@@ -185,11 +224,21 @@ function buildSchemas(z: typeof Zod) {
       input: z.optional(z.unknown()),
       models: z.array(z.string(), 'expected "models" (a list of strings)'),
       providerHosts: z.array(z.string(), 'expected "providerHosts" (a list of strings)'),
-      keyVars: z.optional(z.array(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected "keyVars" to list variable names')), 'expected "keyVars" (a list of variable names)')),
+      keyVars: z.optional(
+        z.array(
+          z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected "keyVars" to list variable names')),
+          'expected "keyVars" (a list of variable names)',
+        ),
+      ),
       cassetteMaxBytes: count('"cassetteMaxBytes"'),
       redaction: z.string('expected "redaction" (the redactor marker)'),
       normalize: z.optional(z.string('expected "normalize" (the normalize rules\' marker)')),
-      fork: z.optional(z.looseObject({ parent: text('"fork.parent"'), parentRecordedAt: z.string(), change: z.string() }, 'expected "fork" {"parent", "parentRecordedAt", "change"}')),
+      fork: z.optional(
+        z.looseObject(
+          { parent: text('"fork.parent"'), parentRecordedAt: z.string(), change: z.string() },
+          'expected "fork" {"parent", "parentRecordedAt", "change"}',
+        ),
+      ),
     },
     'expected a mapping with formatVersion, name, recordedAt, …',
   )

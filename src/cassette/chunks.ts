@@ -32,7 +32,8 @@ export function decodeChunk(chunk: Chunk): Uint8Array {
  */
 export function bodyText(chunks: readonly Chunk[]): string {
   // well-formed text chunks are their own UTF-8 round trip: joined as they are (issue 14: every fixture read does this per cell)
-  if (chunks.every((c) => c.b64 === undefined && typeof c.text === 'string' && (c.text as string & { isWellFormed(): boolean }).isWellFormed())) return chunks.map((c) => c.text).join('')
+  if (chunks.every((c) => c.b64 === undefined && typeof c.text === 'string' && (c.text as string & { isWellFormed(): boolean }).isWellFormed()))
+    return chunks.map((c) => c.text).join('')
   return Buffer.concat(chunks.map((c) => decodeChunk(c))).toString('utf8')
 }
 

@@ -33,7 +33,13 @@ export function derivedMismatch(cell: ModelCell): DerivedMismatch | undefined {
     response.status === 0
       ? { text: '', toolCalls: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: cell.model }
       : (() => {
-          const parsed = codec.parseResponse(bodyText(response.chunks), response.headers['content-type'], response.status, url, codec.binaryBody ? bodyBuffer(response.chunks) : undefined)
+          const parsed = codec.parseResponse(
+            bodyText(response.chunks),
+            response.headers['content-type'],
+            response.status,
+            url,
+            codec.binaryBody ? bodyBuffer(response.chunks) : undefined,
+          )
           // @note a realtime socket's frame may name no model (Gemini Live names it in `setup` only): its cell keeps the session's, which no one cell can check.
           const model = parsed.model ?? codec.parseRequest(cell.request.body, url).model ?? (codec.socket ? cell.model : undefined)
           return { ...parsed, model, providerError: parsed.error }

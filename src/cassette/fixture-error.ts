@@ -8,7 +8,7 @@ import { FluxError } from '../errors.js'
 import { redactMessage } from '../secrets/redact.js'
 import { appendPath } from './json-path.js'
 import { describeFinding } from './scan.js'
-import { type Finding } from './scan-value.js'
+import type { Finding } from './scan-value.js'
 
 /** Where and why a file is not what its reader expects: the fields of a FLUX_FIXTURE_INVALID or FLUX_FORMAT_VERSION error. */
 export interface FixtureProblem {
@@ -33,7 +33,11 @@ class FixtureError extends FluxError {
     readonly problem: FixtureProblem,
     noun: string,
   ) {
-    super(code, { failed: `read ${noun ? `${noun} ` : ''}${rel(problem.file)}${problem.line ? `:${problem.line}` : ''}`, reason: problem.reason, fix: problem.fix })
+    super(code, {
+      failed: `read ${noun ? `${noun} ` : ''}${rel(problem.file)}${problem.line ? `:${problem.line}` : ''}`,
+      reason: problem.reason,
+      fix: problem.fix,
+    })
   }
 }
 
@@ -53,7 +57,9 @@ export function fixtureError(code: 'FLUX_FIXTURE_INVALID' | 'FLUX_FORMAT_VERSION
  */
 export function problemOf(e: unknown): FixtureProblem | undefined {
   const p = (e as { problem?: unknown } | null)?.problem
-  return (e as Error | null)?.name === 'FluxError' && typeof p === 'object' && p !== null && typeof (p as FixtureProblem).file === 'string' ? (p as FixtureProblem) : undefined
+  return (e as Error | null)?.name === 'FluxError' && typeof p === 'object' && p !== null && typeof (p as FixtureProblem).file === 'string'
+    ? (p as FixtureProblem)
+    : undefined
 }
 
 /**
@@ -84,7 +90,10 @@ export function describeIssue(issue: Issue, value: unknown): { reason: string; f
   const field = issue.path.reduce<string>((p, k) => appendPath(p, typeof k === 'number' ? k : String(k)), '')
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys ?? []
-    return { reason: `unexpected field${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}${field ? ` in ${field}` : ''}`, ...(field ? { field } : {}) }
+    return {
+      reason: `unexpected field${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}${field ? ` in ${field}` : ''}`,
+      ...(field ? { field } : {}),
+    }
   }
   let found: unknown = value
   let present = true

@@ -41,7 +41,8 @@ export function rerecordCommand(manifest: unknown, dir: string): string | undefi
   const m = manifest as { name?: unknown; input?: { command?: unknown } } | null
   const command = m?.input?.command
   const path = dir.split(sep).join('/')
-  if (typeof m?.name !== 'string' || !Array.isArray(command) || !command.length || !command.every((a) => typeof a === 'string') || !path.endsWith(`/${m.name}`)) return undefined
+  if (typeof m?.name !== 'string' || !Array.isArray(command) || !command.length || !command.every((a) => typeof a === 'string') || !path.endsWith(`/${m.name}`))
+    return undefined
   const abs = path.slice(0, -m.name.length - 1)
   const root = relative(process.cwd(), abs).split(sep).join('/')
   return `FLUX_GOLDEN=update npx fluxlab record ${m.name} --dir ${root === '' ? '.' : root.startsWith('..') ? abs : root} -- ${command.join(' ')}`

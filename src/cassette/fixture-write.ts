@@ -30,7 +30,8 @@ export interface SerializedFixture {
  * serializeFixture(fx).model
  */
 export function serializeFixture(fx: Omit<Fixture, 'dir'>): SerializedFixture {
-  const jsonl = (cells: ReadonlyArray<ModelCell | ToolCell>) => cells.map((c) => cellJson({ ...c, digest: servedDigest(c) })).join('\n') + (cells.length ? '\n' : '')
+  const jsonl = (cells: ReadonlyArray<ModelCell | ToolCell>) =>
+    cells.map((c) => cellJson({ ...c, digest: servedDigest(c) })).join('\n') + (cells.length ? '\n' : '')
   return {
     manifest: yaml().stringify(fx.manifest, { lineWidth: 0 }),
     model: jsonl(fx.model),
@@ -96,4 +97,5 @@ export function writeTrace(dir: string, trace: string, opts: ScanOptions = {}): 
   fixtureStore().writeFile(join(dir, FILES.trace), trace)
 }
 
-const WRITE_SECRET_FIX = "Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) or remove the secret from the agent's input."
+const WRITE_SECRET_FIX =
+  "Nothing was written. Add a redaction rule (`redact: { replace: [...] }` in the fluxlab options) or remove the secret from the agent's input."

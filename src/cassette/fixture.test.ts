@@ -33,7 +33,11 @@ const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   ...over,
 })
 const URL_ = 'https://api.openai.com/v1/chat/completions'
-const BODY = JSON.stringify({ model: 'gpt-4o-mini', choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } })
+const BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1 },
+})
 const parsed = codecFor('openai-chat').parseResponse(BODY, 'application/json', 200, new URL(URL_))
 const hex = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`
 const model = (seq: number): ModelCell => ({
@@ -52,7 +56,17 @@ const model = (seq: number): ModelCell => ({
   durationMs: 1,
   truncated: false,
 })
-const tool = (seq: number): ToolCell => ({ seq, step: 'tool#1', kind: 'fn', name: 'lookup', key: hex(1000 + seq), args: {}, output: 1, durationMs: 0, truncated: false })
+const tool = (seq: number): ToolCell => ({
+  seq,
+  step: 'tool#1',
+  kind: 'fn',
+  name: 'lookup',
+  key: hex(1000 + seq),
+  args: {},
+  output: 1,
+  durationMs: 0,
+  truncated: false,
+})
 
 /** A fixture at `/virtual-<n>/tests/scenarios/<name>` of the store in use, written by writeFixture. */
 function fixture(m: Manifest = manifest()): string {
@@ -91,14 +105,18 @@ describe('the fix of a read error', () => {
     const dir = fixture(manifest({ source: { file: 'test/weather.test.ts', name: 'weather > answers', runner: 'vitest' } }))
     breakLine(dir, 2)
     const e = errorOf(() => readFixture(dir))
-    expect(e.message).toContain("model.jsonl:2: not valid JSON")
-    expect(e.message).toContain("Fix the line by hand or re-record the scenario with `FLUX_GOLDEN=update npx vitest run test/weather.test.ts -t '^weather answers$'`.")
+    expect(e.message).toContain('model.jsonl:2: not valid JSON')
+    expect(e.message).toContain(
+      "Fix the line by hand or re-record the scenario with `FLUX_GOLDEN=update npx vitest run test/weather.test.ts -t '^weather answers$'`.",
+    )
     expect(problemOf(e)).toMatchObject({ file: join(dir, 'model.jsonl'), line: 2 })
   })
 
   it('names both runners when the manifest does not say which one recorded it', () => {
     const dir = fixture(manifest({ formatVersion: 0, source: { file: 'a.test.ts', name: 'x' } }))
-    expect(() => readFixture(dir)).toThrow("Re-record it with `FLUX_GOLDEN=update npx vitest run a.test.ts -t '^x$' (or FLUX_GOLDEN=update npx jest a.test.ts -t '^x$')`.")
+    expect(() => readFixture(dir)).toThrow(
+      "Re-record it with `FLUX_GOLDEN=update npx vitest run a.test.ts -t '^x$' (or FLUX_GOLDEN=update npx jest a.test.ts -t '^x$')`.",
+    )
   })
 
   it('names the fluxlab record command of a CLI recording', () => {
@@ -112,9 +130,13 @@ describe('the fix of a read error', () => {
   it('without a source, names the test it is given, this process, or nothing', () => {
     const dir = fixture()
     breakLine(dir, 2)
-    expect(errorOf(() => readFixture(dir, { rerun: { runner: 'jest', file: 't.test.js', name: 'it works' } })).message).toContain("`FLUX_GOLDEN=update npx jest t.test.js -t '^it works$'`.")
+    expect(errorOf(() => readFixture(dir, { rerun: { runner: 'jest', file: 't.test.js', name: 'it works' } })).message).toContain(
+      "`FLUX_GOLDEN=update npx jest t.test.js -t '^it works$'`.",
+    )
     expect(errorOf(() => readFixture(dir)).message).toMatch(/re-record the scenario with `FLUX_GOLDEN=update node \S+/)
-    expect(errorOf(() => readFixture(dir, { rerun: false })).message).toMatch(/re-record the scenario with FLUX_GOLDEN=update \(scenario\.yaml names no test to run again\)\.$/)
+    expect(errorOf(() => readFixture(dir, { rerun: false })).message).toMatch(
+      /re-record the scenario with FLUX_GOLDEN=update \(scenario\.yaml names no test to run again\)\.$/,
+    )
     expect(rerecordCommand(manifest(), dir)).toBeUndefined()
   })
 })
@@ -122,7 +144,11 @@ describe('the fix of a read error', () => {
 describe('readFixture', () => {
   it('refuses a model.jsonl line nested 100,000 deep with FLUX_FIXTURE_INVALID naming model.jsonl and its line', () => {
     const dir = fixture()
-    breakLine(dir, 2, JSON.stringify({ ...model(3), request: { method: 'POST', path: '/', body: null } }).replace('null', `${'['.repeat(100_000)}${']'.repeat(100_000)}`))
+    breakLine(
+      dir,
+      2,
+      JSON.stringify({ ...model(3), request: { method: 'POST', path: '/', body: null } }).replace('null', `${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+    )
     const e = errorOf(() => readFixture(dir))
     expect(e).not.toBeInstanceOf(RangeError)
     expect(e.message).toMatch(/^\[fluxlab\] FLUX_FIXTURE_INVALID: Failed to read fixture .*model\.jsonl:2: its JSON nests deeper than 1000 levels/)

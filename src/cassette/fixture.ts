@@ -14,12 +14,12 @@ import { cellState, cellView, deepFreeze, digestMismatch, type CellState, type D
 import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type ToolCell } from './cell.js'
 import { isManifest, isModelCell, isToolCell } from './cell-check.js'
 import { manifestSchema, modelCellSchema, toolCellSchema } from './cell-schema.js'
-import { derivedMismatch } from './derived.js'
+import { derivedProblem, digestProblem } from './cell-problems.js'
 import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem } from './fixture-error.js'
 import { parseJsonl, tooDeep } from './jsonl.js'
 import { invalidUtf8Lines } from './line-blocks.js'
 import { scanText } from './scan.js'
-import { type ScanOptions } from './scan-value.js'
+import type { ScanOptions } from './scan-value.js'
 import { contentMemo } from './verified.js'
 
 const rel = (file: string) => relative(process.cwd(), file) || file
@@ -121,7 +121,16 @@ interface KeptRead {
 
 function keptRead({ fixture, lines }: FixtureLines): KeptRead {
   const { dir, manifest, model, tools, trace } = fixture
-  return { dir, manifest: deepFreeze(manifest), model: cellState(model), tools: cellState(tools), lines: lines.model, toolLines: lines.tools, trace, views: new Map() }
+  return {
+    dir,
+    manifest: deepFreeze(manifest),
+    model: cellState(model),
+    tools: cellState(tools),
+    lines: lines.model,
+    toolLines: lines.tools,
+    trace,
+    views: new Map(),
+  }
 }
 
 /** The files a fixture read depends on (their stamps, with the directory's, say whether a kept read is still good). */
@@ -164,32 +173,6 @@ function rerecord(manifest: unknown, dir: string, opts: ReadFixtureOptions): str
   return command ? `\`${command}\`` : 'FLUX_GOLDEN=update (scenario.yaml names no test to run again)'
 }
 
-/** The problem of a model cell whose stored fields are not what its chunks parse to, or `undefined` when they agree. */
-function derivedProblem(cell: ModelCell, file: string, line: number, command: () => string): FixtureProblem | undefined {
-  const m = derivedMismatch(cell)
-  if (!m) return undefined
-  return {
-    file,
-    line,
-    field: m.field,
-    reason: `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read "${m.field}")`,
-    fix: `Re-record the scenario with ${command()}, or restore the line from version control.`,
-  }
-}
-
-/** The problem of a cell whose digest is not that of what replay would serve from it (a hand edit). */
-function digestProblem(m: DigestMismatch, file: string, line: number, manifest: unknown, command: () => string): FixtureProblem {
-  const name = (manifest as Partial<Manifest> | undefined)?.name
-  return {
-    code: 'digest_mismatch',
-    file,
-    line,
-    field: 'digest',
-    reason: `digest_mismatch: the line was changed since it was recorded (its "digest" is ${m.stored.slice(0, 19)}…, what replay would serve from it hashes to ${m.served.slice(0, 19)}…), and replay never serves an edited cell silently`,
-    fix: `If the edit is deliberate, accept it with \`npx fluxlab test --accept ${name ?? '<scenario>'}\`; otherwise restore the line from version control or re-record the scenario with ${command()}.`,
-  }
-}
-
 /** One read of `dir` (`read`: its files as the store handed them over); `derived`: check every model cell against its chunks here. */
 function readOnce(dir: string, read: StoredFiles, store: FixtureStore, opts: ReadFixtureOptions & { collect?: boolean }, derived: boolean): FixtureLines {
   const manifestFile = join(dir, FILES.manifest)
@@ -199,7 +182,13 @@ function readOnce(dir: string, read: StoredFiles, store: FixtureStore, opts: Rea
   const manifestText = manifestBytes.toString('utf8')
   refuseSecrets(scanText(manifestText, FILES.manifest, opts), { failed: `read fixture ${rel(dir)}`, fix: READ_SECRET_FIX })
   const badManifest = (reason: string, line?: number, field?: string): never => {
-    throw fixtureError('FLUX_FIXTURE_INVALID', { file: manifestFile, ...(line ? { line } : {}), ...(field ? { field } : {}), reason, fix: `Fix the line by hand or re-record the scenario with ${again()}.` })
+    throw fixtureError('FLUX_FIXTURE_INVALID', {
+      file: manifestFile,
+      ...(line ? { line } : {}),
+      ...(field ? { field } : {}),
+      reason,
+      fix: `Fix the line by hand or re-record the scenario with ${again()}.`,
+    })
   }
   const notUtf8 = [...invalidUtf8Lines(manifestBytes)]
   if (notUtf8.length) badManifest('not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)', notUtf8[0])
@@ -216,7 +205,10 @@ function readOnce(dir: string, read: StoredFiles, store: FixtureStore, opts: Rea
     throw fixtureError('FLUX_FORMAT_VERSION', {
       file: manifestFile,
       reason: `formatVersion is ${JSON.stringify(v)}, this fluxlab reads formatVersion ${FORMAT_VERSION}`,
-      fix: typeof v === 'number' && v > FORMAT_VERSION ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.' : `Re-record it with ${again(manifest)}.`,
+      fix:
+        typeof v === 'number' && v > FORMAT_VERSION
+          ? 'It was written by a newer fluxlab: upgrade with `npm i -D fluxlab@latest`.'
+          : `Re-record it with ${again(manifest)}.`,
     })
   }
   if (tooDeep(manifest)) badManifest('it nests deeper than fluxlab reads')
@@ -272,8 +264,6 @@ function readOnce(dir: string, read: StoredFiles, store: FixtureStore, opts: Rea
     problems,
   }
 }
-
-const clip = (json: string) => (json.length > 80 ? `${json.slice(0, 77)}…` : json)
 
 /** The 1-based line of scenario.yaml where the top-level key of `field` is (`source.file` → the `source:` line). */
 function lineOfKey(text: string, field: string): number | undefined {

@@ -29,7 +29,11 @@ afterEach(() => {
 })
 
 const URL_ = 'https://api.openai.com/v1/chat/completions'
-const BODY = JSON.stringify({ model: 'gpt-4o-mini', choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } })
+const BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1 },
+})
 const parsed = codecFor('openai-chat').parseResponse(BODY, 'application/json', 200, new URL(URL_))
 const model = (seq: number): ModelCell => ({
   seq,
@@ -47,11 +51,35 @@ const model = (seq: number): ModelCell => ({
   durationMs: 1,
   truncated: false,
 })
-const tool: ToolCell = { seq: 4, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:${'9'.repeat(64)}`, args: {}, output: { n: 1 }, durationMs: 0, truncated: false }
+const tool: ToolCell = {
+  seq: 4,
+  step: 'tool#1',
+  kind: 'fn',
+  name: 'lookup',
+  key: `sha256:${'9'.repeat(64)}`,
+  args: {},
+  output: { n: 1 },
+  durationMs: 0,
+  truncated: false,
+}
 
 function fixture(cells = [model(1), model(2), model(3)]): string {
   const dir = join('/virtual/handout', 'weather')
-  writeFixture({ dir, manifest: { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'weather', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }, model: cells, tools: [{ ...tool, seq: cells.length + 1 }] })
+  writeFixture({
+    dir,
+    manifest: {
+      formatVersion: 1,
+      fluxlabVersion: '0.1.0',
+      name: 'weather',
+      recordedAt: '2026-01-02T03:04:05.000Z',
+      models: [],
+      providerHosts: [],
+      cassetteMaxBytes: 1_048_576,
+      redaction: 'v1:00000000',
+    },
+    model: cells,
+    tools: [{ ...tool, seq: cells.length + 1 }],
+  })
   return dir
 }
 

@@ -49,7 +49,11 @@ const views = new WeakMap<object, CellHandout<unknown>>()
  * const model = cellView(state, (cell, i) => { if (derivedMismatch(cell)) throw … })
  * model[0] // checked, frozen
  */
-export function cellView<T extends object>(state: CellState<T>, check?: (cell: T, i: number) => void, edited?: (cell: T, i: number, m: DigestMismatch) => void): T[] {
+export function cellView<T extends object>(
+  state: CellState<T>,
+  check?: (cell: T, i: number) => void,
+  edited?: (cell: T, i: number, m: DigestMismatch) => void,
+): T[] {
   const { raw, ready } = state
   const at = (i: number): T => {
     const cell = raw[i]
@@ -86,9 +90,7 @@ export function cellView<T extends object>(state: CellState<T>, check?: (cell: T
     if (ready[i] === 0)
       try {
         at(i)
-      } catch {
-        continue
-      }
+      } catch {}
   return view
 }
 

@@ -46,7 +46,12 @@ describe('Journal', () => {
     torn.begin(true)
     torn.append(intent(3))
     torn.close()
-    expect(readFileSync(join(d, JOURNAL_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l))).toEqual([intent(1), intent(3)])
+    expect(
+      readFileSync(join(d, JOURNAL_FILE), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([intent(1), intent(3)])
     expect(Journal.open(d).meta?.resumes).toBe(1)
   })
 
@@ -63,13 +68,13 @@ describe('Journal', () => {
     const d = dir()
     const j = Journal.open(d)
     j.begin(false)
-    const key = 'sk-proj-' + 'A1b2'.repeat(12)
+    const key = `sk-proj-${'A1b2'.repeat(12)}`
     expect(() => j.append({ ...intent(1), step: `tool#1 ${key}` })).toThrow(/FLUX_CREDENTIAL_FOUND/)
     j.close()
     expect(readFileSync(join(d, JOURNAL_FILE), 'utf8')).toBe('')
   })
 
-  it('honours the redactor\'s disabled rules on append and on reopen, so a run that keeps such a value can resume', () => {
+  it("honours the redactor's disabled rules on append and on reopen, so a run that keeps such a value can resume", () => {
     const d = dir()
     const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.')
     const strict = Journal.open(d)
@@ -87,8 +92,13 @@ describe('Journal', () => {
 
   it('names file, line and field for an entry of the wrong shape', () => {
     const d = dir()
-    writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\n${JSON.stringify({ kind: 'cell', channel: 'tool', cell: { seq: 2, name: 'x' } })}\n{"kind":"nap"}\n`)
-    expect(() => Journal.open(d)).toThrow(/Failed to read journal .*journal\.jsonl:2: expected "step" \(a string\) at cell\.step, found nothing: the field is missing\. The journal is damaged/)
+    writeFileSync(
+      join(d, JOURNAL_FILE),
+      `${JSON.stringify(intent(1))}\n${JSON.stringify({ kind: 'cell', channel: 'tool', cell: { seq: 2, name: 'x' } })}\n{"kind":"nap"}\n`,
+    )
+    expect(() => Journal.open(d)).toThrow(
+      /Failed to read journal .*journal\.jsonl:2: expected "step" \(a string\) at cell\.step, found nothing: the field is missing\. The journal is damaged/,
+    )
     writeFileSync(join(d, JOURNAL_FILE), `${JSON.stringify(intent(1))}\n{"kind":"nap"}\n`)
     expect(() => Journal.open(d)).toThrow(/journal\.jsonl:2: expected a JSON object with "kind" "intent" or "cell"/)
   })

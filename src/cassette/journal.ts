@@ -8,7 +8,7 @@ import { cellSchemas, loadZod } from './cell-schema.js'
 import { refuseSecrets } from './fixture-error.js'
 import { readJsonl } from './jsonl.js'
 import { scanText } from './scan.js'
-import { type ScanOptions } from './scan-value.js'
+import type { ScanOptions } from './scan-value.js'
 import { FluxError } from '../errors.js'
 import { VERSION } from '../version.js'
 
@@ -39,7 +39,12 @@ function buildEntrySchema() {
   return z.discriminatedUnion(
     'kind',
     [
-      z.looseObject({ kind: z.literal('intent'), seq: z.number('expected a numeric "seq"'), step: z.string('expected a string "step"'), key: z.string('expected a string "key"') }),
+      z.looseObject({
+        kind: z.literal('intent'),
+        seq: z.number('expected a numeric "seq"'),
+        step: z.string('expected a string "step"'),
+        key: z.string('expected a string "key"'),
+      }),
       z.discriminatedUnion(
         'channel',
         [
@@ -119,7 +124,14 @@ export class Journal {
       scan: { disable: opts.disable, fix: 'Remove the secret from the journal, or discard the run by deleting its directory.' },
       tornTail: true,
     })
-    return new Journal(store, dir, meta, lines.map((l) => l.value), tornTail, { disable: opts.disable })
+    return new Journal(
+      store,
+      dir,
+      meta,
+      lines.map((l) => l.value),
+      tornTail,
+      { disable: opts.disable },
+    )
   }
 
   /** True when a previous run started and never marked the journal complete. */
@@ -129,9 +141,10 @@ export class Journal {
 
   /** Start (or resume) writing: status `running`, the journal file opened for append. */
   begin(resume: boolean): void {
-    this.meta = resume && this.meta
-      ? { ...this.meta, status: 'running', resumes: this.meta.resumes + 1 }
-      : { formatVersion: JOURNAL_FORMAT, fluxlabVersion: VERSION, status: 'running', startedAt: new Date().toISOString(), resumes: 0 }
+    this.meta =
+      resume && this.meta
+        ? { ...this.meta, status: 'running', resumes: this.meta.resumes + 1 }
+        : { formatVersion: JOURNAL_FORMAT, fluxlabVersion: VERSION, status: 'running', startedAt: new Date().toISOString(), resumes: 0 }
     if (!resume) this.store.writeFile(join(this.dir, JOURNAL_FILE), '')
     else if (this.tornTail) this.dropTornTail()
     this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
@@ -176,7 +189,10 @@ export class Journal {
  * @example
  * listJournals('./state', { disable: config.redact?.disable }) // [{ dir: 'state/run-42', status: 'running', cells: 3, … }]
  */
-export function listJournals(store: string, opts: ScanOptions = {}): Array<{ dir: string; meta: JournalMeta; cells: number; intents: number; tornTail: boolean }> {
+export function listJournals(
+  store: string,
+  opts: ScanOptions = {},
+): Array<{ dir: string; meta: JournalMeta; cells: number; intents: number; tornTail: boolean }> {
   const out = []
   // the store directory itself when it is a run's, else the runs directly under it
   const found = fixtureStore().list(store, JOURNAL_META)

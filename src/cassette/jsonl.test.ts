@@ -28,7 +28,10 @@ const thrown = (fn: () => unknown): Error => {
   throw new Error('expected a throw')
 }
 
-const schema = z.looseObject({ seq: z.number('expected a numeric "seq"'), body: z.optional(z.looseObject({ n: z.number('expected a number') })) }, 'expected a JSON object')
+const schema = z.looseObject(
+  { seq: z.number('expected a numeric "seq"'), body: z.optional(z.looseObject({ n: z.number('expected a number') })) },
+  'expected a JSON object',
+)
 const opts = { schema, fix: 'Fix the line by hand.', scan: { fix: 'Remove the secret.' } }
 /** A secret-looking value built at run time (so no scanner flags this file). */
 const KEY = ['sk', 'proj', 'Q'.repeat(12) + 'w7'.repeat(12)].join('-')
@@ -37,7 +40,14 @@ const JWT = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J
 describe('readJsonl', () => {
   it('reads every non-blank line with its 1-based line number', () => {
     const f = file('{"seq":1}\n\n  \n{"seq":2,"body":{"n":3}}\n')
-    expect(readJsonl(f, opts)).toEqual({ lines: [{ line: 1, value: { seq: 1 } }, { line: 4, value: { seq: 2, body: { n: 3 } } }], problems: [], tornTail: false })
+    expect(readJsonl(f, opts)).toEqual({
+      lines: [
+        { line: 1, value: { seq: 1 } },
+        { line: 4, value: { seq: 2, body: { n: 3 } } },
+      ],
+      problems: [],
+      tornTail: false,
+    })
   })
 
   it('reads nothing from a missing file, or fails naming it when the file is required', () => {
@@ -70,7 +80,11 @@ describe('readJsonl', () => {
     expect(e.message).toMatch(/Failed to read journal .*cells\.jsonl:2: expected a number at body\.n, found "3"\./)
     expect(problemOf(e)).toMatchObject({ line: 2, field: 'body.n', reason: 'expected a number at body.n, found "3"' })
     expect(problemOf(thrown(() => readJsonl(file('[1]\n'), opts)))).toMatchObject({ line: 1, reason: 'expected a JSON object, found an array of 1' })
-    expect(problemOf(thrown(() => readJsonl(file('{}\n'), opts)))).toMatchObject({ line: 1, field: 'seq', reason: 'expected a numeric "seq", found nothing: the field is missing' })
+    expect(problemOf(thrown(() => readJsonl(file('{}\n'), opts)))).toMatchObject({
+      line: 1,
+      field: 'seq',
+      reason: 'expected a numeric "seq", found nothing: the field is missing',
+    })
   })
 
   it('turns a line nested 100,000 deep into FLUX_FIXTURE_INVALID naming file:line, not a stack overflow', () => {
@@ -105,7 +119,9 @@ describe('readJsonl', () => {
     const f = file(`{"seq":1}\n{"seq":"bad","body":{"note":"key ${KEY}"}}\n`)
     const e = thrown(() => readJsonl(f, opts))
     expect(isFluxError(e, 'FLUX_CREDENTIAL_FOUND')).toBe(true)
-    expect(e.message).toMatch(/Failed to read fixture .*cells\.jsonl: found 1 secret-looking value \(credential_found\)\. Remove the secret\.\n {2}• cells\.jsonl:2 body\.note \(openai-key\)$/)
+    expect(e.message).toMatch(
+      /Failed to read fixture .*cells\.jsonl: found 1 secret-looking value \(credential_found\)\. Remove the secret\.\n {2}• cells\.jsonl:2 body\.note \(openai-key\)$/,
+    )
     expect(e.message).not.toContain(KEY)
     expect(readJsonl(f, { ...opts, scan: false, collect: true }).problems).toHaveLength(1)
   })

@@ -12,7 +12,7 @@ import { fixtureStore } from '../store/current.js'
 import { describeIssue, fixtureError, refuseSecrets, type FixtureProblem, type Issue } from './fixture-error.js'
 import { invalidUtf8Lines, lineBlocks } from './line-blocks.js'
 import { scanJsonl } from './scan.js'
-import { type Finding, type ScanOptions } from './scan-value.js'
+import type { Finding, ScanOptions } from './scan-value.js'
 
 /** Deepest nesting a line may have: far above any recorded request or response, far below what overflows the stack. */
 const MAX_DEPTH = 1000
@@ -96,9 +96,7 @@ export function parseJsonl<T>(data: Uint8Array | undefined, file: string, opts: 
   const size = data.length
   const fix = () => (typeof opts.fix === 'string' ? opts.fix : opts.fix())
   if (size > MAX_FILE_BYTES) {
-    const reason =
-      `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads ` +
-      '(a body over the cap is stored cut, so a recording is never this big)'
+    const reason = `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads (a body over the cap is stored cut, so a recording is never this big)`
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason, fix: fix() }, noun)
   }
   const all = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
@@ -154,7 +152,8 @@ export function parseJsonl<T>(data: Uint8Array | undefined, file: string, opts: 
       }
     }
     if (opts.scan)
-      for (const f of scanJsonl(blockText, basename(file), values, opts.scan)) findings.push(f.line === undefined ? f : { ...f, line: f.line + block.firstLine - 1 })
+      for (const f of scanJsonl(blockText, basename(file), values, opts.scan))
+        findings.push(f.line === undefined ? f : { ...f, line: f.line + block.firstLine - 1 })
   }
   if (opts.scan)
     refuseSecrets(findings, {

@@ -18,7 +18,10 @@ describe('the built-in normalize rules', () => {
     ['id 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f.', 'id <uuid>.'],
     ['id 7F1C2D3E-5A6B-1C7D-BE9F-0A1B2C3D4E5F', 'id <uuid>'],
     ['v8 7f1c2d3e-5a6b-8c7d-8e9f-0a1b2c3d4e5f', 'v8 <uuid>'],
-    ['not 7f1c2d3e-5a6b-9c7d-8e9f-0a1b2c3d4e5f nor 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f0', 'not 7f1c2d3e-5a6b-9c7d-8e9f-0a1b2c3d4e5f nor 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f0'],
+    [
+      'not 7f1c2d3e-5a6b-9c7d-8e9f-0a1b2c3d4e5f nor 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f0',
+      'not 7f1c2d3e-5a6b-9c7d-8e9f-0a1b2c3d4e5f nor 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f0',
+    ],
   ])("'uuids': %j", (s, out) => expect(norm(['uuids'], s)).toBe(out))
 
   test.each([
@@ -39,7 +42,9 @@ describe('the built-in normalize rules', () => {
   })
 
   test('an unknown built-in is an error naming the built-ins; the marker is absent without rules and follows the rules', () => {
-    expect(() => createNormalizer(['dates' as NormalizeRule])).toThrow(/FLUX_BAD_CONFIG[\s\S]*"dates" is not a built-in rule[\s\S]*'iso-dates', 'uuids', 'temp-paths', 'model-dates'/)
+    expect(() => createNormalizer(['dates' as NormalizeRule])).toThrow(
+      /FLUX_BAD_CONFIG[\s\S]*"dates" is not a built-in rule[\s\S]*'iso-dates', 'uuids', 'temp-paths', 'model-dates'/,
+    )
     expect(createNormalizer([]).marker).toBeUndefined()
     expect(createNormalizer(['uuids']).marker).toMatch(/^v1:[0-9a-f]{8}$/)
     expect(createNormalizer([{ pattern: /a/g, replace: 'b' }]).marker).not.toBe(createNormalizer([{ pattern: /a/, replace: 'b' }]).marker)
@@ -49,9 +54,13 @@ describe('the built-in normalize rules', () => {
 describe('absorbHint', () => {
   const changed = (recorded: unknown, actual: unknown) => [{ path: 'messages[0].content', kind: 'changed' as const, recorded, actual }]
   test('names the one built-in that makes both values equal, or the fewest that do together, or nothing', () => {
-    expect(absorbHint(changed('on 2026-12-02', 'on 2026-12-03'))).toBe("; the normalize rule 'iso-dates' would absorb this difference: fluxlab({ normalize: ['iso-dates'] })")
+    expect(absorbHint(changed('on 2026-12-02', 'on 2026-12-03'))).toBe(
+      "; the normalize rule 'iso-dates' would absorb this difference: fluxlab({ normalize: ['iso-dates'] })",
+    )
     expect(absorbHint(changed('gpt-4o-20240806', 'gpt-4o-20241120'))).toContain("rule 'model-dates'")
-    expect(absorbHint(changed('2026-12-02 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', '2026-12-03 0b9c1b7e-3f4a-4d2b-9a8e-1c2d3e4f5a6b'))).toContain("rules 'iso-dates', 'uuids'")
+    expect(absorbHint(changed('2026-12-02 7f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f', '2026-12-03 0b9c1b7e-3f4a-4d2b-9a8e-1c2d3e4f5a6b'))).toContain(
+      "rules 'iso-dates', 'uuids'",
+    )
     expect(absorbHint(changed('on 2026-12-02', 'on Thursday'))).toBe('')
     expect(absorbHint(changed(1, 2))).toBe('')
     expect(absorbHint([{ path: 'tools', kind: 'added', actual: [] }])).toBe('')

@@ -38,7 +38,8 @@ export interface Normalizer {
 /** Bumped when a built-in's pattern changes, so fixtures keyed under the old one say so. */
 const BUILTINS_VERSION = 1
 
-const ISO = /(?<!\d)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?(?![\d:])/g
+const ISO =
+  /(?<!\d)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?(?![\d:])/g
 const UUID = /(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[1-8][0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])/g
 /** `gpt-4o-2024-08-06`, `claude-3-5-sonnet-20241022`: a name that starts with a letter, then `-` and a date. */
 const MODEL_DATE = /(?<![\w.-])([A-Za-z][\w.]*(?:-[\w.:]+)*?)-(?:20\d\d-[01]\d-[0-3]\d|20\d\d[01]\d[0-3]\d)(?![\w])/g
@@ -76,7 +77,11 @@ const normalizers = new Map<string, Normalizer>()
  */
 export function createNormalizer(config: readonly NormalizeRule[] = []): Normalizer {
   const identity = config.map((r) =>
-    typeof r === 'string' ? r : typeof r.pattern === 'string' ? { text: r.pattern, replace: r.replace } : { source: r.pattern.source, flags: r.pattern.flags, replace: r.replace },
+    typeof r === 'string'
+      ? r
+      : typeof r.pattern === 'string'
+        ? { text: r.pattern, replace: r.replace }
+        : { source: r.pattern.source, flags: r.pattern.flags, replace: r.replace },
   )
   // @note a replacement function is not in `identity` (JSON has no functions): such a normalizer is made anew, never shared.
   const pure = config.every((r) => typeof r === 'string' || typeof r.replace === 'string')
@@ -96,7 +101,12 @@ export function createNormalizer(config: readonly NormalizeRule[] = []): Normali
     const re = typeof r.pattern === 'string' ? new RegExp(escapeRegExp(r.pattern), 'g') : r.pattern
     return { name: `custom #${i + 1}`, re, replace: r.replace }
   })
-  const marker = rules.length ? `v1:${createHash('sha256').update(stableJson({ builtins: BUILTINS_VERSION, rules: identity })).digest('hex').slice(0, 8)}` : undefined
+  const marker = rules.length
+    ? `v1:${createHash('sha256')
+        .update(stableJson({ builtins: BUILTINS_VERSION, rules: identity }))
+        .digest('hex')
+        .slice(0, 8)}`
+    : undefined
   const made: Normalizer = Object.freeze({ rules, config: [...config], pure, ...(marker ? { marker } : {}) })
   if (!pure) return made
   if (normalizers.size >= 64) normalizers.delete(normalizers.keys().next().value!)

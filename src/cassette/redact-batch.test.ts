@@ -41,7 +41,10 @@ function body(seed: number, n: number): unknown {
   let s = seed
   const next = () => ((s = (s * 1103515245 + 12345) % 2 ** 31), s)
   const pick = () => SAMPLES[next() % SAMPLES.length]
-  return { model: 'gpt-4.1-mini', messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: pick(), parts: [pick(), { text: pick() }] })) }
+  return {
+    model: 'gpt-4.1-mini',
+    messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: pick(), parts: [pick(), { text: pick() }] })),
+  }
 }
 
 describe('one search for all the strings of a value', () => {
@@ -89,7 +92,10 @@ describe('one search for all the strings of a value', () => {
       expect(clean).toEqual({ url: 'https://api.openai.com/v1/chat/completions', body: { json: defaultRedactor.json(value) } })
     }
     const text = `--<boundary>\r\nContent-Disposition: form-data; name="key"\r\n\r\n${OPENAI}\r\n--<boundary>--\r\n`
-    expect(defaultRedactor.request('http://127.0.0.1:9/upload', { text })).toEqual({ url: 'http://127.0.0.1:9/upload', body: { text: defaultRedactor.text(text) } })
+    expect(defaultRedactor.request('http://127.0.0.1:9/upload', { text })).toEqual({
+      url: 'http://127.0.0.1:9/upload',
+      body: { text: defaultRedactor.text(text) },
+    })
     expect(defaultRedactor.request('http://127.0.0.1:9/x?q=1', null)).toEqual({ url: 'http://127.0.0.1:9/x?q=1', body: null })
   })
 })
@@ -109,7 +115,7 @@ describe('a request whose text shows no secret', () => {
     { value: KEY, raw: (t) => t.replace('"sk-proj-', '"\\u0073k-proj-') },
     { value: 'see https://user:hunter22pa55@db.example.test/x', raw: (t) => t.replace(/\//g, '\\/') },
     { value: 'the config says api_key=Abcdef123456789' },
-    { value: 'data: {"t":"s"}\n\ndata: {"t":"k-proj-' + x('Qw3rT9yU1iO5pA', 40) + '"}\n' },
+    { value: `data: {"t":"s"}\n\ndata: {"t":"k-proj-${x('Qw3rT9yU1iO5pA', 40)}"}\n` },
     { value: '{"text":"no secret here"}' },
     { key: 'a&x-amz-security-token', value: 'AbCdEfGh12345678XyZ' },
     { key: 'x_token', value: 'plain words' },
@@ -156,6 +162,8 @@ describe('a request whose text shows no secret', () => {
     // the shortcut hands the parsed body back as it is: the full search builds a new one
     expect((defaultRedactor.request('https://api.openai.com/v1/chat/completions', { json }, plain).body as { json: unknown }).json).toBe(json)
     const split = JSON.stringify({ messages: [{ content: DECIDERS[5].value }] })
-    expect(JSON.stringify(defaultRedactor.request('https://api.openai.com/v1/chat/completions', { json: JSON.parse(split) }, split).body)).toContain('[REDACTED:')
+    expect(JSON.stringify(defaultRedactor.request('https://api.openai.com/v1/chat/completions', { json: JSON.parse(split) }, split).body)).toContain(
+      '[REDACTED:',
+    )
   })
 })

@@ -5,7 +5,15 @@ import { familyTables } from '../providers/registry.js'
  * Header names whose whole value is always redacted, whatever the family (`x-stainless-*` are not secret; callers drop
  * them elsewhere). Each family adds its own (`sensitiveHeaders` of its codec): {@link sensitiveHeaders}.
  */
-const SENSITIVE_HEADERS: readonly string[] = Object.freeze(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie', 'set-cookie', 'x-auth-token'])
+const SENSITIVE_HEADERS: readonly string[] = Object.freeze([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'cookie',
+  'set-cookie',
+  'x-auth-token',
+])
 
 /**
  * Header names whose whole value is always redacted: the common ones and every registered family's.

@@ -104,7 +104,9 @@ describe('url', () => {
   it('searches a query value decoded and encodes it again with the placeholder readable', () => {
     const pem = `-----BEGIN PRIVATE KEY-----\n${x('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 64)}\n-----END PRIVATE KEY-----\n`
     const repo = 'https://deploy:Xk2-p9Lm7~qR@git.example.com/a.git'
-    expect(defaultRedactor.url(`https://api.test/v1/x?upstream=${encodeURIComponent(pem)}&n=1`)).toBe(`https://api.test/v1/x?upstream=${placeholderFor(pem.trim())}%0A&n=1`)
+    expect(defaultRedactor.url(`https://api.test/v1/x?upstream=${encodeURIComponent(pem)}&n=1`)).toBe(
+      `https://api.test/v1/x?upstream=${placeholderFor(pem.trim())}%0A&n=1`,
+    )
     expect(defaultRedactor.url(`https://api.test/v1/x?repo=${encodeURIComponent(repo)}`)).toBe(
       `https://api.test/v1/x?repo=${encodeURIComponent('https://deploy:')}${placeholderFor('Xk2-p9Lm7~qR')}${encodeURIComponent('@git.example.com/a.git')}`,
     )
@@ -127,7 +129,12 @@ describe('json', () => {
   it('redacts a string labelled as a secret by its key, as the scan of the stored line sees it', () => {
     const body = { user: 'deploy', password: 'hunter2024', db: { AWS_SECRET_ACCESS_KEY: x('wJalrXUtnFEMI/K7MDENG/bPxRfiCYEX', 40) }, note: 'password reset' }
     const out = defaultRedactor.json(body)
-    expect(out).toEqual({ user: 'deploy', password: placeholderFor('hunter2024'), db: { AWS_SECRET_ACCESS_KEY: placeholderFor(body.db.AWS_SECRET_ACCESS_KEY) }, note: 'password reset' })
+    expect(out).toEqual({
+      user: 'deploy',
+      password: placeholderFor('hunter2024'),
+      db: { AWS_SECRET_ACCESS_KEY: placeholderFor(body.db.AWS_SECRET_ACCESS_KEY) },
+      note: 'password reset',
+    })
     expect(scanValue(out)).toEqual([])
     expect(findSecrets(JSON.stringify(out))).toEqual([])
   })
@@ -135,7 +142,9 @@ describe('json', () => {
   it('gives a secret in a tool output the placeholder it gets in the request that carries it as JSON text', () => {
     const pem = `-----BEGIN RSA PRIVATE KEY-----\n${x('MIIEowIBAAKCAQEA', 64)}\n${x('q9Lm7Xk2', 64)}\n-----END RSA PRIVATE KEY-----\n`
     const output = defaultRedactor.json({ credential: pem }) as { credential: string }
-    const request = defaultRedactor.json({ messages: [{ role: 'tool', content: JSON.stringify({ credential: pem }) }] }) as { messages: Array<{ content: string }> }
+    const request = defaultRedactor.json({ messages: [{ role: 'tool', content: JSON.stringify({ credential: pem }) }] }) as {
+      messages: Array<{ content: string }>
+    }
     expect(output.credential).toBe(`${placeholderFor(pem.trim())}\n`)
     expect(request.messages[0].content).toBe(JSON.stringify(output))
   })
@@ -193,7 +202,8 @@ describe('chunks', () => {
     expect(r.chunks(['id=tenant-', '1234;'])).toEqual(['id=tenant-X', ';'])
   })
 
-  const chat = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`
+  const chat = (content: string) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`
 
   it('redacts a key split across two SSE events in both events, and the decoded text reads one placeholder', () => {
     const chunks = [chat('Your key: '), chat(OPENAI.slice(0, 60)), chat(`${OPENAI.slice(60)} ok`), 'data: [DONE]\n\n']
@@ -202,8 +212,10 @@ describe('chunks', () => {
   })
 
   it('redacts a key split across events whose halves match no rule alone (Anthropic, Responses, Gemini deltas)', () => {
-    const anthropic = (text: string) => `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`
-    const responses = (delta: string) => `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', output_index: 0, delta })}\n\n`
+    const anthropic = (text: string) =>
+      `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`
+    const responses = (delta: string) =>
+      `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', output_index: 0, delta })}\n\n`
     const gemini = (text: string) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] } }] })}\r\n\r\n`
     for (const event of [anthropic, responses, gemini]) {
       const chunks = [event(`key ${GOOGLE.slice(0, 6)}`), event(`${GOOGLE.slice(6)} end`)]
@@ -233,7 +245,9 @@ describe('chunks', () => {
     const json = JSON.stringify({ token: GOOGLE })
     const cut = json.indexOf(GOOGLE) + 10
     const out = defaultRedactor.chunks([args(json.slice(0, cut)), args(json.slice(cut))])
-    expect(out.map((c) => JSON.parse(c.slice(6)).choices[0].delta.tool_calls[0].function.arguments).join('')).toBe(JSON.stringify({ token: placeholderFor(GOOGLE) }))
+    expect(out.map((c) => JSON.parse(c.slice(6)).choices[0].delta.tool_calls[0].function.arguments).join('')).toBe(
+      JSON.stringify({ token: placeholderFor(GOOGLE) }),
+    )
   })
 
   it('leaves no secret in the joined output', () => {
@@ -275,7 +289,14 @@ describe('marker', () => {
   it('is the same in another process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fluxlab-marker-'))
     const bundle = join(dir, 'redact.mjs')
-    execFileSync(join(root, 'node_modules/.bin/esbuild'), [join(root, 'src/cassette/redact.ts'), '--bundle', '--platform=node', '--format=esm', `--outfile=${bundle}`, '--log-level=error'])
+    execFileSync(join(root, 'node_modules/.bin/esbuild'), [
+      join(root, 'src/cassette/redact.ts'),
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      `--outfile=${bundle}`,
+      '--log-level=error',
+    ])
     const script = join(dir, 'main.mjs')
     writeFileSync(script, `import { createRedactor } from './redact.mjs'\nconsole.log(createRedactor({ headers: ['x-a'], bodyPaths: ['m[*].c'] }).marker)\n`)
     const other = execFileSync(process.execPath, [script], { encoding: 'utf8' }).trim()

@@ -9,6 +9,7 @@ import { CASED_ANCHOR, escapeRegExp, SECRET_RULES, UNCASED_ANCHOR } from '../sec
 import { parsePath, replaceAtPath, type PathSegment } from './json-path.js'
 import { decodedSpans, LOOKS_JSON } from './stream-view.js'
 import { SENSITIVE_QUERY_PARAMS, sensitiveHeaders } from './redact-names.js'
+import { encodeQueryValue, overlapsAny, safeDecode } from './redact-spans.js'
 
 export interface RedactorConfig {
   /** Extra header names whose whole value is redacted (case-insensitive). */
@@ -73,7 +74,9 @@ function configKey(config: RedactorConfig): string {
     config.queryParams ?? [],
     config.bodyPaths ?? [],
     config.disable ?? [],
-    (config.replace ?? []).map((r) => (typeof r.pattern === 'string' ? ['s', r.pattern, r.with ?? null] : ['r', r.pattern.source, r.pattern.flags, r.with ?? null])),
+    (config.replace ?? []).map((r) =>
+      typeof r.pattern === 'string' ? ['s', r.pattern, r.with ?? null] : ['r', r.pattern.source, r.pattern.flags, r.with ?? null],
+    ),
   ])
 }
 
@@ -96,7 +99,9 @@ function buildRedactor(config: RedactorConfig): Redactor {
     bodyPaths,
     rules: SECRET_RULES.map((r) => r.id).filter((id) => !disable.includes(id)),
     replace: (config.replace ?? []).map((r) =>
-      typeof r.pattern === 'string' ? { text: r.pattern, with: r.with ?? null } : { source: r.pattern.source, flags: [...r.pattern.flags].sort().join(''), with: r.with ?? null },
+      typeof r.pattern === 'string'
+        ? { text: r.pattern, with: r.with ?? null }
+        : { source: r.pattern.source, flags: [...r.pattern.flags].sort().join(''), with: r.with ?? null },
     ),
   }
   const marker = `v1:${sha256Hex(stableJson(identity)).slice(0, 8)}`
@@ -137,7 +142,8 @@ function buildRedactor(config: RedactorConfig): Redactor {
   function batched<T>(redactWith: (text: (s: string) => string) => T): T {
     const plain: string[] = []
     const first = redactWith((s) => (LOOKS_JSON.test(s) ? text(s) : (plain.push(s), s)))
-    const clean = plain.length === 0 || (!replaceTests.some((re) => plain.some((s) => re.test(s))) && findSecrets(plain.join('\u0000'), { disable }).length === 0)
+    const clean =
+      plain.length === 0 || (!replaceTests.some((re) => plain.some((s) => re.test(s))) && findSecrets(plain.join('\u0000'), { disable }).length === 0)
     return clean ? first : redactWith(text)
   }
 
@@ -169,7 +175,7 @@ function buildRedactor(config: RedactorConfig): Redactor {
   function withPaths(value: unknown): unknown {
     let v = value
     for (const path of parsedPaths) {
-      v = replaceAtPath(v, path, (node) => placeholderFor(typeof node === 'string' ? node : stableJson(node) ?? 'undefined'))
+      v = replaceAtPath(v, path, (node) => placeholderFor(typeof node === 'string' ? node : (stableJson(node) ?? 'undefined')))
     }
     return v
   }
@@ -185,7 +191,8 @@ function buildRedactor(config: RedactorConfig): Redactor {
     },
     request(u, body, raw) {
       const v = body && 'json' in body ? withPaths(body.json) : undefined
-      if (replace.length === 0 && plainUrl(u, paramNames) && (body === null || (v !== undefined && raw !== undefined && plainJson(raw) && restClean(v, text)))) return { url: u, body: body && { json: v } }
+      if (replace.length === 0 && plainUrl(u, paramNames) && (body === null || (v !== undefined && raw !== undefined && plainJson(raw) && restClean(v, text))))
+        return { url: u, body: body && { json: v } }
       return batched((t) => ({ url: urlWith(u, t), body: body === null ? null : 'json' in body ? { json: deepRedact(v, t) } : { text: t(body.text) } }))
     },
     headers(h) {
@@ -248,21 +255,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
-}
-
-/** A redacted query value, %-encoded again; its placeholders stay readable. */
-function encodeQueryValue(s: string): string {
-  return encodeURIComponent(s).replace(/%5BREDACTED%3A([0-9a-f]{8})%5D/g, '[REDACTED:$1]')
-}
-
-const overlapsAny = (sorted: readonly ReplaceSpan[], span: ReplaceSpan): boolean => sorted.some((s) => s.start < span.end && span.start < s.end)
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '))
-  } catch {
-    return s
-  }
 }
 
 /** Object keys that label their value as a secret (the labelled rules then see `key=value`). */

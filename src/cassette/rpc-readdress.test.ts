@@ -6,10 +6,19 @@ import { bodyText } from './chunks.js'
 import { readdressed } from './rpc-readdress.js'
 import { ToolTape } from '../scenario/pipeline/tape.js'
 
-const sse = (...texts: string[]): RecordedResponse => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, chunks: texts.map((text, t): Chunk => ({ t, text })) })
+const sse = (...texts: string[]): RecordedResponse => ({
+  status: 200,
+  headers: { 'content-type': 'text/event-stream' },
+  chunks: texts.map((text, t): Chunk => ({ t, text })),
+})
 const body = (m: unknown) => new Uint8Array(Buffer.from(JSON.stringify(m)))
 const result = (id: number, structured: unknown) => JSON.stringify({ result: { content: [], structuredContent: structured }, jsonrpc: '2.0', id })
-const call = (id: number, progressToken?: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'mark_item', arguments: { id: 1 }, ...(progressToken !== undefined ? { _meta: { progressToken } } : {}) } })
+const call = (id: number, progressToken?: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'mark_item', arguments: { id: 1 }, ...(progressToken !== undefined ? { _meta: { progressToken } } : {}) },
+})
 
 describe('readdressed', () => {
   test('moves the answer to the id sent today and leaves an "id" inside the result as it was', () => {
@@ -37,7 +46,14 @@ describe('readdressed', () => {
 
   test('re-addresses a JSON body laid out over several lines, and a batch; the same id serves as recorded', () => {
     const pretty = JSON.stringify([{ jsonrpc: '2.0', id: 1, result: { id: 1 } }], null, 2)
-    const rec: RecordedResponse = { status: 200, headers: { 'content-type': 'application/json' }, chunks: [{ t: 0, text: pretty.slice(0, 10) }, { t: 5, text: pretty.slice(10) }] }
+    const rec: RecordedResponse = {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      chunks: [
+        { t: 0, text: pretty.slice(0, 10) },
+        { t: 5, text: pretty.slice(10) },
+      ],
+    }
     const out = readdressed(rec, 1, { rpcId: 'a', body: body(call(0)) })
     expect(JSON.parse(bodyText(out.chunks))).toEqual([{ jsonrpc: '2.0', id: 'a', result: { id: 1 } }])
     expect(out.chunks).toEqual([{ t: 5, text: expect.any(String) }])
@@ -58,7 +74,9 @@ describe('an MCP progress token in the key', () => {
 
   test('a fixture recorded before it was (keyed by the token itself) still replays the same call', () => {
     const today = httpToolCall('POST', url, JSON.stringify(call(4, 4)), { redactor })
-    const tape = new ToolTape([{ seq: 1, step: 'tool#1', kind: 'http', name: today.name, key: today.legacyKey ?? '', args: {}, durationMs: 0, truncated: false }])
+    const tape = new ToolTape([
+      { seq: 1, step: 'tool#1', kind: 'http', name: today.name, key: today.legacyKey ?? '', args: {}, durationMs: 0, truncated: false },
+    ])
     expect(tape.take({ kind: 'http', ...today })).toMatchObject({ kind: 'hit', cell: { seq: 1 } })
   })
 })

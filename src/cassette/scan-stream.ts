@@ -14,7 +14,11 @@ import { decodedSpans } from './stream-view.js'
  */
 export function storedStream(value: unknown, opts: ScanOptions): Finding[] {
   const v = value as { response?: { chunks?: unknown }; cell?: { response?: { chunks?: unknown } } } | null
-  const [chunks, base] = Array.isArray(v?.response?.chunks) ? [v.response.chunks, 'response.chunks'] : Array.isArray(v?.cell?.response?.chunks) ? [v.cell.response.chunks, 'cell.response.chunks'] : [undefined, '']
+  const [chunks, base] = Array.isArray(v?.response?.chunks)
+    ? [v.response.chunks, 'response.chunks']
+    : Array.isArray(v?.cell?.response?.chunks)
+      ? [v.cell.response.chunks, 'cell.response.chunks']
+      : [undefined, '']
   if (!chunks) return []
   const b64 = chunks.some((c: { b64?: unknown } | null) => typeof c?.b64 === 'string')
   if (!b64 && chunks.length < 2) return []

@@ -47,7 +47,7 @@ describe('scanValue', () => {
 
 describe('scanText', () => {
   it('gives 1-based lines and the JSON path inside each JSONL line', () => {
-    const text = ['{"request":{"body":{"model":"m"}}}', '{"request":{"body":{"messages":[{"content":"' + ANTHROPIC + '"}]}}}', ''].join('\n')
+    const text = ['{"request":{"body":{"model":"m"}}}', `{"request":{"body":{"messages":[{"content":"${ANTHROPIC}"}]}}}`, ''].join('\n')
     expect(scanText(text, 'model.jsonl')).toEqual([{ file: 'model.jsonl', rule: 'anthropic-key', line: 2, path: 'request.body.messages[0].content' }])
   })
 
@@ -112,9 +112,18 @@ describe('scanJsonl', () => {
         const value = { response: { chunks: [{ t: 0, text: `${before}${secret}` }] }, [`k"\n${secret}`]: 1 }
         const line = JSON.stringify(value)
         // the raw text holds `\n` where the string holds a line break: the word guard sees an "n"
-        expect(findSecrets(line).map((m) => m.rule), JSON.stringify(before)).not.toContain(rule)
+        expect(
+          findSecrets(line).map((m) => m.rule),
+          JSON.stringify(before),
+        ).not.toContain(rule)
         const found = scanJsonl(`${line}\n`, 'm.jsonl', [value])
-        expect(found.map((f) => [f.rule, f.line]), `${rule} after ${JSON.stringify(before)}`).toEqual([[rule, 1], [rule, 1]])
+        expect(
+          found.map((f) => [f.rule, f.line]),
+          `${rule} after ${JSON.stringify(before)}`,
+        ).toEqual([
+          [rule, 1],
+          [rule, 1],
+        ])
         expect(found[0].path).toBe('response.chunks[0].text')
         expect(found[1].path).not.toContain(secret.slice(-8))
       }
@@ -158,9 +167,30 @@ describe('scanJsonl', () => {
     const tail = (s: string) => Buffer.concat([e.subarray(1), Buffer.from(s)]).toString('base64')
     const cases: Array<[string, Array<{ t: number; text?: string; b64?: string }>, string]> = [
       ['one b64 chunk, SSE', [{ t: 0, b64: head(`data: {"delta":"${ANTHROPIC} caf`) }], 'response.chunks[0].b64'],
-      ['b64 then b64, plain text', [{ t: 0, b64: head(`key ${GITHUB} caf`) }, { t: 1, b64: tail(' done') }], 'response.chunks[0].b64'],
-      ['text then b64, split across them', [{ t: 0, text: `data: {"d":"${OPENAI.slice(0, 30)}` }, { t: 1, b64: head(`${OPENAI.slice(30)}"}\n\n`) }], 'response.chunks[0].text'],
-      ['split across SSE events, in b64 chunks', [{ t: 0, b64: head(`data: {"d":"${ANTHROPIC.slice(0, 25)}"}\n\ndata: {"d":"${ANTHROPIC.slice(25)}`) }, { t: 1, b64: tail('"}\n\n') }], 'response.chunks[0].b64'],
+      [
+        'b64 then b64, plain text',
+        [
+          { t: 0, b64: head(`key ${GITHUB} caf`) },
+          { t: 1, b64: tail(' done') },
+        ],
+        'response.chunks[0].b64',
+      ],
+      [
+        'text then b64, split across them',
+        [
+          { t: 0, text: `data: {"d":"${OPENAI.slice(0, 30)}` },
+          { t: 1, b64: head(`${OPENAI.slice(30)}"}\n\n`) },
+        ],
+        'response.chunks[0].text',
+      ],
+      [
+        'split across SSE events, in b64 chunks',
+        [
+          { t: 0, b64: head(`data: {"d":"${ANTHROPIC.slice(0, 25)}"}\n\ndata: {"d":"${ANTHROPIC.slice(25)}`) },
+          { t: 1, b64: tail('"}\n\n') },
+        ],
+        'response.chunks[0].b64',
+      ],
     ]
     for (const [label, chunks, path] of cases) {
       const value = { response: { chunks } }
@@ -170,7 +200,14 @@ describe('scanJsonl', () => {
       expect(found.map(describeFinding).join(' '), label).not.toContain(ANTHROPIC.slice(-12))
     }
     // and nothing in a clean base64 body
-    const clean = { response: { chunks: [{ t: 0, b64: head('data: {"d":"caf') }, { t: 1, b64: tail('"}\n\n') }] } }
+    const clean = {
+      response: {
+        chunks: [
+          { t: 0, b64: head('data: {"d":"caf') },
+          { t: 1, b64: tail('"}\n\n') },
+        ],
+      },
+    }
     expect(scanJsonl(`${JSON.stringify(clean)}\n`, 'm.jsonl', [clean])).toEqual([])
   })
 
@@ -206,7 +243,10 @@ describe('scanChunks', () => {
 
   it('finds a key split across SSE events in a stored model.jsonl or journal line', () => {
     const event = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`
-    const chunks = [{ t: 0, text: event(GITHUB.slice(0, 12)) }, { t: 1, text: event(GITHUB.slice(12)) }]
+    const chunks = [
+      { t: 0, text: event(GITHUB.slice(0, 12)) },
+      { t: 1, text: event(GITHUB.slice(12)) },
+    ]
     const cell = { seq: 1, response: { status: 200, chunks } }
     const text = `${JSON.stringify(cell)}\n${JSON.stringify({ kind: 'cell', channel: 'model', cell })}\n`
     expect(scanText(text, 'model.jsonl')).toEqual([
@@ -222,7 +262,9 @@ describe('scanChunks', () => {
 
 describe('describeFinding', () => {
   it('names the file, line, path and rule', () => {
-    expect(describeFinding({ rule: 'openai-key', file: 'model.jsonl', line: 3, path: 'response.chunks[2].text' })).toBe('model.jsonl:3 response.chunks[2].text (openai-key)')
+    expect(describeFinding({ rule: 'openai-key', file: 'model.jsonl', line: 3, path: 'response.chunks[2].text' })).toBe(
+      'model.jsonl:3 response.chunks[2].text (openai-key)',
+    )
     expect(describeFinding({ rule: 'jwt', line: 7 })).toBe('line 7 (jwt)')
     expect(describeFinding({ rule: 'jwt', path: 'a.b' })).toBe('a.b (jwt)')
   })

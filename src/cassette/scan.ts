@@ -40,14 +40,14 @@ export function scanJsonl(text: string, file: string, values: ReadonlyArray<unkn
 
 type Parsed = { ok: true; value: unknown } | { ok: false }
 
-function scanLines(text: string, file: string | undefined, opts: ScanOptions, valueOf: (lineText: string, index: number) => Parsed): Finding[] {
+function scanLines(text: string, file: string | undefined, opts: ScanOptions, parsedAt: (lineText: string, index: number) => Parsed): Finding[] {
   const { lineStarts, byLine } = textMatches(text, opts)
   const found: Finding[] = []
   for (let i = 0; i < lineStarts.length; i++) {
     const line = i + 1
     const lineText = text.slice(lineStarts[i], i + 1 < lineStarts.length ? lineStarts[i + 1] - 1 : text.length)
     const own = byLine.get(line) ?? []
-    const parsed = valueOf(lineText, i)
+    const parsed = parsedAt(lineText, i)
     if (!parsed.ok) {
       found.push(...own)
       continue
@@ -57,7 +57,13 @@ function scanLines(text: string, file: string | undefined, opts: ScanOptions, va
     // @note issue 14: with `escapedOnly`, the walk searches only strings holding a control character (escaped in the
     // raw text as `\t`, `\b` or `\f`) and looks after line breaks (`\n`, `\r`) only for a rule that starts with a
     // letter; a line whose raw text has neither is one the walk finds nothing in, so it is not walked.
-    if (!escapedOnly || mayHideEscaped(lineText)) found.push(...pair(own, walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line }))))
+    if (!escapedOnly || mayHideEscaped(lineText))
+      found.push(
+        ...pair(
+          own,
+          walk(parsed.value, '', opts, escapedOnly).map((f) => ({ ...f, line })),
+        ),
+      )
     else found.push(...own)
     found.push(...storedStream(parsed.value, opts).map((f) => ({ ...f, line })))
   }

@@ -34,8 +34,27 @@ describe('sequenceGap', () => {
 })
 
 describe('writeFixture', () => {
-  const manifest = { formatVersion: 1, fluxlabVersion: '0.1.0', name: 'gap', recordedAt: '2026-01-02T03:04:05.000Z', models: [], providerHosts: [], cassetteMaxBytes: 1_048_576, redaction: 'v1:00000000' }
-  const tool = (seq: number, n: number): ToolCell => ({ seq, step: `tool#${n}`, kind: 'fn', name: 'lookup', key: `sha256:${String(seq).repeat(64).slice(0, 64)}`, args: {}, output: n, durationMs: 0, truncated: false })
+  const manifest = {
+    formatVersion: 1,
+    fluxlabVersion: '0.1.0',
+    name: 'gap',
+    recordedAt: '2026-01-02T03:04:05.000Z',
+    models: [],
+    providerHosts: [],
+    cassetteMaxBytes: 1_048_576,
+    redaction: 'v1:00000000',
+  }
+  const tool = (seq: number, n: number): ToolCell => ({
+    seq,
+    step: `tool#${n}`,
+    kind: 'fn',
+    name: 'lookup',
+    key: `sha256:${String(seq).repeat(64).slice(0, 64)}`,
+    args: {},
+    output: n,
+    durationMs: 0,
+    truncated: false,
+  })
 
   it('refuses a fixture with a gap in its call sequence, naming the file and the missing seq, and writes nothing', () => {
     const dir = join('/virtual/seq', 'gap')
@@ -46,7 +65,9 @@ describe('writeFixture', () => {
       error = e
     }
     expect(isFluxError(error, 'FLUX_FIXTURE_INVALID')).toBe(true)
-    expect((error as Error).message).toMatch(/^\[fluxlab\] FLUX_FIXTURE_INVALID: Failed to write fixture \S*gap\/tools\.jsonl: its call sequence has a gap: seq 2 \(tool#2\) is missing/)
+    expect((error as Error).message).toMatch(
+      /^\[fluxlab\] FLUX_FIXTURE_INVALID: Failed to write fixture \S*gap\/tools\.jsonl: its call sequence has a gap: seq 2 \(tool#2\) is missing/,
+    )
     expect(store.exists(dir)).toBe(false)
   })
 

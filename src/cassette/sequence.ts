@@ -37,7 +37,10 @@ export function sequenceGap(fx: { model: ReadonlyArray<Numbered>; tools: Readonl
     }
   if (seq === 0) return undefined
   // @note which file lost it: the channel whose step number after the hole is not one more than the one before it.
-  for (const [file, cells, prefix] of [[FILES.model, fx.model, 'model#'], [FILES.tools, fx.tools, 'tool#']] as const) {
+  for (const [file, cells, prefix] of [
+    [FILES.model, fx.model, 'model#'],
+    [FILES.tools, fx.tools, 'tool#'],
+  ] as const) {
     const before = cells.filter((c) => c.seq < seq).reduce((n, c) => Math.max(n, stepNumber(c.step, prefix)), 0)
     const after = cells.filter((c) => c.seq > seq).reduce((n, c) => Math.min(n, stepNumber(c.step, prefix)), Infinity)
     if (after !== Infinity && after > before + 1) return { seq, file, step: `${prefix}${before + 1}` }
@@ -61,7 +64,8 @@ export function refuseSequenceGap(fx: Pick<Fixture, 'dir' | 'model' | 'tools'>):
   throw new FluxError('FLUX_FIXTURE_INVALID', {
     failed: `write fixture ${file}`,
     reason: `its call sequence has a gap: ${missing} is missing, so every call after it would replay one cell off. Nothing was written`,
-    fix: 'Every call a run sends is on the tape, answered or not: a hole is a bug in fluxlab (or a cell deleted by hand). '
-      + 'Re-record the scenario, and report it if it happens again',
+    fix:
+      'Every call a run sends is on the tape, answered or not: a hole is a bug in fluxlab (or a cell deleted by hand). ' +
+      'Re-record the scenario, and report it if it happens again',
   })
 }

@@ -22,4 +22,6 @@ export const stableJson = configure({ deterministic: true, circularValue: TypeEr
  * sha256Hex('') // 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
  */
 export const sha256Hex: (text: string) => string =
-  typeof crypto.hash === 'function' ? (crypto.hash.bind(undefined, 'sha256') as (text: string) => string) : (text) => crypto.createHash('sha256').update(text).digest('hex')
+  typeof crypto.hash === 'function'
+    ? (crypto.hash.bind(undefined, 'sha256') as (text: string) => string)
+    : (text) => crypto.createHash('sha256').update(text).digest('hex')

@@ -21,7 +21,9 @@ export function parse<O extends Options>(command: string, argv: string[], option
   } catch (e) {
     throw new CliError(EXIT.usage, {
       failed: 'read the command line',
-      reason: String((e as Error).message).split('\n')[0].replace(/\. To specify a positional argument.*$/, ''),
+      reason: String((e as Error).message)
+        .split('\n')[0]
+        .replace(/\. To specify a positional argument.*$/, ''),
       fix: `See \`fluxlab ${command} --help\`.`,
     })
   }

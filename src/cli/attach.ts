@@ -112,7 +112,15 @@ export function attachScenario(o: AttachOptions): Attached {
           return result
         }
         const { redactor, maxBytes, normalize } = settings
-        const manifest = manifestFor({ name: o.name, model, input: o.input !== undefined ? redactor.json(o.input) : undefined, keyVars, maxBytes, redaction: redactor.marker, normalize: normalize.marker })
+        const manifest = manifestFor({
+          name: o.name,
+          model,
+          input: o.input !== undefined ? redactor.json(o.input) : undefined,
+          keyVars,
+          maxBytes,
+          redaction: redactor.marker,
+          normalize: normalize.marker,
+        })
         saveRecording({ dir: o.dir, manifest, model, tools, trace, disable: o.options.redact?.disable })
         // @note what the run's facts say (fluxlab serve's report to the Playwright summary): recorded, by this run
         run.written = true
@@ -121,7 +129,14 @@ export function attachScenario(o: AttachOptions): Attached {
         return result
       }
       const rule = { rewrite: !!o.rewriteTrace, writeMissing: !!o.writeMissingTrace }
-      result.trace = settleTrace({ dir: o.dir, expected: o.fixture?.trace, trace, faithful: failures.length === 0 && !programFailed, rule, disable: o.options.redact?.disable }).status
+      result.trace = settleTrace({
+        dir: o.dir,
+        expected: o.fixture?.trace,
+        trace,
+        faithful: failures.length === 0 && !programFailed,
+        rule,
+        disable: o.options.redact?.disable,
+      }).status
       return result
     },
   }

@@ -14,8 +14,7 @@ export { findFixtures, forkParent } from '../cassette/find.js'
  * resolveFixture('triage', '/abs/tests/scenarios') // '/abs/tests/scenarios/triage'
  */
 function resolveFixture(name: string, root: string, cwd = process.cwd()): string | undefined {
-  for (const candidate of [resolve(root, name), resolve(cwd, name)])
-    if (existsSync(join(candidate, FILES.manifest))) return candidate
+  for (const candidate of [resolve(root, name), resolve(cwd, name)]) if (existsSync(join(candidate, FILES.manifest))) return candidate
   return undefined
 }
 

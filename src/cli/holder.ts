@@ -20,9 +20,13 @@ const load = (): Promise<Continued> => (engine ??= import('./holder-run.js').the
 
 // Whether any process of the child's tree reached this holder (the preload's hello, a request): else the run warns.
 let reached = false
-const server = serveOverSocket(holding.socket, async ({ token }, request, live) => (token === holding.token ? (await load()).answer(request, live) : undefined), {
-  contact: (token) => void (reached ||= token === holding.token),
-})
+const server = serveOverSocket(
+  holding.socket,
+  async ({ token }, request, live) => (token === holding.token ? (await load()).answer(request, live) : undefined),
+  {
+    contact: (token) => void (reached ||= token === holding.token),
+  },
+)
 
 const inherited = (process.env.NODE_OPTIONS ?? '').trim()
 const env = { ...process.env, FLUX_TREE: holding.socket, FLUX_TREE_TOKEN: holding.token, NODE_OPTIONS: `${inherited} --import ${holding.preload}`.trim() }

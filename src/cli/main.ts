@@ -45,7 +45,8 @@ export async function main(argv: string[], out = new Output()): Promise<number> 
       return EXIT.ok
     }
     const load = COMMANDS[command]
-    if (!load) throw usage(undefined, `there is no command "${command}"${command.startsWith('-') ? '' : `; the commands are ${Object.keys(COMMANDS).join(', ')}`}`)
+    if (!load)
+      throw usage(undefined, `there is no command "${command}"${command.startsWith('-') ? '' : `; the commands are ${Object.keys(COMMANDS).join(', ')}`}`)
     const own = command === 'record' || command === 'replay' || command === 'serve' ? splitCommand(rest).own : rest
     if (own.includes('--help') || own.includes('-h')) {
       out.line(HELP[command])

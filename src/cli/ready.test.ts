@@ -41,20 +41,26 @@ async function readyWithin(value: string, ms: number, ignoreHTTPSErrors = false)
   }
 }
 
-const status = (code: number, headers: Record<string, string> = {}) => (_: IncomingMessage, res: ServerResponse) => res.writeHead(code, headers).end()
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  (_: IncomingMessage, res: ServerResponse) =>
+    res.writeHead(code, headers).end()
 
 describe('readyTarget', () => {
   it('reads a port or an http(s) URL, and names what it takes otherwise', () => {
     expect(readyTarget('3000', false)).toEqual({ port: 3000 })
     expect(readyTarget('https://localhost:3000/health', true)).toEqual({ url: new URL('https://localhost:3000/health'), ignoreHTTPSErrors: true })
     expect(readyTarget('70000', false)).toEqual({ error: '--ready 70000 is no port (1 to 65535)' })
-    expect(readyTarget('localhost:3000', false)).toEqual({ error: "--ready takes the webServer's `url` (http://127.0.0.1:3000/health) or its `port` (3000), not \"localhost:3000\"" })
+    expect(readyTarget('localhost:3000', false)).toEqual({
+      error: '--ready takes the webServer\'s `url` (http://127.0.0.1:3000/health) or its `port` (3000), not "localhost:3000"',
+    })
   })
 })
 
 describe("untilReady, on Playwright's rule (playwright-core's isURLAvailable)", () => {
   it('is ready on 200 to 403 and not on 404 or 500', async () => {
-    for (const code of [200, 204, 401, 403]) expect(await readyWithin(`http://127.0.0.1:${(await serve(status(code))).port}/health`, 2000), String(code)).toBe(true)
+    for (const code of [200, 204, 401, 403])
+      expect(await readyWithin(`http://127.0.0.1:${(await serve(status(code))).port}/health`, 2000), String(code)).toBe(true)
     for (const code of [404, 500, 503]) expect(await readyWithin(`http://127.0.0.1:${(await serve(status(code))).port}/health`, 300), String(code)).toBe(false)
   })
 
@@ -67,7 +73,13 @@ describe("untilReady, on Playwright's rule (playwright-core's isURLAvailable)", 
   })
 
   it('follows a redirect and judges where it lands (a loop is never ready); a 3xx without a location is ready', async () => {
-    const app = await serve((req, res) => (req.url === '/' ? res.writeHead(302, { location: '/up' }).end() : req.url === '/up' ? res.writeHead(200).end() : res.writeHead(302, { location: '/missing' }).end()))
+    const app = await serve((req, res) =>
+      req.url === '/'
+        ? res.writeHead(302, { location: '/up' }).end()
+        : req.url === '/up'
+          ? res.writeHead(200).end()
+          : res.writeHead(302, { location: '/missing' }).end(),
+    )
     expect(await readyWithin(`http://127.0.0.1:${app.port}/`, 2000)).toBe(true)
     expect(app.seen).toEqual(['GET /', 'GET /up'])
     app.seen.length = 0
@@ -124,10 +136,28 @@ describe("untilReady, on Playwright's rule (playwright-core's isURLAvailable)", 
       return false
     }
   })()
-  it.skipIf(!openssl)('rejects a self-signed certificate unless told to ignore HTTPS errors (the entry\'s ignoreHTTPSErrors)', async () => {
+  it.skipIf(!openssl)("rejects a self-signed certificate unless told to ignore HTTPS errors (the entry's ignoreHTTPSErrors)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'flux-ready-'))
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' })
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      )
       const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
       const app = await serve(status(200), (h) => createHttpsServer(tls, h))
       expect(await readyWithin(`https://127.0.0.1:${app.port}/`, 300)).toBe(false)

@@ -82,7 +82,12 @@ function statusCode(url: URL, ignoreHTTPSErrors: boolean, signal: AbortSignal, r
   return new Promise((resolve) => {
     if (signal.aborted || (url.protocol !== 'http:' && url.protocol !== 'https:')) return resolve(0)
     // @note no keep-alive (`agent: false`): the check leaves no idle connection in the server.
-    const options: RequestOptions & { rejectUnauthorized: boolean } = { method: 'GET', headers: { accept: '*/*' }, agent: false, rejectUnauthorized: !ignoreHTTPSErrors }
+    const options: RequestOptions & { rejectUnauthorized: boolean } = {
+      method: 'GET',
+      headers: { accept: '*/*' },
+      agent: false,
+      rejectUnauthorized: !ignoreHTTPSErrors,
+    }
     const settle = (status: number | Promise<number>, drop: boolean) => {
       clearTimeout(connecting)
       signal.removeEventListener('abort', abort)

@@ -38,7 +38,8 @@ describe('rootMismatch', () => {
   test("names both paths and the fix when serve's root has no fixture and the tests' has", () => {
     expect(rootMismatch(ROOT, TESTS, app, {})).toEqual({
       failed: 'find the fixtures of the Playwright tests',
-      reason: "serve reads tests/scenarios/, which holds no fixture, while the tests' fixtures are in e2e/tests/scenarios/: the app server gets no placeholder key and replays nothing of its own",
+      reason:
+        "serve reads tests/scenarios/, which holds no fixture, while the tests' fixtures are in e2e/tests/scenarios/: the app server gets no placeholder key and replays nothing of its own",
       fix: "Pass it to serve, `fluxlab serve --dir e2e/tests/scenarios -- …`, or wrap the entry in withFluxlab() from fluxlab/playwright, which runs serve in the config's directory",
     })
     expect(rootMismatch(join(app, 'e2e/recordings'), TESTS, join(app, 'e2e'), { FLUX_PLAYWRIGHT_DIR: '' })?.fix).toBe(
@@ -53,18 +54,28 @@ describe('deathCause', () => {
   test('names the variable the server read, and that no fixture was found where serve looked', () => {
     const cause = deathCause(base)
     expect(cause.failed).toBe('start the app server under fluxlab serve (it exited with code 1 before it answered)')
-    expect(cause.reason).toBe("OPENAI_API_KEY is unset and got no placeholder: no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/")
+    expect(cause.reason).toBe(
+      "OPENAI_API_KEY is unset and got no placeholder: no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/",
+    )
     expect(cause.fix).toContain('fluxlab serve --dir e2e/tests/scenarios')
   })
 
   test('names the variables the fixtures carried when the one the server read is not among them', () => {
-    const cause = deathCause({ ...base, root: TESTS, stderr: 'Error: ANTHROPIC_API_KEY is missing', keyVars: ['OPENAI_API_KEY'], placeholders: ['OPENAI_API_KEY'] })
+    const cause = deathCause({
+      ...base,
+      root: TESTS,
+      stderr: 'Error: ANTHROPIC_API_KEY is missing',
+      keyVars: ['OPENAI_API_KEY'],
+      placeholders: ['OPENAI_API_KEY'],
+    })
     expect(cause.reason).toBe('ANTHROPIC_API_KEY is unset and got no placeholder: the fixtures in e2e/tests/scenarios/ name OPENAI_API_KEY')
-    expect(cause.fix).toBe('Re-record with ANTHROPIC_API_KEY set (FLUX_GOLDEN=update), or name it in the config\'s `keys` (FLUX_KEYS=ANTHROPIC_API_KEY)')
+    expect(cause.fix).toBe("Re-record with ANTHROPIC_API_KEY set (FLUX_GOLDEN=update), or name it in the config's `keys` (FLUX_KEYS=ANTHROPIC_API_KEY)")
   })
 
   test('clears the key when it held the placeholder, and says only what it knows without a variable', () => {
-    expect(deathCause({ ...base, root: TESTS, keyVars: ['OPENAI_API_KEY'], placeholders: ['OPENAI_API_KEY'] }).reason).toContain("held fluxlab's replay placeholder")
+    expect(deathCause({ ...base, root: TESTS, keyVars: ['OPENAI_API_KEY'], placeholders: ['OPENAI_API_KEY'] }).reason).toContain(
+      "held fluxlab's replay placeholder",
+    )
     expect(deathCause({ ...base, stderr: 'Error: listen EADDRINUSE', checked: false }).reason).toBe(
       "no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/, so no key variable got a placeholder",
     )

@@ -4,7 +4,7 @@
  * to `--cwd`, where the server itself runs), so serve's working directory is the config's. What serve says when its
  * root and the tests' differ, and when the server dies before it answers, is built here.
  */
-import { existsSync, readdirSync } from 'node:fs'
+import { type Dirent, existsSync, readdirSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { DEFAULT_DIR } from '../context/options.js'
 import type { MessageParts } from '../errors.js'
@@ -19,13 +19,15 @@ const PLAYWRIGHT_CONFIGS = ['ts', 'js', 'mts', 'mjs', 'cts', 'cjs'].map((ext) =>
  * hasFixtures('/app/e2e/tests/scenarios') // true
  */
 export function hasFixtures(base: string, depth = 0): boolean {
-  let entries
+  let entries: Dirent[]
   try {
     entries = readdirSync(base, { withFileTypes: true })
   } catch {
     return false
   }
-  return entries.some((e) => (e.isFile() ? e.name === 'scenario.yaml' : e.isDirectory() && depth < 2 && !e.name.startsWith('.') && hasFixtures(join(base, e.name), depth + 1)))
+  return entries.some((e) =>
+    e.isFile() ? e.name === 'scenario.yaml' : e.isDirectory() && depth < 2 && !e.name.startsWith('.') && hasFixtures(join(base, e.name), depth + 1),
+  )
 }
 
 /**
@@ -42,7 +44,9 @@ export function testsRoot(cwd: string, env: NodeJS.ProcessEnv): string | undefin
   if (hasConfig(cwd)) return resolve(cwd, DEFAULT_DIR)
   let dirs: string[] = []
   try {
-    dirs = readdirSync(cwd, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name)
+    dirs = readdirSync(cwd, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+      .map((e) => e.name)
   } catch {
     return undefined
   }
@@ -110,14 +114,29 @@ export function deathCause(d: Death): MessageParts {
   const where = `${shown(d.root, d.from)}/`
   const fix = elsewhere ? pointAt(elsewhere, d.from, d.env) : undefined
   if (variable && d.placeholders.includes(variable))
-    return { failed, reason: `it read ${variable}, which held fluxlab's replay placeholder (the fixtures in ${where} name it): the key was not the cause`, fix: 'See the server\'s own error above' }
+    return {
+      failed,
+      reason: `it read ${variable}, which held fluxlab's replay placeholder (the fixtures in ${where} name it): the key was not the cause`,
+      fix: "See the server's own error above",
+    }
   if (variable)
     return {
       failed,
       reason: `${variable} is unset and got no placeholder: ${empty ? `no fixture in ${where}${elsewhere ? `, while the tests' fixtures are in ${shown(elsewhere, d.from)}/` : ''}` : `the fixtures in ${where} name ${d.keyVars.length ? d.keyVars.join(', ') : 'no key variable'}`}`,
-      fix: fix ?? (empty ? `Record first with ${variable} set (run the suite without CI), or set ${variable}` : `Re-record with ${variable} set (FLUX_GOLDEN=update), or name it in the config's \`keys\` (FLUX_KEYS=${variable})`),
+      fix:
+        fix ??
+        (empty
+          ? `Record first with ${variable} set (run the suite without CI), or set ${variable}`
+          : `Re-record with ${variable} set (FLUX_GOLDEN=update), or name it in the config's \`keys\` (FLUX_KEYS=${variable})`),
     }
-  if (elsewhere) return { failed, reason: `no fixture in ${where}, while the tests' fixtures are in ${shown(elsewhere, d.from)}/, so no key variable got a placeholder`, fix }
-  const given = empty ? `no fixture in ${where}, so no placeholder was given` : `placeholders were given for ${d.placeholders.length ? d.placeholders.join(', ') : 'no variable (each was set)'}`
+  if (elsewhere)
+    return {
+      failed,
+      reason: `no fixture in ${where}, while the tests' fixtures are in ${shown(elsewhere, d.from)}/, so no key variable got a placeholder`,
+      fix,
+    }
+  const given = empty
+    ? `no fixture in ${where}, so no placeholder was given`
+    : `placeholders were given for ${d.placeholders.length ? d.placeholders.join(', ') : 'no variable (each was set)'}`
   return { failed, reason: `its error names no key variable, and fluxlab knows no cause of its own (${given})`, fix: "See the server's own error above" }
 }

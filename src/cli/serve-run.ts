@@ -30,20 +30,44 @@ export interface ServerRun {
  * @example
  * const held = serverRun({ name: 'app-server', dir, options, command, cmdline, address })
  */
-export function serverRun(o: { name: string; dir: string; options: FluxOptions; command: string[]; cmdline: string; address: { path: string; token: string } }): ServerRun {
+export function serverRun(o: {
+  name: string
+  dir: string
+  options: FluxOptions
+  command: string[]
+  cmdline: string
+  address: { path: string; token: string }
+}): ServerRun {
   const offline = readFlag('FLUX_OFFLINE')
   const replay = fixtureExists(o.dir) && readGolden() !== 'update'
   const canRecord = !offline && updateStateFromEnv() !== 'none'
   const fixture = replay ? readFixture(o.dir, { disable: o.options.redact?.disable }) : undefined
-  const attached = replay || canRecord ? attachScenario({ name: o.name, dir: o.dir, mode: replay ? 'replay' : 'record', fixture, options: o.options, offline, input: { command: o.command }, command: o.cmdline }) : undefined
+  const attached =
+    replay || canRecord
+      ? attachScenario({
+          name: o.name,
+          dir: o.dir,
+          mode: replay ? 'replay' : 'record',
+          fixture,
+          options: o.options,
+          offline,
+          input: { command: o.command },
+          command: o.cmdline,
+        })
+      : undefined
   const run: Run = attached?.run ?? serverRefusal(o.name, o.dir, o.cmdline, o.options.hosts ?? {})
   const report = summaryReport(run, o.dir, replay, o.options)
   // Each call the server makes outside every test's request is reported to the summary when it is answered: Playwright
   // does not wait for the server's end, so what is said only then could come after the summary.
-  childEnv(run, o.command.join(' '), (r, request) => {
-    const admitted = admitTo(r, request)
-    return admitted && { ...admitted, answer: () => admitted.answer().finally(report) }
-  }, o.address)
+  childEnv(
+    run,
+    o.command.join(' '),
+    (r, request) => {
+      const admitted = admitTo(r, request)
+      return admitted && { ...admitted, answer: () => admitted.answer().finally(report) }
+    },
+    o.address,
+  )
   return {
     async settle(end) {
       const code = await settle(attached, run, { ...end, name: o.name, dir: o.dir })
@@ -58,10 +82,20 @@ export function serverRun(o: { name: string; dir: string; options: FluxOptions; 
  * the facts file in the environment the server inherits): all it did so far, as whole-suite mode's file scenarios.
  */
 function summaryReport(run: Run, dir: string, replay: boolean, options: FluxOptions): () => void {
-  const ctx: TestContext = { runner: 'playwright', testName: APP_SERVER, testFile: resolve(`(${APP_SERVER})`), rootDir: process.cwd(), updateState: 'none', runs: [run], opened: new Set(replay ? [dir] : []), fileLevel: true }
+  const ctx: TestContext = {
+    runner: 'playwright',
+    testName: APP_SERVER,
+    testFile: resolve(`(${APP_SERVER})`),
+    rootDir: process.cwd(),
+    updateState: 'none',
+    runs: [run],
+    opened: new Set(replay ? [dir] : []),
+    fileLevel: true,
+  }
   // @note a server that made no call of its own is no scenario of the run
   return () => {
-    if (run.log.entries.length + run.log.divergences.length > 0 || run.log.fatal) appendFacts({ ...collectFacts(ctx, { dir: relative(process.cwd(), resolve(dir, '..')), pricing: options.pricing }), fileLevel: true })
+    if (run.log.entries.length + run.log.divergences.length > 0 || run.log.fatal)
+      appendFacts({ ...collectFacts(ctx, { dir: relative(process.cwd(), resolve(dir, '..')), pricing: options.pricing }), fileLevel: true })
   }
 }
 
@@ -73,7 +107,10 @@ async function settle(attached: Attached | undefined, run: Run, o: { name: strin
     return o.failed ? o.code : run.log.fatal ? EXIT.error : EXIT.ok
   }
   const r = await attached.finish({ programFailed: o.failed })
-  if (r.steps.length) o.out.note(`fluxlab serve: the app server made ${r.steps.length} call${r.steps.length === 1 ? '' : 's'} outside every test's browser request (${r.steps.map((s) => (s.channel === 'model' ? `${s.cell.family} ${s.cell.model ?? ''}`.trim() : s.cell.name)).join(', ')}), ${o.failed ? 'not written' : r.mode === 'replay' ? 'replayed from' : r.saved ? 'recorded into' : 'not recorded into'} its own scenario ${display(o.dir)}/`)
+  if (r.steps.length)
+    o.out.note(
+      `fluxlab serve: the app server made ${r.steps.length} call${r.steps.length === 1 ? '' : 's'} outside every test's browser request (${r.steps.map((s) => (s.channel === 'model' ? `${s.cell.family} ${s.cell.model ?? ''}`.trim() : s.cell.name)).join(', ')}), ${o.failed ? 'not written' : r.mode === 'replay' ? 'replayed from' : r.saved ? 'recorded into' : 'not recorded into'} its own scenario ${display(o.dir)}/`,
+    )
   if (r.fatal) o.out.error(r.fatal.message)
   for (const w of r.warnings) o.out.warn(`warning: ${o.name} ${w.step} ${w.code}: ${w.message}`)
   for (const f of r.failures) o.out.error(`${o.name} ${f.step} ${f.code}: ${f.message}`)

@@ -109,7 +109,13 @@ export function checkJudgeLines(dir: string, problems: Problem[]): void {
   } catch (e) {
     const p = problemOf(e)
     if (!p) throw e
-    problems.push({ code: 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), ...(p.field ? { field: p.field } : {}), message: problemText(p) })
+    problems.push({
+      code: 'fixture_invalid',
+      file: display(p.file),
+      ...(p.line ? { line: p.line } : {}),
+      ...(p.field ? { field: p.field } : {}),
+      message: problemText(p),
+    })
   }
 }
 

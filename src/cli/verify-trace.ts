@@ -30,7 +30,11 @@ export function checkTrace(dir: string, fx: Fixture, rewrite: boolean, disable: 
       return fx.trace === undefined ? 'added' : 'updated'
     } catch (e) {
       if (!isFluxError(e)) throw e
-      problems.push({ code: 'credential_found', file: display(traceFile), message: `trace.snap was not rewritten: ${e.message.replace(/^\[fluxlab\] \w+: /, '')}` })
+      problems.push({
+        code: 'credential_found',
+        file: display(traceFile),
+        message: `trace.snap was not rewritten: ${e.message.replace(/^\[fluxlab\] \w+: /, '')}`,
+      })
       return fx.trace === undefined ? 'missing' : 'mismatch'
     }
   }

@@ -65,7 +65,16 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
       message: `fluxlab failed while verifying this fixture (a bug in fluxlab, please report it with this stack): ${String((e as Error)?.stack ?? e)}`,
     })
     redactProblems(problems)
-    return { name: dir.split(/[\\/]/).pop() ?? dir, dir: display(dir), ...(parent ? { forkOf: display(parent) } : {}), ok: false, modelCalls: 0, toolCalls: 0, trace: 'unchecked', problems }
+    return {
+      name: dir.split(/[\\/]/).pop() ?? dir,
+      dir: display(dir),
+      ...(parent ? { forkOf: display(parent) } : {}),
+      ok: false,
+      modelCalls: 0,
+      toolCalls: 0,
+      trace: 'unchecked',
+      problems,
+    }
   }
 }
 
@@ -106,7 +115,12 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
     const p = problemOf(e)
     problems.push(
       p
-        ? { code: e.code === 'FLUX_FORMAT_VERSION' ? 'format_version' : 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), message: problemText(p) }
+        ? {
+            code: e.code === 'FLUX_FORMAT_VERSION' ? 'format_version' : 'fixture_invalid',
+            file: display(p.file),
+            ...(p.line ? { line: p.line } : {}),
+            message: problemText(p),
+          }
         : { code: 'fixture_invalid', file: display(dir), message: e.message.replace(/^\[fluxlab\] \w+: /, '') },
     )
     redactProblems(problems)
@@ -114,7 +128,13 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
   }
   const { fixture: fx, lines } = read
   for (const p of read.problems)
-    problems.push({ code: p.code ?? 'fixture_invalid', file: display(p.file), ...(p.line ? { line: p.line } : {}), ...(p.field ? { field: p.field } : {}), message: problemText(p).replace(/^digest_mismatch: /, '') })
+    problems.push({
+      code: p.code ?? 'fixture_invalid',
+      file: display(p.file),
+      ...(p.line ? { line: p.line } : {}),
+      ...(p.field ? { field: p.field } : {}),
+      message: problemText(p).replace(/^digest_mismatch: /, ''),
+    })
   const cellsOk = read.problems.length === 0
   checkJudgeLines(dir, problems)
   report.name = fx.manifest.name ?? report.name
@@ -165,7 +185,9 @@ function redactProblems(problems: Problem[]): void {
 /** How a message says to re-record this fixture: the exact command when scenario.yaml names what recorded it. */
 function rerecordText(fx: Fixture): string {
   const command = rerecordCommand(fx.manifest, fx.dir)
-  return command ? `re-record it: \`${command}\`` : 're-record it with FLUX_GOLDEN=update and the test or command that recorded it (scenario.yaml names neither)'
+  return command
+    ? `re-record it: \`${command}\``
+    : 're-record it with FLUX_GOLDEN=update and the test or command that recorded it (scenario.yaml names neither)'
 }
 
 function lineOf(file: string, re: RegExp): number | undefined {

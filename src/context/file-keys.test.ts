@@ -38,10 +38,22 @@ describe('fileKeyVars', () => {
       'other-a': ['test/other/a.test.ts', 'keyVars:\n  - XAI_API_KEY\n'],
     })
     const base = join(root, 'tests/scenarios')
-    expect(fileKeyVars(base, root, join(root, 'test/a.test.ts'))).toEqual({ count: 3, keyVars: ['ANTHROPIC_API_KEY', 'FIREWORKS_API_KEY', 'GROQ_API_KEY'], suiteWide: false })
-    expect(fileKeyVars(base, root, join(root, 'test/a.test.ts'), { suite: true })).toEqual({ count: 3, keyVars: ['ANTHROPIC_API_KEY', 'FIREWORKS_API_KEY', 'GROQ_API_KEY'], suiteWide: false })
+    expect(fileKeyVars(base, root, join(root, 'test/a.test.ts'))).toEqual({
+      count: 3,
+      keyVars: ['ANTHROPIC_API_KEY', 'FIREWORKS_API_KEY', 'GROQ_API_KEY'],
+      suiteWide: false,
+    })
+    expect(fileKeyVars(base, root, join(root, 'test/a.test.ts'), { suite: true })).toEqual({
+      count: 3,
+      keyVars: ['ANTHROPIC_API_KEY', 'FIREWORKS_API_KEY', 'GROQ_API_KEY'],
+      suiteWide: false,
+    })
     expect(fileKeyVars(base, root, join(root, 'test/c.test.ts'))).toEqual({ count: 0, keyVars: [], suiteWide: false })
-    expect(fileKeyVars(base, root, join(root, 'test/c.test.ts'), { suite: true })).toEqual({ count: 0, keyVars: ['ANTHROPIC_API_KEY', 'FIREWORKS_API_KEY', 'GROQ_API_KEY', 'OPENAI_API_KEY', 'XAI_API_KEY'], suiteWide: true })
+    expect(fileKeyVars(base, root, join(root, 'test/c.test.ts'), { suite: true })).toEqual({
+      count: 0,
+      keyVars: ['ANTHROPIC_API_KEY', 'FIREWORKS_API_KEY', 'GROQ_API_KEY', 'OPENAI_API_KEY', 'XAI_API_KEY'],
+      suiteWide: true,
+    })
     expect(fileKeyVars(join(root, 'missing'), root, join(root, 'test/a.test.ts'))).toEqual({ count: 0, keyVars: [], suiteWide: false })
   })
 })
@@ -52,7 +64,10 @@ describe('holdFileKeys', () => {
     const options = { keys: ['FILE_KEYS_TEST_LISTED'] }
     const held = holdFileKeys({ rootDir: root, testFile: join(root, 'test/a.test.ts'), options, updateState: 'new' })
     expect(held.fixtures).toBe(1)
-    expect([process.env.FILE_KEYS_TEST_A_KEY, process.env.FILE_KEYS_TEST_LISTED]).toEqual(['fluxlab-replay-no-key-FILE_KEYS_TEST_A_KEY', 'fluxlab-replay-no-key-FILE_KEYS_TEST_LISTED'])
+    expect([process.env.FILE_KEYS_TEST_A_KEY, process.env.FILE_KEYS_TEST_LISTED]).toEqual([
+      'fluxlab-replay-no-key-FILE_KEYS_TEST_A_KEY',
+      'fluxlab-replay-no-key-FILE_KEYS_TEST_LISTED',
+    ])
     held.release()
     expect(process.env.FILE_KEYS_TEST_A_KEY).toBeUndefined()
 
@@ -108,9 +123,23 @@ describe("a test file's record of the key variables it read (issue 38 item 4)", 
     const testFile = join(root, 'test/gated.test.ts')
     const { path, file } = fileRecordPath(base, root, testFile)
     expect([path.slice(root.length), file]).toEqual(['/tests/scenarios/.files/test__gated.test.ts.yaml', 'test/gated.test.ts'])
-    keepFileRecord({ base, rootDir: root, testFile, reads: reads(['FILE_KEYS_TEST_GATE_KEY', 'FILE_KEYS_TEST_A_KEY', 'FILE_KEYS_TEST_A_KEY'], ['NOT_SET_KEY']), exact: false })
+    keepFileRecord({
+      base,
+      rootDir: root,
+      testFile,
+      reads: reads(['FILE_KEYS_TEST_GATE_KEY', 'FILE_KEYS_TEST_A_KEY', 'FILE_KEYS_TEST_A_KEY'], ['NOT_SET_KEY']),
+      exact: false,
+    })
     const text = readFileSync(path, 'utf8')
-    expect(text.split('\n').filter((l) => !l.startsWith('#'))).toEqual(['file: "test/gated.test.ts"', 'keyVars:', '  - FILE_KEYS_TEST_A_KEY', '  - FILE_KEYS_TEST_GATE_KEY', 'unsetVars:', '  - NOT_SET_KEY', ''])
+    expect(text.split('\n').filter((l) => !l.startsWith('#'))).toEqual([
+      'file: "test/gated.test.ts"',
+      'keyVars:',
+      '  - FILE_KEYS_TEST_A_KEY',
+      '  - FILE_KEYS_TEST_GATE_KEY',
+      'unsetVars:',
+      '  - NOT_SET_KEY',
+      '',
+    ])
     expect(readFileRecord(text, file)).toEqual(reads(['FILE_KEYS_TEST_A_KEY', 'FILE_KEYS_TEST_GATE_KEY'], ['NOT_SET_KEY']))
     expect(readFileRecord(text, 'test/other.test.ts')).toBeUndefined()
     // Unchanged: not written again. A run that read no key set (its keys unset here) changes nothing.
@@ -120,7 +149,11 @@ describe("a test file's record of the key variables it read (issue 38 item 4)", 
     expect([statSync(path).mtimeMs, readFileSync(path, 'utf8')]).toEqual([written, text])
 
     const held = holdFileKeys({ rootDir: root, testFile, options: {}, updateState: 'none' })
-    expect([held.fixtures, process.env.FILE_KEYS_TEST_GATE_KEY, process.env.NOT_SET_KEY]).toEqual([0, 'fluxlab-replay-no-key-FILE_KEYS_TEST_GATE_KEY', undefined])
+    expect([held.fixtures, process.env.FILE_KEYS_TEST_GATE_KEY, process.env.NOT_SET_KEY]).toEqual([
+      0,
+      'fluxlab-replay-no-key-FILE_KEYS_TEST_GATE_KEY',
+      undefined,
+    ])
     held.release()
     expect(process.env.FILE_KEYS_TEST_GATE_KEY).toBeUndefined()
   })

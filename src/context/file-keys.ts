@@ -4,7 +4,7 @@
  * @note issue 14: this runs in every test file's setup, explicit mode included, so it loads no fixture code, and
  * YAML only for a manifest whose text names the file (or one written in a shape fluxlab does not write).
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { type Dirent, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, join, relative, resolve, sep } from 'node:path'
 import { readFlag, readGolden, type UpdateState } from '../golden/update-mode.js'
@@ -25,7 +25,12 @@ const SKIP = new Set(['node_modules', '.git', 'forks'])
  * @example
  * fileKeyVars('/repo/tests/scenarios', '/repo', '/repo/test/agent.test.ts') // { count: 3, keyVars: ['GROQ_API_KEY', 'OPENAI_API_KEY'], suiteWide: false }
  */
-export function fileKeyVars(base: string, rootDir: string, testFile: string, o: { suite?: boolean } = {}): { count: number; keyVars: string[]; suiteWide: boolean } {
+export function fileKeyVars(
+  base: string,
+  rootDir: string,
+  testFile: string,
+  o: { suite?: boolean } = {},
+): { count: number; keyVars: string[]; suiteWide: boolean } {
   const file = relative(rootDir, testFile).split(sep).join('/')
   const name = basename(testFile)
   const own = new Set<string>()
@@ -57,7 +62,7 @@ export function fileKeyVars(base: string, rootDir: string, testFile: string, o: 
 function manifests(base: string): string[] {
   const out: string[] = []
   const visit = (dir: string, depth: number): void => {
-    let entries
+    let entries: Dirent[]
     try {
       entries = readdirSync(dir, { withFileTypes: true })
     } catch {
@@ -82,7 +87,12 @@ function listsOf(text: string, keys = ['keyVars', 'providerHosts']): Record<stri
     if (at < 0) return undefined
     const m = new RegExp(`^${key}:( \\[\\])?\\n((?:  - [^\\n'"]+\\n)*)(?![ -])`, 'm').exec(text.slice(at))
     if (!m) return null
-    return m[1] ? [] : m[2].split('\n').filter(Boolean).map((l) => l.slice(4).trim())
+    return m[1]
+      ? []
+      : m[2]
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.slice(4).trim())
   }
   const out: Record<string, string[]> = {}
   for (const key of keys) {
@@ -160,7 +170,11 @@ function fileRecord(base: string, rootDir: string, testFile: string): FileRecord
  * const keys = holdFileKeys({ rootDir, testFile, options: state.options, updateState: 'none' })
  * afterAll(() => keys.release())
  */
-export function holdFileKeys(o: { rootDir: string; testFile: string | undefined; options: FluxOptions; updateState: UpdateState }): { base: string; fixtures: number; release: () => void } {
+export function holdFileKeys(o: { rootDir: string; testFile: string | undefined; options: FluxOptions; updateState: UpdateState }): {
+  base: string
+  fixtures: number
+  release: () => void
+} {
   const base = resolve(o.rootDir, o.options.dir ?? DEFAULT_DIR)
   const none = { base, fixtures: 0, release: () => {} }
   if (!o.testFile || readGolden() === 'update') return none

@@ -53,12 +53,7 @@ function renderFileRecord(file: string, r: FileRecord): string {
           `# fluxlab: the key variables ${file} read while it was collected, recording (names only, never values).\n`,
           '# A replay fills a placeholder for each of keyVars before the file is collected; unsetVars were read unset.\n',
         ]
-  return [
-    ...head,
-    `file: ${JSON.stringify(file)}\n`,
-    list('keyVars', r.keyVars),
-    list('unsetVars', r.unsetVars),
-  ].join('')
+  return [...head, `file: ${JSON.stringify(file)}\n`, list('keyVars', r.keyVars), list('unsetVars', r.unsetVars)].join('')
 }
 
 const sorted = (names: string[]) => [...new Set(names)].sort()

@@ -66,7 +66,11 @@ export function openGate(o: { rootDir: string; options?: FluxOptions; updateStat
   if (readGolden() !== 'update') fill([...(record?.keyVars ?? []), ...keysFrom(o.options ?? {})])
   if (st.stop) return
   st.raw = process.env
-  st.stop = watchKeyReads(process, (name) => heard(name, false), (name) => heard(name, true))
+  st.stop = watchKeyReads(
+    process,
+    (name) => heard(name, false),
+    (name) => heard(name, true),
+  )
 }
 
 /** A key variable the main process read: into each root's record where it is kept; unset and unnamed, a warning (on replay). */
@@ -120,4 +124,3 @@ export function pauseGate(): void {
 export function resumeGate(): void {
   fill(st.filled)
 }
-

@@ -201,7 +201,7 @@ export const ENV_ROWS: readonly EnvRow[] = [
     name: 'GITHUB_ACTIONS / FLUX_GITHUB',
     values: '`true` (set by GitHub) / `0`',
     doc:
-      'under `GITHUB_ACTIONS=true` the run summary reporters add annotations at the failing tests\' lines and the run summary to `$GITHUB_STEP_SUMMARY` ' +
+      "under `GITHUB_ACTIONS=true` the run summary reporters add annotations at the failing tests' lines and the run summary to `$GITHUB_STEP_SUMMARY` " +
       '(see [CI](ci.md#github-actions)); `FLUX_GITHUB=0`, or the reporter option `github: false`, turns that off',
   },
   {
@@ -220,7 +220,11 @@ export const ENV_ROWS: readonly EnvRow[] = [
 
 const cell = (text: string) => text.replace(/\|/g, '\\|')
 const row = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`
-const code = (name: string) => name.split(' / ').map((n) => `\`${n}\``).join(' / ')
+const code = (name: string) =>
+  name
+    .split(' / ')
+    .map((n) => `\`${n}\``)
+    .join(' / ')
 
 const TABLES = {
   options: () => [

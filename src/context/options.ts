@@ -85,14 +85,17 @@ export interface FluxOptions {
  * keysFrom({ keys: ['A_KEY'] }, { FLUX_KEYS: 'B_KEY, C_KEY' }) // ['A_KEY', 'B_KEY', 'C_KEY']
  */
 export function keysFrom(options: FluxOptions, env: NodeJS.ProcessEnv = process.env): string[] {
-  const fromEnv = (env.FLUX_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  const fromEnv = (env.FLUX_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
   const names = [...new Set([...(options.keys ?? []), ...fromEnv])]
   const bad = names.find((k) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
   if (bad !== undefined)
     throw new FluxError('FLUX_BAD_CONFIG', {
       failed: `read ${(options.keys ?? []).includes(bad) ? 'the fluxlab option `keys`' : 'FLUX_KEYS'}`,
       reason: `${JSON.stringify(bad)} is not an environment variable name`,
-      fix: 'List variable names (letters, digits, `_`), e.g. `keys: [\'LITELLM_API_KEY\']` or FLUX_KEYS=LITELLM_API_KEY,MY_KEY.',
+      fix: "List variable names (letters, digits, `_`), e.g. `keys: ['LITELLM_API_KEY']` or FLUX_KEYS=LITELLM_API_KEY,MY_KEY.",
     })
   return names
 }
@@ -135,7 +138,10 @@ export function upstreamFrom(options: FluxOptions, env: NodeJS.ProcessEnv = proc
     }
     out[host.trim().toLowerCase()] = url
   }
-  for (const pair of (env.FLUX_UPSTREAM ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of (env.FLUX_UPSTREAM ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = pair.indexOf('=')
     if (eq <= 0)
       throw new FluxError('FLUX_BAD_CONFIG', {

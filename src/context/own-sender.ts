@@ -8,8 +8,9 @@
 type Sender = (upstream: Record<string, URL>) => Promise<Response>
 
 const KEY = Symbol.for('fluxlab.own-senders.v1')
-const senders: WeakMap<Request, Sender> = ((globalThis as Record<symbol, unknown>)[KEY] as WeakMap<Request, Sender> | undefined) ??
-  ((globalThis as Record<symbol, unknown>)[KEY] = new WeakMap<Request, Sender>()) as WeakMap<Request, Sender>
+const senders: WeakMap<Request, Sender> =
+  ((globalThis as Record<symbol, unknown>)[KEY] as WeakMap<Request, Sender> | undefined) ??
+  (((globalThis as Record<symbol, unknown>)[KEY] = new WeakMap<Request, Sender>()) as WeakMap<Request, Sender>)
 
 /**
  * Mark `request` as sent by `send` when it goes live (instead of fetch), and return it.

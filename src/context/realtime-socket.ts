@@ -18,8 +18,9 @@ type Route = (request: Request) => Promise<Response | undefined>
 type ModelOf = (frame: unknown) => string | undefined
 
 const MODELS_KEY = Symbol.for('fluxlab.socket-models.v1')
-const models: WeakMap<Request, string> = ((globalThis as Record<symbol, unknown>)[MODELS_KEY] as WeakMap<Request, string> | undefined) ??
-  ((globalThis as Record<symbol, unknown>)[MODELS_KEY] = new WeakMap<Request, string>()) as WeakMap<Request, string>
+const models: WeakMap<Request, string> =
+  ((globalThis as Record<symbol, unknown>)[MODELS_KEY] as WeakMap<Request, string> | undefined) ??
+  (((globalThis as Record<symbol, unknown>)[MODELS_KEY] = new WeakMap<Request, string>()) as WeakMap<Request, string>)
 
 /**
  * The model of the realtime session a frame's request belongs to, as named by an earlier frame
@@ -103,7 +104,11 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
   const request = (body: string, send: (upstream: Record<string, URL>) => Promise<Response>): Request => {
     // @note the key travels in a subprotocol that is kept out of the request (and so the fixture): when it is the
     // placeholder a replay fills, a header carrying it lets recording refuse the socket with FLUX_NO_KEY.
-    const headers = { 'content-type': 'application/json', ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}), ...(placeholder !== undefined ? { 'x-fluxlab-key': placeholder ? replayKeyFor(placeholder) : REPLAY_KEY } : {}) }
+    const headers = {
+      'content-type': 'application/json',
+      ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}),
+      ...(placeholder !== undefined ? { 'x-fluxlab-key': placeholder ? replayKeyFor(placeholder) : REPLAY_KEY } : {}),
+    }
     const req = sentBy(new Request(url.href, { method: 'POST', headers, body }), send)
     model = modelOf(safeParse(body)) ?? model
     if (model) models.set(req, model)
@@ -113,7 +118,10 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
   const submit = (req: Request) => {
     const answered = queue.then(() => route(req))
     queue = answered.catch(() => {})
-    delivered = Promise.all([delivered, answered]).then(([, response]) => deliver(response), (e: unknown) => fail(e))
+    delivered = Promise.all([delivered, answered]).then(
+      ([, response]) => deliver(response),
+      (e: unknown) => fail(e),
+    )
   }
 
   /** Hand one answer's frames to the client as they come. */

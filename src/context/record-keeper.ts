@@ -16,7 +16,12 @@ import type { FileRecord } from './file-keys.js'
  * const keeper = fileRecordKeeper({ base, rootDir, testFile, updateState: 'new' })
  * const stop = watchKeyReads(process, (name) => keeper?.read(name, false), (name) => keeper?.read(name, true))
  */
-export function fileRecordKeeper(o: { base: string; rootDir: string; testFile: string | undefined; updateState: UpdateState }): { read(name: string, set: boolean): void; done(): void } | undefined {
+export function fileRecordKeeper(o: {
+  base: string
+  rootDir: string
+  testFile: string | undefined
+  updateState: UpdateState
+}): { read(name: string, set: boolean): void; done(): void } | undefined {
   const testFile = o.testFile
   if (!testFile || o.updateState === 'none' || readFlag('FLUX_OFFLINE')) return undefined
   const reads: FileRecord = { keyVars: [], unsetVars: [] }
@@ -52,4 +57,3 @@ function builtWriter(): typeof import('./file-record.js') | undefined {
     return undefined
   }
 }
-

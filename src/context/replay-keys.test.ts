@@ -19,8 +19,12 @@ describe('carriedKeyVars', () => {
   }
 
   test('names the variables whose values a request carries in a credential header, not the others', () => {
-    expect(carriedKeyVars(request('https://api.groq.com/openai/v1/chat/completions', { authorization: `Bearer ${env.GROQ_API_KEY}` }), env)).toEqual(['GROQ_API_KEY'])
-    expect(carriedKeyVars(request('https://api.fireworks.ai/inference/v1/chat/completions', { authorization: `Bearer ${env.FIREWORKS_API_KEY}` }), env)).toEqual(['FIREWORKS_API_KEY'])
+    expect(carriedKeyVars(request('https://api.groq.com/openai/v1/chat/completions', { authorization: `Bearer ${env.GROQ_API_KEY}` }), env)).toEqual([
+      'GROQ_API_KEY',
+    ])
+    expect(
+      carriedKeyVars(request('https://api.fireworks.ai/inference/v1/chat/completions', { authorization: `Bearer ${env.FIREWORKS_API_KEY}` }), env),
+    ).toEqual(['FIREWORKS_API_KEY'])
   })
 
   test('a variable with any name counts when a credential header carries its value (a gateway token)', () => {
@@ -35,13 +39,20 @@ describe('carriedKeyVars', () => {
   })
 
   test('a base URL, a short value, a placeholder and a value in a plain header are never keys', () => {
-    const r = request('http://127.0.0.1:4000/v1/chat/completions', { 'x-home': env.HOME, 'x-short': 'abc', 'x-note': env.MY_GATEWAY, referer: env.OPENAI_BASE_URL })
+    const r = request('http://127.0.0.1:4000/v1/chat/completions', {
+      'x-home': env.HOME,
+      'x-short': 'abc',
+      'x-note': env.MY_GATEWAY,
+      referer: env.OPENAI_BASE_URL,
+    })
     expect(carriedKeyVars(r, { ...env, ANTHROPIC_API_KEY: replayKeyFor('ANTHROPIC_API_KEY') })).toEqual([])
   })
 
   test('an AWS key id brings its secret along: the SDK needs both, and the secret never reaches the wire', () => {
     const aws = { AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE', AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' }
-    const r = request('https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse', { authorization: `AWS4-HMAC-SHA256 Credential=${aws.AWS_ACCESS_KEY_ID}/20261202/us-east-1/bedrock/aws4_request, Signature=abc` })
+    const r = request('https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse', {
+      authorization: `AWS4-HMAC-SHA256 Credential=${aws.AWS_ACCESS_KEY_ID}/20261202/us-east-1/bedrock/aws4_request, Signature=abc`,
+    })
     expect(carriedKeyVars(r, aws)).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'])
   })
 })
@@ -50,7 +61,12 @@ describe('replayKeyVars', () => {
   test("a manifest's own names win; a fixture recorded before them falls back to its provider hosts", () => {
     expect(replayKeyVars({ keyVars: ['FIREWORKS_API_KEY'], providerHosts: ['api.openai.com'] })).toEqual(['FIREWORKS_API_KEY'])
     expect(replayKeyVars({ keyVars: [], providerHosts: ['api.openai.com'] })).toEqual([])
-    expect(replayKeyVars({ providerHosts: ['api.anthropic.com', 'api.groq.com:443', 'my-res.openai.azure.com'] })).toEqual(['ANTHROPIC_API_KEY', 'GROQ_API_KEY', 'AZURE_OPENAI_API_KEY', 'AZURE_API_KEY'])
+    expect(replayKeyVars({ providerHosts: ['api.anthropic.com', 'api.groq.com:443', 'my-res.openai.azure.com'] })).toEqual([
+      'ANTHROPIC_API_KEY',
+      'GROQ_API_KEY',
+      'AZURE_OPENAI_API_KEY',
+      'AZURE_API_KEY',
+    ])
     expect(replayKeyVars({ providerHosts: ['127.0.0.1:4000'] })).toEqual([])
   })
 })

@@ -29,7 +29,7 @@ export function replayKeyFor(name: string): string {
  * isReplayKey(process.env.OPENAI_API_KEY)
  */
 export function isReplayKey(value: string | undefined): boolean {
-  return value !== undefined && value.includes(REPLAY_KEY)
+  return value?.includes(REPLAY_KEY) === true
 }
 
 /**
@@ -89,7 +89,8 @@ export function looksLikeCredential(name: string): boolean {
   return CREDENTIAL_PART.test(name)
 }
 /** Request headers whose value is a credential. */
-const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|anthropic-api-key|x-amz-security-token|cookie)$|key|token|secret|auth/i
+const CREDENTIAL_HEADER =
+  /^(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key|anthropic-api-key|x-amz-security-token|cookie)$|key|token|secret|auth/i
 /** Companion variables an SDK needs beside one that reaches the wire (a SigV4 request carries the key id, never the secret). */
 const COMPANIONS: Record<string, readonly string[]> = { AWS_ACCESS_KEY_ID: ['AWS_SECRET_ACCESS_KEY'] }
 

@@ -105,10 +105,11 @@ const KEY = Symbol.for(STATE_KEY)
  * @example
  * state.options.dir // 'tests/scenarios' when configured so
  */
-export const state: GlobalState = ((globalThis as Record<symbol, unknown>)[KEY] as GlobalState | undefined) ??
-  ((globalThis as Record<symbol, unknown>)[KEY] = {
+export const state: GlobalState =
+  ((globalThis as Record<symbol, unknown>)[KEY] as GlobalState | undefined) ??
+  (((globalThis as Record<symbol, unknown>)[KEY] = {
     runs: new AsyncLocalStorage<RequestRoute>(),
     tests: new AsyncLocalStorage<TestContext>(),
     options: {},
-  } satisfies GlobalState) as GlobalState
+  } satisfies GlobalState) as GlobalState)
 registerCopy(import.meta.url)

@@ -16,7 +16,12 @@ const playwright = (configDir: string): TestContext => ({
 
 describe('testRef', () => {
   test('names a Playwright config in a subfolder of the working directory, its test file relative to the config', () => {
-    expect(testRef(playwright(join(process.cwd(), 'e2e')))).toEqual({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'chat > answers', config: 'e2e/playwright.config.ts' })
+    expect(testRef(playwright(join(process.cwd(), 'e2e')))).toEqual({
+      runner: 'playwright',
+      file: 'tests/chat.spec.ts',
+      name: 'chat > answers',
+      config: 'e2e/playwright.config.ts',
+    })
   })
 
   test('leaves out a Playwright config in the working directory, where Playwright finds it itself', () => {

@@ -55,8 +55,7 @@ export async function finishTest(ctx: TestContext, check: EndCheck = endCheckFro
   for (const run of ctx.runs) {
     await run.settled()
     if (run.acknowledged) continue
-    for (const d of run.log.divergences.slice(run.acknowledgedUpTo ?? 0))
-      if (d.severity === 'failure' || check === 'strict') failures.push({ run, d })
+    for (const d of run.log.divergences.slice(run.acknowledgedUpTo ?? 0)) if (d.severity === 'failure' || check === 'strict') failures.push({ run, d })
   }
   if (failures.length === 0) return
   const name = failures[0].run.config.name

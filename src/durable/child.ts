@@ -16,10 +16,15 @@ async function main(): Promise<void> {
   const mod = (await import(/^[a-z]+:/i.test(spec) ? spec : pathToFileURL(spec).href)) as Record<string, unknown>
   const agent = mod[env.FLUX_CHILD_EXPORT || 'default']
   if (typeof agent !== 'function') {
-    process.stderr.write(`[fluxlab] Failed to load the crash-test agent: ${spec} has no function export "${env.FLUX_CHILD_EXPORT || 'default'}". Export the agent as (lab) => Promise<result>.\n`)
+    process.stderr.write(
+      `[fluxlab] Failed to load the crash-test agent: ${spec} has no function export "${env.FLUX_CHILD_EXPORT || 'default'}". Export the agent as (lab) => Promise<result>.\n`,
+    )
     process.exit(3)
   }
-  const { result, resurrected } = await durable(env.FLUX_CHILD_STATE ?? '', agent as (lab: Lab) => unknown, { world: env.FLUX_CHILD_WORLD, redact: decodeRedact(env.FLUX_CHILD_REDACT) })
+  const { result, resurrected } = await durable(env.FLUX_CHILD_STATE ?? '', agent as (lab: Lab) => unknown, {
+    world: env.FLUX_CHILD_WORLD,
+    redact: decodeRedact(env.FLUX_CHILD_REDACT),
+  })
   process.stdout.write(`${JSON.stringify({ result: result ?? null, resurrected: resurrected ?? null })}\n`)
 }
 

@@ -14,7 +14,10 @@ describe('durable() over an in-memory store', () => {
     const { result, resurrected } = await durable(RUN, () => agent('Weather?', ['Oslo']))
     expect(result).toBe('You asked: Weather? | snow')
     expect(resurrected).toBeUndefined()
-    const entries = journal().trim().split('\n').map((l) => JSON.parse(l) as { kind: string; step?: string; cell?: { step: string } })
+    const entries = journal()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; step?: string; cell?: { step: string } })
     const steps = entries.map((e) => `${e.kind} ${(e.step ?? e.cell?.step)?.split(' ')[0]}`)
     expect(steps).toEqual(['intent model#1', 'cell model#1', 'intent tool#1', 'cell tool#1'])
     expect(listJournals('/virtual-fluxlab/state').map((j) => [j.dir, j.meta.status, j.cells])).toEqual([[RUN, 'complete', 2]])
@@ -24,7 +27,10 @@ describe('durable() over an in-memory store', () => {
     const stopped = await durable(RUN, async () => {
       await agent('Weather?')
       throw new Error('the process died here')
-    }).then(() => undefined, (e: Error) => e)
+    }).then(
+      () => undefined,
+      (e: Error) => e,
+    )
     expect(stopped?.message).toBe('the process died here')
     expect(listJournals('/virtual-fluxlab/state').map((j) => j.meta.status)).toEqual(['running'])
     hits.length = 0

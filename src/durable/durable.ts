@@ -78,7 +78,15 @@ export async function durable<R>(dir: string, agent: Agent<R>, options: DurableO
     throw run.log.fatal ?? failure!.error
   }
   journal.complete()
-  const outcome = new Outcome({ scenario: basename(dir), mode: 'record', result: result as Awaited<R>, steps: run.orderedSteps(), divergences: run.log.divergences, modelLive: run.log.modelLive, pricing: opts.pricing })
+  const outcome = new Outcome({
+    scenario: basename(dir),
+    mode: 'record',
+    result: result as Awaited<R>,
+    steps: run.orderedSteps(),
+    divergences: run.log.divergences,
+    modelLive: run.log.modelLive,
+    pricing: opts.pricing,
+  })
   const resurrected: ResurrectReport | undefined = resume
     ? {
         servedFromJournal: run.log.journalServed,

@@ -85,7 +85,7 @@ function render(name: string, steps: readonly TraceStep[]): string {
     }
   })
   lines.push(`final: ${clip(JSON.stringify(finalText))}`)
-  return mask(lines.join('\n')) + '\n'
+  return `${mask(lines.join('\n'))}\n`
 }
 
 /**

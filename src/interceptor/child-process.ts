@@ -52,7 +52,12 @@ export function withChildEnv(pairs: readonly string[], add: ChildEnv): string[] 
   const inherited = options.replace(/--import[= ]\S*preload\.js/g, '').trim()
   const has = new Set(kept.map((p) => p.slice(0, p.indexOf('='))))
   const defaults = Object.entries(add.defaults ?? {}).filter(([k]) => !has.has(k) && !names.has(k))
-  return [...kept, ...defaults.map(([k, v]) => `${k}=${v}`), ...Object.entries(add.env).map(([k, v]) => `${k}=${v}`), `NODE_OPTIONS=${`${inherited} --import ${add.preload}`.trim()}`]
+  return [
+    ...kept,
+    ...defaults.map(([k, v]) => `${k}=${v}`),
+    ...Object.entries(add.env).map(([k, v]) => `${k}=${v}`),
+    `NODE_OPTIONS=${`${inherited} --import ${add.preload}`.trim()}`,
+  ]
 }
 
 /**
@@ -104,7 +109,9 @@ interface SyncOptions {
  * made of them needs no holder, and one that never reached the run is not warned about.
  */
 const NOT_NODE = new Set(
-  'git ls cat echo printf grep egrep fgrep rg sed awk which whereis uname whoami id date pwd mkdir rmdir rm cp mv ln touch chmod chown tar gzip gunzip zip unzip head tail wc sort uniq cut tr tee diff cmp stat du df true false sleep test hostname ps kill lsof file basename dirname realpath readlink mktemp sha256sum shasum md5sum'.split(' '),
+  'git ls cat echo printf grep egrep fgrep rg sed awk which whereis uname whoami id date pwd mkdir rmdir rm cp mv ln touch chmod chown tar gzip gunzip zip unzip head tail wc sort uniq cut tr tee diff cmp stat du df true false sleep test hostname ps kill lsof file basename dirname realpath readlink mktemp sha256sum shasum md5sum'.split(
+    ' ',
+  ),
 )
 
 /**
@@ -122,10 +129,16 @@ export function mayStartNode(argv: readonly string[], shell: boolean | string): 
   if (!shell) return !NOT_NODE.has(programOf(argv[0] ?? ''))
   const line = argv.join(' ')
   if (/`|\$\(/.test(line)) return true
-  return line.replace(/\d*[<>]&?\s*[^\s;|&]+/g, ' ').split(/\|\||&&|[;|&\n]/).some((part) => {
-    const words = part.trim().split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w))
-    return words.length > 0 && !NOT_NODE.has(programOf(words[0]))
-  })
+  return line
+    .replace(/\d*[<>]&?\s*[^\s;|&]+/g, ' ')
+    .split(/\|\||&&|[;|&\n]/)
+    .some((part) => {
+      const words = part
+        .trim()
+        .split(/\s+/)
+        .filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w))
+      return words.length > 0 && !NOT_NODE.has(programOf(words[0]))
+    })
 }
 
 /** The entry scripts of package managers: npm, npx, pnpm, yarn (classic, and berry's `.yarn/releases/yarn-*.cjs`), corepack. */
@@ -166,7 +179,14 @@ function bare(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** Run the child under its holder: the same stdio, cwd and input, the holder's own environment bare of the tree. */
-function held(holder: SyncChild, command: string, argv: string[], shell: boolean | string, options: SyncOptions | undefined, ways: { holder(file: string, args: string[], options: SyncOptions): unknown }): unknown {
+function held(
+  holder: SyncChild,
+  command: string,
+  argv: string[],
+  shell: boolean | string,
+  options: SyncOptions | undefined,
+  ways: { holder(file: string, args: string[], options: SyncOptions): unknown },
+): unknown {
   const own: SyncOptions = { ...options, shell: false, env: bare(options?.env ?? process.env) }
   delete own.argv0
   let failed: ReturnType<SyncChild['done']>['spawnError']
@@ -207,7 +227,8 @@ function spawnFailure(e: NonNullable<ReturnType<SyncChild['done']>['spawnError']
 export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 'spawnSync', Sync>, route: () => SyncRouter | undefined): () => void {
   const original = { execSync: cp.execSync, execFileSync: cp.execFileSync, spawnSync: cp.spawnSync }
   /** `(file, args?, options?)` as the functions take it. */
-  const split = (args: unknown, options: unknown): [string[], SyncOptions | undefined] => (Array.isArray(args) ? [args.map(String), options as SyncOptions] : [[], args as SyncOptions])
+  const split = (args: unknown, options: unknown): [string[], SyncOptions | undefined] =>
+    Array.isArray(args) ? [args.map(String), options as SyncOptions] : [[], args as SyncOptions]
   /**
    * Start the child with `argv` under its route: `plain()` when it has none; else under the holder (`holder` starts
    * `node <holder args>`), or `withEnv` with the environment added.
@@ -231,7 +252,10 @@ export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 
     const env = r?.child?.(command)
     if (!env) return ways.plain()
     const base = options?.env ?? process.env
-    const pairs = withChildEnv(Object.entries(base).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`])), env)
+    const pairs = withChildEnv(
+      Object.entries(base).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`])),
+      env,
+    )
     return ways.withEnv({ ...options, env: Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) })
   }
   const patched = {

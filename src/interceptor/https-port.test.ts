@@ -43,7 +43,9 @@ describe('an https.request through an agent-base agent, naming no port', () => {
   })
 
   test('keeps a port it names, and a plain https.Agent is untouched', async () => {
-    expect(await seenUrl({ protocol: 'https:', hostname: 'registry.pm.test', port: 8443, path: '/x', agent: new StackSniffingAgent() })).toBe('https://registry.pm.test:8443/x')
+    expect(await seenUrl({ protocol: 'https:', hostname: 'registry.pm.test', port: 8443, path: '/x', agent: new StackSniffingAgent() })).toBe(
+      'https://registry.pm.test:8443/x',
+    )
     expect(await seenUrl({ hostname: 'registry.pm.test', path: '/y', agent: new https.Agent() })).toBe('https://registry.pm.test/y')
   })
 })

@@ -176,7 +176,7 @@ export function liveFetch(request: Request): Promise<Response> {
   // @note issue 39: a request another process of the tree made is sent by that process, beneath fluxlab there (once).
   const child = st.sentBy?.getStore()
   const sender = child?.send
-  if (sender) return (child.send = undefined), sender(request)
+  if (sender) return ((child.send = undefined), sender(request))
   const pristine = st.pristineFetch
   const beneath = st.beneath?.getStore()
   // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for

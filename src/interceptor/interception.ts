@@ -20,7 +20,13 @@ import type { SocketRouter } from './websocket.js'
  * request itself, and `preempts` says which come first. `child` gives a child process started now what puts its
  * requests on the same tape (`./child-process.ts`).
  */
-export type Router = UndiciRouter & { socket?: SocketRouter; child?: ChildRouter; childSync?(command: string): SyncChild | undefined; admit?(request: Request): Admission | undefined; preempts?(request: Request): boolean }
+export type Router = UndiciRouter & {
+  socket?: SocketRouter
+  child?: ChildRouter
+  childSync?(command: string): SyncChild | undefined
+  admit?(request: Request): Admission | undefined
+  preempts?(request: Request): boolean
+}
 
 /** What the router decided about one request, once: `undefined` instead lets it pass untouched. */
 export interface Admission {

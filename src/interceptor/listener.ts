@@ -82,8 +82,7 @@ export function createState(): InterceptionState {
         const refused = response.type === 'error' ? networkErrorOf(response, http) : undefined
         if (refused) controller.errorWith(refused)
         else controller.respondWith(answer(response))
-      }
-      else await passthrough.call(controller)
+      } else await passthrough.call(controller)
     }
   }
   const s: InterceptionState = {
@@ -127,7 +126,7 @@ function afterClientTurn(response: Response): Response {
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (!waited) await new Promise<void>((resolve) => setImmediate(() => resolve((waited = true, undefined))))
+        if (!waited) await new Promise<void>((resolve) => setImmediate(() => resolve(((waited = true), undefined))))
         const { done, value } = await source.read()
         if (done) controller.close()
         else controller.enqueue(value)

@@ -16,7 +16,12 @@ const closed = (server: Server) => new Promise<void>((resolve) => server.close((
 const url = (port: number, host = '127.0.0.1') => new URL(`http://${host}:${port}/health`)
 
 const undos: Array<() => void> = []
-afterEach(() => undos.splice(0).reverse().forEach((u) => u()))
+afterEach(() =>
+  undos
+    .splice(0)
+    .reverse()
+    .forEach((u) => u()),
+)
 
 describe('attachOwnServers', () => {
   test('notes the random port of a server this process listens on, on every loopback name, until it closes', async () => {
@@ -98,10 +103,19 @@ describe('sweepDeadTrees', () => {
     undos.push(() => rmSync(dir, { recursive: true, force: true }))
     const gone = spawn(process.execPath, ['-e', ''])
     const deadPid = await new Promise<number>((resolve) => gone.once('exit', () => resolve(gone.pid!)))
-    const names = [`fluxlab-${deadPid}-ab12cd34.sock`, `fluxlab-ports-${deadPid}-k3j4`, `fluxlab-${process.pid}-ab12cd34.sock`, `fluxlab-ports-${process.pid}-x1`, `fluxlab-facts-${deadPid}-ab12.jsonl`, 'fluxlab-0.1.0.tgz']
+    const names = [
+      `fluxlab-${deadPid}-ab12cd34.sock`,
+      `fluxlab-ports-${deadPid}-k3j4`,
+      `fluxlab-${process.pid}-ab12cd34.sock`,
+      `fluxlab-ports-${process.pid}-x1`,
+      `fluxlab-facts-${deadPid}-ab12.jsonl`,
+      'fluxlab-0.1.0.tgz',
+    ]
     for (const name of names) name.includes('ports') ? mkdirSync(join(dir, name)) : writeFileSync(join(dir, name), '')
     writeFileSync(join(dir, `fluxlab-ports-${deadPid}-k3j4`, '8001'), '')
     sweepDeadTrees(dir)
-    expect(readdirSync(dir).sort()).toEqual([`fluxlab-${process.pid}-ab12cd34.sock`, `fluxlab-facts-${deadPid}-ab12.jsonl`, 'fluxlab-0.1.0.tgz', `fluxlab-ports-${process.pid}-x1`].sort())
+    expect(readdirSync(dir).sort()).toEqual(
+      [`fluxlab-${process.pid}-ab12cd34.sock`, `fluxlab-facts-${deadPid}-ab12.jsonl`, 'fluxlab-0.1.0.tgz', `fluxlab-ports-${process.pid}-x1`].sort(),
+    )
   })
 })

@@ -71,7 +71,7 @@ const errorFrame = (e: unknown): Frame => ({ type: FRAME.error, payload: Buffer.
  */
 export function streamedAnswer(meta: WireHead, next: () => Promise<Frame | undefined>, settle: (ok: boolean) => void): Response {
   const headers = new Headers(meta.headers)
-  if (NULL_BODY.has(meta.status)) return settle(true), new Response(null, { status: meta.status, statusText: meta.statusText, headers })
+  if (NULL_BODY.has(meta.status)) return (settle(true), new Response(null, { status: meta.status, statusText: meta.statusText, headers }))
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -103,7 +103,11 @@ export function askChild(socket: Socket, next: () => Promise<Frame | undefined>)
     // @note the socket stays open when this body ends: the tape's answer to the child goes back on it. A socket that ends
     // before the body's `end` frame is a broken body, never a whole one.
     const broken = () => errorFrame(new Error('the child process closed its connection before the answer ended'))
-    return streamedAnswer(wireJson<WireHead>(first), () => next().then((f) => f ?? broken()), () => {})
+    return streamedAnswer(
+      wireJson<WireHead>(first),
+      () => next().then((f) => f ?? broken()),
+      () => {},
+    )
   }
 }
 

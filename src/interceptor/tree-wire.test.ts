@@ -61,18 +61,23 @@ describe('forwardOverSocket, when the tape goes live (issue 39)', () => {
     let release!: () => void
     const second = new Promise<void>((resolve) => (release = resolve))
     try {
-      const response = await forwardOverSocket(p.path, 'token', new Request('http://api.example.com/x', { method: 'POST', body: 'ping' }), async (url, body) => {
-        sentBy.push(`${url} ${Buffer.from(body ?? []).toString()}`)
-        const stream = new ReadableStream<Uint8Array>({
-          async start(c) {
-            c.enqueue(new TextEncoder().encode('one '))
-            await second
-            c.enqueue(new TextEncoder().encode('two'))
-            c.close()
-          },
-        })
-        return new Response(stream, { status: 200, headers: { 'x-child': 'yes' } })
-      })
+      const response = await forwardOverSocket(
+        p.path,
+        'token',
+        new Request('http://api.example.com/x', { method: 'POST', body: 'ping' }),
+        async (url, body) => {
+          sentBy.push(`${url} ${Buffer.from(body ?? []).toString()}`)
+          const stream = new ReadableStream<Uint8Array>({
+            async start(c) {
+              c.enqueue(new TextEncoder().encode('one '))
+              await second
+              c.enqueue(new TextEncoder().encode('two'))
+              c.close()
+            },
+          })
+          return new Response(stream, { status: 200, headers: { 'x-child': 'yes' } })
+        },
+      )
       expect(sentBy).toEqual(['http://upstream.test/v1/x ping'])
       expect(response?.headers.get('x-tape')).toBe('yes')
       const reader = response!.body!.getReader()
@@ -125,7 +130,9 @@ describe('forwardOverSocket, when the tape goes live (issue 39)', () => {
       }
       return Response.error()
     })
-    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) })
+    const refused = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+    })
     try {
       const response = await forwardOverSocket(p.path, 'token', new Request('http://api.example.com/x'), () => Promise.reject(refused))
       expect(tapeSaw).toBeInstanceOf(TypeError)

@@ -58,7 +58,6 @@ export function builtFile(name: string): URL | undefined {
   return undefined
 }
 
-
 /**
  * A connection to `path`; a process that started this one a moment ago may still be opening it, so a missing or
  * refusing socket is tried again for a while (about a second in all).
@@ -78,7 +77,6 @@ async function connected(path: string, tries = 20): Promise<Socket> {
     }
   }
 }
-
 
 /**
  * Send one request to the process that holds the tape, at `path`, and return its answer as it streams: a Response,
@@ -112,7 +110,7 @@ export async function forwardOverSocket(
     first = await next()
   }
   if (!first) throw new Error('the process holding the tape closed the connection before it answered')
-  if (first.type === FRAME.pass) return socket.end(), undefined
+  if (first.type === FRAME.pass) return (socket.end(), undefined)
   if (first.type === FRAME.error) throw wireFailure(first).cause as Error
   if (first.type !== FRAME.head) throw new Error(`the process holding the tape answered frame type ${first.type} before the head`)
   const meta = json<WireHead>(first)
@@ -208,7 +206,10 @@ async function serve(socket: Socket, answer: Answer, heard: Heard): Promise<void
     const request = new Request(head.url, { method: head.method, headers: endToEnd(head.headers), body, signal: gone.signal })
     const response = await answer(head, request, askChild(socket, next))
     if (!response) return finish(encodeFrame(FRAME.pass))
-    send(FRAME.head, JSON.stringify({ status: response.type === 'error' ? 0 : response.status, statusText: response.statusText, headers: [...response.headers] }))
+    send(
+      FRAME.head,
+      JSON.stringify({ status: response.type === 'error' ? 0 : response.status, statusText: response.statusText, headers: [...response.headers] }),
+    )
     if (response.body) {
       const reader = response.body.getReader()
       socket.on('close', () => void reader.cancel().catch(() => {}))

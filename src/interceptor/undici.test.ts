@@ -69,12 +69,18 @@ describe('the undici global dispatcher under interception', () => {
     const res = await post('/declined')
     expect([res.statusCode, res.headers['x-from'], await res.body.text()]).toEqual([200, 'server', 'from the server'])
     expect(asked).toBe(1)
-    expect(seen.map((s) => [s.method, s.url, s.headers['x-app'], s.headers['content-type'], s.body])).toEqual([['POST', '/declined', 'a', 'application/json', '{"q":1}']])
+    expect(seen.map((s) => [s.method, s.url, s.headers['x-app'], s.headers['content-type'], s.body])).toEqual([
+      ['POST', '/declined', 'a', 'application/json', '{"q":1}'],
+    ])
   })
 
   test('never asks the router about a request its route does not claim', async () => {
     const asked: string[] = []
-    intercept(Object.assign(async (req: Request) => (asked.push(new URL(req.url).pathname), new Response('from the router')), { claims: (_m: string, url: URL) => url.pathname !== '/unclaimed' }))
+    intercept(
+      Object.assign(async (req: Request) => (asked.push(new URL(req.url).pathname), new Response('from the router')), {
+        claims: (_m: string, url: URL) => url.pathname !== '/unclaimed',
+      }),
+    )
     expect(await (await post('/claimed')).body.text()).toBe('from the router')
     expect(await (await post('/unclaimed')).body.text()).toBe('from the server')
     expect(asked).toEqual(['/claimed'])
@@ -131,7 +137,9 @@ describe('the undici global dispatcher under interception', () => {
     const router: Router = async () => new Response('from the router')
     intercept(router)
     // a second copy of the package (undici 6, as Node 20 bundles), loaded after interception started
-    const late = createRequire(import.meta.url)(join(process.cwd(), 'node_modules/@ai-sdk/provider-utils/node_modules/undici/index.js')) as typeof import('undici')
+    const late = createRequire(import.meta.url)(
+      join(process.cwd(), 'node_modules/@ai-sdk/provider-utils/node_modules/undici/index.js'),
+    ) as typeof import('undici')
     intercept(router)
     const agent = new late.Agent()
     try {

@@ -46,7 +46,14 @@ export const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symb
 const CREATE = 'undici:request:create'
 const KEY = Symbol.for('fluxlab.undici.v1')
 const g = globalThis as Record<symbol, unknown>
-const u: UndiciState = realmState<UndiciState>(KEY, () => ({ unrouted: new AsyncLocalStorage<true>(), depth: 0, delegated: new WeakSet(), slots: new Map(), patches: new Map(), warned: new Set() }))
+const u: UndiciState = realmState<UndiciState>(KEY, () => ({
+  unrouted: new AsyncLocalStorage<true>(),
+  depth: 0,
+  delegated: new WeakSet(),
+  slots: new Map(),
+  patches: new Map(),
+  warned: new Set(),
+}))
 
 /**
  * Start routing undici traffic to `router()` (the interception's current router); `live` performs a
@@ -223,7 +230,11 @@ function handlerOf(request: CoreRequest): UndiciHandler | undefined {
  * reason, and reported to the run; anything else passes with a warning, once per origin.
  */
 function refuseUnroutable(router: UndiciRouter, method: string, url: URL, upgrade: string | null | undefined, unreadable = false): FluxError | undefined {
-  const what = unreadable ? 'an undici request object this version of fluxlab cannot read' : upgrade ? `an undici ${upgrade} upgrade` : 'an undici CONNECT tunnel'
+  const what = unreadable
+    ? 'an undici request object this version of fluxlab cannot read'
+    : upgrade
+      ? `an undici ${upgrade} upgrade`
+      : 'an undici CONNECT tunnel'
   return refuseUnseen(router, method, url, what)
 }
 
@@ -246,7 +257,7 @@ export function refuseUnseen(router: UndiciRouter, method: string, url: URL, wha
     failed: `send ${method} ${url.host}${url.pathname}`,
     reason: `it is a model call made through ${what}, which fluxlab can neither record nor replay, so it was refused rather than sent live`,
     fix: what.includes('websocket')
-      ? 'Open realtime sockets with the global `WebSocket` (Node 22+, e.g. the `openai` SDK\'s `OpenAIRealtimeWebSocket` rather than `OpenAIRealtimeWS`), which fluxlab records and replays; see docs/realtime.md.'
+      ? "Open realtime sockets with the global `WebSocket` (Node 22+, e.g. the `openai` SDK's `OpenAIRealtimeWebSocket` rather than `OpenAIRealtimeWS`), which fluxlab records and replays; see docs/realtime.md."
       : 'Call the model over plain HTTP (`fetch`, `undici.request`, `node:http`, or an SDK) so fluxlab can route it.',
   })
   router.report?.(error)

@@ -98,7 +98,7 @@ export function attachWebSocket(router: () => SocketRouter | undefined): (() => 
     }
     // @note a listener on the interceptor makes every socket a mocked one: a socket fluxlab leaves goes to its server
     // through the interceptor's own `server.connect()` (frames both ways are forwarded by it), as without fluxlab.
-    if (!take || !take(connection)) server.connect()
+    if (!take?.(connection)) server.connect()
   }
   own.on('connection', listener)
   return () => {
@@ -112,7 +112,9 @@ function realSocket(socket: Socketish): RealSocket {
   socket.binaryType = 'arraybuffer'
   const opened = new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve(), { once: true })
-    socket.addEventListener('error', (e) => reject(new Error(`WebSocket failed to open: ${String((e as ErrorEvent).message ?? 'connection error')}`)), { once: true })
+    socket.addEventListener('error', (e) => reject(new Error(`WebSocket failed to open: ${String((e as ErrorEvent).message ?? 'connection error')}`)), {
+      once: true,
+    })
   })
   opened.catch(() => {})
   return {

@@ -28,7 +28,10 @@ export function attachWorkers(mod: { Worker: WorkerClass }, route: () => ChildRo
         super(filename, options)
         return
       }
-      const target = filename instanceof URL || /^(file|data):/.test(String(filename)) ? String(filename) : pathToFileURL(isAbsolute(filename) ? filename : resolve(filename)).href
+      const target =
+        filename instanceof URL || /^(file|data):/.test(String(filename))
+          ? String(filename)
+          : pathToFileURL(isAbsolute(filename) ? filename : resolve(filename)).href
       const start = `globalThis[Symbol.for(${JSON.stringify(WORKER_TREE.description)})] = ${JSON.stringify(add.env)}; import(${JSON.stringify(add.preload)}).then(() => import(${JSON.stringify(target)}))`
       super(start, { ...options, eval: true })
       if (add.exited) (this as unknown as { once(event: 'exit', f: () => void): void }).once('exit', add.exited)

@@ -91,7 +91,12 @@ export async function judgeOnTape(input: JudgeOnTapeInput): Promise<Verdict> {
   if (!rubric.onTape) {
     const reply = await gradeLive(rubric, buildPrompt({ criterion, text, instructions, threshold: rubric.threshold }), what, env)
     const verdict = decide(reply, rubric.threshold)
-    return toVerdict({ key, criterion, model: rubric.model, verdict, rationale: redactor.text(reply.rationale), score: reply.score, recordedAt: new Date().toISOString() }, rubric, text, 'live')
+    return toVerdict(
+      { key, criterion, model: rubric.model, verdict, rationale: redactor.text(reply.rationale), score: reply.score, recordedAt: new Date().toISOString() },
+      rubric,
+      text,
+      'live',
+    )
   }
 
   if (!regrade) {
@@ -230,13 +235,19 @@ function closest(now: CanonicalJudgeRequest, entries: JudgeEntry[], file: string
     if (e.model !== now.model) out.push(`judge model differs: recorded ${e.model}, now ${now.model}`)
     if (e.textDigest !== nowDigest) out.push(`judged text differs: recorded ${e.textDigest}, now ${nowDigest}`)
     if ((e.instructions ?? '') !== (now.instructions ?? ''))
-      out.push(`rubric instructions differ: recorded ${e.instructions === undefined ? 'none' : clip(e.instructions, 120)}, now ${now.instructions === undefined ? 'none' : clip(now.instructions, 120)}`)
+      out.push(
+        `rubric instructions differ: recorded ${e.instructions === undefined ? 'none' : clip(e.instructions, 120)}, now ${now.instructions === undefined ? 'none' : clip(now.instructions, 120)}`,
+      )
     if (e.threshold !== now.threshold) out.push(`threshold differs: recorded ${e.threshold ?? 'none'}, now ${now.threshold ?? 'none'}`)
-    if (e.templateVersion !== now.templateVersion) out.push(`prompt template differs: recorded v${e.templateVersion}, this fluxlab sends v${now.templateVersion}`)
+    if (e.templateVersion !== now.templateVersion)
+      out.push(`prompt template differs: recorded v${e.templateVersion}, this fluxlab sends v${now.templateVersion}`)
     return out
   }
   const best = entries.map((e) => ({ e, d: diffs(e) })).sort((a, b) => a.d.length - b.d.length)[0]
-  return [`closest recorded verdict: ${JSON.stringify(best.e.criterion)} by ${best.e.model} (${best.e.verdict}, recorded ${best.e.recordedAt})`, ...best.d.map((d) => `  ${d}`)]
+  return [
+    `closest recorded verdict: ${JSON.stringify(best.e.criterion)} by ${best.e.model} (${best.e.verdict}, recorded ${best.e.recordedAt})`,
+    ...best.d.map((d) => `  ${d}`),
+  ]
 }
 
 function staleWhy(stale: JudgeEntry[], entry: JudgeEntry): string {

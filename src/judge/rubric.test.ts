@@ -20,13 +20,13 @@ describe('Rubric.model', () => {
 
   it('picks the API from the provider, and the OpenAI-compatible API for any other provider', () => {
     const api = (m: `${string}/${string}`) => Rubric.model(m).api
-    expect([api('openai/gpt-4.1-mini'), api('anthropic/claude-haiku-4-5'), api('google/gemini-2.5-flash'), api('gemini/gemini-2.5-flash'), api('groq/llama-3.3-70b')]).toEqual([
-      'openai',
-      'anthropic',
-      'gemini',
-      'gemini',
-      'openai',
-    ])
+    expect([
+      api('openai/gpt-4.1-mini'),
+      api('anthropic/claude-haiku-4-5'),
+      api('google/gemini-2.5-flash'),
+      api('gemini/gemini-2.5-flash'),
+      api('groq/llama-3.3-70b'),
+    ]).toEqual(['openai', 'anthropic', 'gemini', 'gemini', 'openai'])
     expect(Rubric.model('vertex/claude-haiku-4-5', { api: 'anthropic', baseURL: 'https://proxy.internal' }).api).toBe('anthropic')
   })
 

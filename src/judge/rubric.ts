@@ -203,6 +203,10 @@ function badRubric(what: string, reason: string): FluxError {
 export function isRubric(v: unknown): v is Rubric {
   return (
     v instanceof Rubric ||
-    (typeof v === 'object' && v !== null && ((v as Rubric).kind === 'model' || (v as Rubric).kind === 'fn') && typeof (v as Rubric).model === 'string' && 'transport' in v)
+    (typeof v === 'object' &&
+      v !== null &&
+      ((v as Rubric).kind === 'model' || (v as Rubric).kind === 'fn') &&
+      typeof (v as Rubric).model === 'string' &&
+      'transport' in v)
   )
 }

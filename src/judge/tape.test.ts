@@ -2,15 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  describeJudgeTapeReport,
-  finishJudgeTapes,
-  markUsed,
-  readJudgeTape,
-  serializeJudgeTape,
-  writeJudgeTape,
-  type JudgeEntry,
-} from './tape.js'
+import { describeJudgeTapeReport, finishJudgeTapes, markUsed, readJudgeTape, serializeJudgeTape, writeJudgeTape, type JudgeEntry } from './tape.js'
 
 const dirs: string[] = []
 const temp = () => {
@@ -73,9 +65,12 @@ describe('readJudgeTape', () => {
 })
 
 describe('readJudgeTape fixes', () => {
-  it('name the command that re-grades: the scenario\'s source test', () => {
+  it("name the command that re-grades: the scenario's source test", () => {
     const dir = temp()
-    writeFileSync(join(dir, 'scenario.yaml'), 'formatVersion: 1\nname: refund\nsource:\n  file: test/refund.test.ts\n  name: refund > is polite\n  runner: vitest\n')
+    writeFileSync(
+      join(dir, 'scenario.yaml'),
+      'formatVersion: 1\nname: refund\nsource:\n  file: test/refund.test.ts\n  name: refund > is polite\n  runner: vitest\n',
+    )
     writeFileSync(join(dir, 'judge.jsonl'), '{"key":"sha256:1"}\n')
     expect(() => readJudgeTape(dir)).toThrow(
       /judge\.jsonl:1: expected a string "criterion", found nothing: the field is missing\. Fix the line by hand, or delete it and re-grade with `FLUX_GOLDEN=judge npx vitest run test\/refund\.test\.ts -t '\^refund is polite\$'`\.$/,
@@ -88,7 +83,7 @@ describe('writeJudgeTape', () => {
     const dir = temp()
     writeJudgeTape(dir, [entry('one')])
     const before = readFileSync(join(dir, 'judge.jsonl'), 'utf8')
-    const secret = 'sk-ant-api03-' + 'Z9y8'.repeat(12)
+    const secret = `sk-ant-api03-${'Z9y8'.repeat(12)}`
     expect(() => writeJudgeTape(dir, [entry('one'), entry('two', { rationale: `echo ${secret}` })])).toThrow(
       /FLUX_CREDENTIAL_FOUND: Failed to write .*judge\.jsonl: found 1 secret-looking value \(credential_found\)\. Nothing was written\.[\s\S]*• judge\.jsonl:2 rationale \(anthropic-key\)/,
     )

@@ -11,7 +11,7 @@ import { readSource } from '../cassette/fixture-source.js'
 import { fixtureError, refuseSecrets } from '../cassette/fixture-error.js'
 import { readJsonl } from '../cassette/jsonl.js'
 import { scanText } from '../cassette/scan.js'
-import { type ScanOptions } from '../cassette/scan-value.js'
+import type { ScanOptions } from '../cassette/scan-value.js'
 import { rerunCommand } from '../runners/command.js'
 import { notice } from '../errors.js'
 import { readGolden } from '../golden/update-mode.js'
@@ -58,13 +58,20 @@ export function readJudgeTape(dir: string, opts: ScanOptions = {}): JudgeEntry[]
     schema: entrySchema,
     noun: '',
     fix,
-    scan: { disable: opts.disable, fix: 'Remove the secret from the file (and rotate it: it was committed), or delete the line and re-grade with FLUX_GOLDEN=judge.' },
+    scan: {
+      disable: opts.disable,
+      fix: 'Remove the secret from the file (and rotate it: it was committed), or delete the line and re-grade with FLUX_GOLDEN=judge.',
+    },
   })
   const lineOf = new Map<string, number>()
   for (const { line, value } of lines) {
     const seen = lineOf.get(value.key)
     if (seen !== undefined)
-      throw fixtureError('FLUX_FIXTURE_INVALID', { file, line, field: 'key', reason: `the key repeats line ${seen} (a merge kept both verdicts?); delete one of the two lines`, fix: fix() }, '')
+      throw fixtureError(
+        'FLUX_FIXTURE_INVALID',
+        { file, line, field: 'key', reason: `the key repeats line ${seen} (a merge kept both verdicts?); delete one of the two lines`, fix: fix() },
+        '',
+      )
     lineOf.set(value.key, line)
   }
   return lines.map((l) => l.value)
@@ -171,7 +178,12 @@ export function finishJudgeTapes(options: { prune?: boolean; env?: NodeJS.Proces
     const entries = readJudgeTape(use.dir, use.scan)
     const unused = entries.filter((e) => !use.used.has(e.key))
     if (unused.length === 0) continue
-    if (prune) writeJudgeTape(use.dir, entries.filter((e) => use.used.has(e.key)), use.scan)
+    if (prune)
+      writeJudgeTape(
+        use.dir,
+        entries.filter((e) => use.used.has(e.key)),
+        use.scan,
+      )
     reports.push({ file, scenario: use.scenario, unused, pruned: prune })
   }
   uses.clear()

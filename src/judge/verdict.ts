@@ -18,7 +18,8 @@ export type ReplyCheck = { ok: true; reply: CheckedReply } | { ok: false; proble
  * checkReply({ verdict: 'pass', rationale: 'cites it' }, false) // { ok: true, reply: { verdict: 'PASS', rationale: 'cites it' } }
  */
 export function checkReply(value: unknown, scored: boolean): ReplyCheck {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'expected a JSON object with "verdict" and "rationale"' }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, problem: 'expected a JSON object with "verdict" and "rationale"' }
   const v = value as Partial<Record<keyof JudgeReply, unknown>>
   const verdict = typeof v.verdict === 'string' ? v.verdict.trim().toUpperCase() : undefined
   if (verdict !== 'PASS' && verdict !== 'FAIL')
@@ -40,7 +41,10 @@ export function checkReply(value: unknown, scored: boolean): ReplyCheck {
  * parseReplyText('```json\n{"verdict":"FAIL","rationale":"no policy cited"}\n```', false)
  */
 export function parseReplyText(text: string, scored: boolean): ReplyCheck {
-  const t = text.trim().replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, '$1').trim()
+  const t = text
+    .trim()
+    .replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, '$1')
+    .trim()
   const candidates = [t]
   const first = t.indexOf('{')
   const last = t.lastIndexOf('}')

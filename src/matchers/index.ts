@@ -32,4 +32,17 @@ export { toReplayFaithfully, type ReplayFaithfullyOptions } from './to-replay-fa
 export { toResumeWithoutReexecution } from './to-resume-without-reexecution.js'
 export type { FluxMatcherContext, MatcherResult } from './utils/context.js'
 
-export const matchers = { toBeCompensatedWith, toBeHermetic, toCall, toCallWith, toCostUnder, toDivergeAt, toHaveTextContaining, toMatchTraceSnapshot, toNeverCall, toPassJudge, toReplayFaithfully, toResumeWithoutReexecution }
+export const matchers = {
+  toBeCompensatedWith,
+  toBeHermetic,
+  toCall,
+  toCallWith,
+  toCostUnder,
+  toDivergeAt,
+  toHaveTextContaining,
+  toMatchTraceSnapshot,
+  toNeverCall,
+  toPassJudge,
+  toReplayFaithfully,
+  toResumeWithoutReexecution,
+}

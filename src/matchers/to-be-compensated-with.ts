@@ -3,7 +3,6 @@ import type { FluxMatcherContext, MatcherResult } from './utils/context.js'
 import { assertCounterfactual, cfHint, endNote, traceFrom } from './utils/counterfactual.js'
 import { callRows, inlineReceived, labels, plural, usageError } from './utils/format.js'
 
-
 /**
  * Passes when, after the counterfactual's fault (the first step its change
  * fired at), some call of `name` happens: requested by the model or run on the
@@ -33,8 +32,10 @@ export function toBeCompensatedWith(this: FluxMatcherContext, received: unknown,
     message: () => {
       const l = labels(this)
       const head = `${cfHint(this, matcher, 'name')}\n\n${l.expected}a call of ${name} after ${where}\n`
-      if (!fault) return `${head}${l.received}the change never applied (the run did not reach it), so nothing was compensated${endNote(received)}\n\nTrace:\n${traceFrom(received, undefined, 1000)}`
-      if (pass) return `${head}${l.received}${plural(hits.length, 'call')} of ${name} after step ${faultIndex}:\n${callRows(hits, false)}\n\nTrace after the fault:\n${traceFrom(received, faultIndex)}`
+      if (!fault)
+        return `${head}${l.received}the change never applied (the run did not reach it), so nothing was compensated${endNote(received)}\n\nTrace:\n${traceFrom(received, undefined, 1000)}`
+      if (pass)
+        return `${head}${l.received}${plural(hits.length, 'call')} of ${name} after step ${faultIndex}:\n${callRows(hits, false)}\n\nTrace after the fault:\n${traceFrom(received, faultIndex)}`
       const others = after.map((c) => c.name)
       return (
         `${head}${l.received}no call of ${name} after step ${faultIndex}; calls after it: ${inlineReceived(others, 1000)}${endNote(received)}\n\n` +

@@ -41,7 +41,13 @@ describe('.toBeHermetic', () => {
   })
 
   it('fails when a replayed run left the tape, listing each failure-level divergence', () => {
-    const out = capitalsOutcome({ divergences: [drift, overflow, { code: 'tool_call_unrecorded', severity: 'failure', step: 'tool#3 search', message: 'search was called with args the tape does not have' }] })
+    const out = capitalsOutcome({
+      divergences: [
+        drift,
+        overflow,
+        { code: 'tool_call_unrecorded', severity: 'failure', step: 'tool#3 search', message: 'search was called with args the tape does not have' },
+      ],
+    })
     expect(messageOf(() => expect(out).toBeHermetic())).toMatchInlineSnapshot(`
       "expect(outcome).toBeHermetic()
 

@@ -29,7 +29,8 @@ export function toBeHermetic(this: FluxMatcherContext, received: unknown): Match
       const reasons: string[] = []
       if (outcome.mode === 'record') reasons.push(`  • mode is ${printReceived(this, 'record')}: the run called the live model and tools and recorded them`)
       if (outcome.modelLive > 0) reasons.push(`  • ${plural(outcome.modelLive, 'model call')} went live (modelLive: ${outcome.modelLive})`)
-      for (const d of failures) reasons.push(`  • ${d.step} ${d.code}: ${d.message.split('; closest')[0]}${d.closest ? ` (closest recorded: ${d.closest})` : ''}`)
+      for (const d of failures)
+        reasons.push(`  • ${d.step} ${d.code}: ${d.message.split('; closest')[0]}${d.closest ? ` (closest recorded: ${d.closest})` : ''}`)
       if (!reasons.length) reasons.push(`  • ${wrapped ? 'the counterfactual reports' : 'the outcome reports'} hermetic: false`)
       return `${head}${l.received}${subject} is not hermetic:\n${reasons.join('\n')}${traceBlock(outcome, failures[0]?.step)}`
     },

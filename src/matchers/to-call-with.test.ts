@@ -20,7 +20,9 @@ describe('.toCallWith', () => {
 
   it('passes when a custom equality tester registered with expect.addEqualityTesters says equal', () => {
     const caseInsensitive = (a: unknown, b: unknown) =>
-      typeof a === 'string' && typeof b === 'string' && a.startsWith('ci:') !== b.startsWith('ci:') ? a.replace(/^ci:/, '').toLowerCase() === b.replace(/^ci:/, '').toLowerCase() : undefined
+      typeof a === 'string' && typeof b === 'string' && a.startsWith('ci:') !== b.startsWith('ci:')
+        ? a.replace(/^ci:/, '').toLowerCase() === b.replace(/^ci:/, '').toLowerCase()
+        : undefined
     expect.addEqualityTesters([caseInsensitive])
     expect(out).toCallWith('get_capital', { country: 'ci:FRANCE' })
     expect(out).not.toCallWith('get_capital', { country: 'FRANCE' })

@@ -17,8 +17,16 @@ export function toCallWith(this: FluxMatcherContext, received: unknown, name: st
   assertOutcome(this, matcher, received)
   if (typeof name !== 'string' || name === '')
     usageError(this, matcher, 'name', '`name` must be a tool name (a non-empty string)', "Pass it as toCallWith('search', { query: 'x' })", name)
+  // biome-ignore lint/complexity/noArguments: a missing third argument differs from one passed as `undefined`
   if (arguments.length < 3)
-    usageError(this, matcher, 'name', '`args` is missing', "Pass the args to compare (expect.anything() for any), or use toCall([name], { mode: 'subset' })", undefined)
+    usageError(
+      this,
+      matcher,
+      'name',
+      '`args` is missing',
+      "Pass the args to compare (expect.anything() for any), or use toCall([name], { mode: 'subset' })",
+      undefined,
+    )
   const testers = [...(this.customTesters ?? [])]
   const ofName = received.calls.filter((c) => c.name === name)
   const match = ofName.find((c) => this.equals(c.args, args, testers))

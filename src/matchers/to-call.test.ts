@@ -16,7 +16,12 @@ describe('.toCall', () => {
   it('passes on one entry per call when the tool ran without the id the model gave it (an SDK tool loop)', () => {
     const run = testOutcome({
       steps: [
-        model({ toolCalls: [{ name: 'get_weather', id: 'call_w0000001', args: { city: 'Paris' } }, { name: 'get_weather', id: 'call_w0000002', args: { city: 'Oslo' } }] }),
+        model({
+          toolCalls: [
+            { name: 'get_weather', id: 'call_w0000001', args: { city: 'Paris' } },
+            { name: 'get_weather', id: 'call_w0000002', args: { city: 'Oslo' } },
+          ],
+        }),
         tool({ name: 'get_weather', args: { city: 'Oslo' } }),
         tool({ name: 'get_weather', args: { city: 'Paris' } }),
         model({ text: 'Mild in Paris, cold in Oslo.' }),

@@ -113,7 +113,9 @@ function compareStrict(names: readonly string[], calls: readonly TrajectoryCall[
   if (i >= 0 && i >= calls.length) {
     const last = calls[calls.length - 1]
     return {
-      problems: [`  • missing after call ${calls.length}: ${names.slice(calls.length).join(', ')} (the run made ${plural(calls.length, 'call')}, expected ${names.length})`],
+      problems: [
+        `  • missing after call ${calls.length}: ${names.slice(calls.length).join(', ')} (the run made ${plural(calls.length, 'call')}, expected ${names.length})`,
+      ],
       step: last && stepOf(last),
     }
   }

@@ -68,10 +68,15 @@ function outcome(steps: TraceStep[]): Outcome {
 function agentRun(): Outcome {
   seq = 0
   const steps = [
-    model('openai-chat', 'gpt-4o-mini-2024-07-18', { input: 1000, cacheRead: 400, output: 200 }, {
-      finishReason: 'tool_calls',
-      toolCalls: [{ id: 'call_weather0001', name: 'get_weather', args: { city: 'Paris' } }],
-    }),
+    model(
+      'openai-chat',
+      'gpt-4o-mini-2024-07-18',
+      { input: 1000, cacheRead: 400, output: 200 },
+      {
+        finishReason: 'tool_calls',
+        toolCalls: [{ id: 'call_weather0001', name: 'get_weather', args: { city: 'Paris' } }],
+      },
+    ),
     tool('get_weather', 'call_weather0001', { city: 'Paris' }, { tempC: 18 }),
     model('anthropic', 'claude-haiku-4-5-20251001', { input: 3000, cacheRead: 2000, cacheWrite: 500, output: 100 }),
     model('gemini', 'gemini-2.5-flash', { input: 1200, output: 1000, reasoning: 700 }, { text: 'It is 18°C in Paris.' }),

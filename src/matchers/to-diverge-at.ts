@@ -17,7 +17,14 @@ export function toDivergeAt(this: FluxMatcherContext, received: unknown, step: S
   const name = 'toDivergeAt'
   assertCounterfactual(this, name, received)
   if (!parseStepRef(step))
-    usageError(this, name, 'step', "`step` must be a step as numbered in trace.snap: 3, 'model#2', 'tool#1' or 'tool#1 <name>'", 'Pass it as toDivergeAt(3) or toDivergeAt(\'model#2\')', step)
+    usageError(
+      this,
+      name,
+      'step',
+      "`step` must be a step as numbered in trace.snap: 3, 'model#2', 'tool#1' or 'tool#1 <name>'",
+      "Pass it as toDivergeAt(3) or toDivergeAt('model#2')",
+      step,
+    )
   received.markSeen()
   const first = received.firstDivergence
   const pass = !!first && stepMatches(first.index, first.step, step)
@@ -28,7 +35,10 @@ export function toDivergeAt(this: FluxMatcherContext, received: unknown, step: S
       const head = `${cfHint(this, name, 'step')}\n\n${l.expected}the first divergence at ${printExpected(this, step)}\n`
       if (!first)
         return `${head}${l.received}no divergence: ${received.applied.length ? 'the counterfactual made the same steps as the recording' : 'the change never applied (the run did not reach it)'}${endNote(received)}${traceBlock(received, undefined)}`
-      const rows = [`  recorded: ${first.recorded ? first.recorded.split('\n').join('\n            ') : '(no step there)'}`, `  actual:   ${first.actual.split('\n').join('\n            ')}`]
+      const rows = [
+        `  recorded: ${first.recorded ? first.recorded.split('\n').join('\n            ') : '(no step there)'}`,
+        `  actual:   ${first.actual.split('\n').join('\n            ')}`,
+      ]
       return (
         `${head}${l.received}the first divergence at ${printReceived(this, `${first.index} ${first.step}`)} (${first.reason === 'change' ? 'the change itself' : first.reason === 'halt' ? 'where the frozen world stopped explaining the run' : 'a step the change led to'})\n` +
         `${rows.join('\n')}${traceBlock(received, first.reason === 'halt' ? undefined : first.step)}`

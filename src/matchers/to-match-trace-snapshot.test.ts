@@ -51,7 +51,9 @@ describe('.toMatchTraceSnapshot', () => {
 
   it('fails saying nothing is written under CI when the runner may not update snapshots', () => {
     const out = snapshotOutcome({ status: 'mismatch', expected: recorded, updateState: 'none' })
-    expect(messageOf(() => expect(out).toMatchTraceSnapshot())).toContain("update it offline (nothing is written under CI without it): FLUX_GOLDEN=snapshots npx vitest run test/capitals.test.ts -t '^capitals$' (or the runner's -u)")
+    expect(messageOf(() => expect(out).toMatchTraceSnapshot())).toContain(
+      "update it offline (nothing is written under CI without it): FLUX_GOLDEN=snapshots npx vitest run test/capitals.test.ts -t '^capitals$' (or the runner's -u)",
+    )
   })
 
   it('fails saying trace.snap does not exist yet when there was none and nothing was written', () => {

@@ -16,7 +16,9 @@ export function toMatchTraceSnapshot(this: FluxMatcherContext, received: unknown
   assertOutcome(this, name, received)
   const snap = received.traceSnapshot
   if (!snap)
-    throw new Error(`${hint(this, name)}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no trace.snap to compare with. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`)
+    throw new Error(
+      `${hint(this, name)}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no trace.snap to compare with. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,
+    )
   count(this.snapshotState, snap.status)
   const pass = snap.status !== 'mismatch'
   const file = relative(process.cwd(), snap.file) || snap.file
@@ -31,7 +33,12 @@ export function toMatchTraceSnapshot(this: FluxMatcherContext, received: unknown
       const diff =
         snap.expected === undefined
           ? `${file} does not exist yet.`
-          : jestDiff().diffStringsUnified(snap.expected, received.trace(), { aAnnotation: 'trace.snap', bAnnotation: 'this run', expand: false, contextLines: 2 })
+          : jestDiff().diffStringsUnified(snap.expected, received.trace(), {
+              aAnnotation: 'trace.snap',
+              bAnnotation: 'this run',
+              expand: false,
+              contextLines: 2,
+            })
       const ci = snap.updateState === 'none' ? ' (nothing is written under CI without it)' : ''
       return (
         `${head}Expected: ${printExpected(this, `the trace in ${file}`)}\nReceived: ${printReceived(this, `a different trace for scenario "${received.scenario}"`)}\n\n${diff}\n\n` +

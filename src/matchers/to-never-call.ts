@@ -25,7 +25,10 @@ export function toNeverCall(this: FluxMatcherContext, received: unknown, name: s
       const head = `${hint(this, matcher, 'name')}\n\n`
       // .not.toNeverCall: a call was expected and there is none; the wording is already positive, so no "not".
       if (pass)
-        return `${head}Expected: a call ${what}\nReceived: no call ${what}; calls made: ${inlineReceived(received.calls.map((c) => c.name), 1000)}${traceBlock(received, undefined)}`
+        return `${head}Expected: a call ${what}\nReceived: no call ${what}; calls made: ${inlineReceived(
+          received.calls.map((c) => c.name),
+          1000,
+        )}${traceBlock(received, undefined)}`
       return (
         `${head}Expected: no call ${what}\nReceived: ${plural(hits.length, 'call')} ${what}:\n${callRows(hits)}` +
         traceBlock(received, stepOf(hits[0]), hits.length > 1 ? 'first one' : '')

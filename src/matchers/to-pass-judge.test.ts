@@ -28,7 +28,13 @@ const TEXT = 'The capital of the UK is London; the capital of France is Paris (p
 
 function outcomeIn(fixtureDir: string | undefined, steps: TraceStep[]): Outcome {
   const numbered = testOutcome({ steps }) // numbers the cells the way a run does
-  return new Outcome({ scenario: numbered.scenario, mode: 'replay', result: undefined, steps, traceSnapshot: fixtureDir ? { file: join(fixtureDir, 'trace.snap'), status: 'matched' } : undefined })
+  return new Outcome({
+    scenario: numbered.scenario,
+    mode: 'replay',
+    result: undefined,
+    steps,
+    traceSnapshot: fixtureDir ? { file: join(fixtureDir, 'trace.snap'), status: 'matched' } : undefined,
+  })
 }
 const capitals = () => [
   model({ toolCalls: [{ name: 'get_capital', id: 'call_uk000001', args: { country: 'UK' } }] }),
@@ -42,8 +48,7 @@ const restore = () => (saved === undefined ? delete process.env.FLUX_GOLDEN : (p
 beforeAll(async () => {
   process.env.FLUX_GOLDEN = 'judge'
   try {
-    for (const criterion of ['names London', 'names Berlin'])
-      await judgeOnTape({ dir, scenario: 'capitals', criterion, text: TEXT, rubric: keyword })
+    for (const criterion of ['names London', 'names Berlin']) await judgeOnTape({ dir, scenario: 'capitals', criterion, text: TEXT, rubric: keyword })
     await judgeOnTape({ dir, scenario: 'capitals', criterion: 'covers every capital asked about', text: TEXT, rubric: scored })
   } finally {
     restore()
@@ -117,7 +122,9 @@ describe('.toPassJudge', () => {
   it('rejects with FLUX_JUDGE_MISS when judge.jsonl has no verdict for it, instead of passing or failing', async () => {
     const message = await messageOf(expect(out).toPassJudge('names Madrid', keyword))
     expect(message).toContain('[fluxlab] FLUX_JUDGE_MISS: Failed to grade "names Madrid" in scenario "capitals"')
-    expect(message).toContain("Record it with `FLUX_GOLDEN=judge npx vitest run src/matchers/to-pass-judge.test.ts -t '^\\.toPassJudge rejects with FLUX_JUDGE_MISS")
+    expect(message).toContain(
+      "Record it with `FLUX_GOLDEN=judge npx vitest run src/matchers/to-pass-judge.test.ts -t '^\\.toPassJudge rejects with FLUX_JUDGE_MISS",
+    )
   })
 
   it('grades live under FLUX_GOLDEN=judge and says so', async () => {
@@ -131,11 +138,15 @@ describe('.toPassJudge', () => {
   })
 
   it('throws when the outcome is not tied to a fixture', async () => {
-    await expect(expect(outcomeIn(undefined, capitals())).toPassJudge('names London', keyword)).rejects.toThrow(/not tied to a fixture, so there is no judge\.jsonl/)
+    await expect(expect(outcomeIn(undefined, capitals())).toPassJudge('names London', keyword)).rejects.toThrow(
+      /not tied to a fixture, so there is no judge\.jsonl/,
+    )
   })
 
   it('throws when the rubric is not a Rubric or the criterion is empty', async () => {
-    await expect(expect(out).toPassJudge('names London', 'anthropic/claude-haiku-4-5' as never)).rejects.toThrow(/`rubric` must be a Rubric \(there is no default judge model\)/)
+    await expect(expect(out).toPassJudge('names London', 'anthropic/claude-haiku-4-5' as never)).rejects.toThrow(
+      /`rubric` must be a Rubric \(there is no default judge model\)/,
+    )
     await expect(expect(out).toPassJudge('', keyword)).rejects.toThrow(/`criterion` must be a non-empty string/)
   })
 })

@@ -27,7 +27,14 @@ export async function toPassJudge(
   const matcher = 'toPassJudge'
   assertOutcome(this, matcher, received)
   if (typeof criterion !== 'string' || criterion.trim() === '')
-    usageError(this, matcher, 'criterion, rubric', '`criterion` must be a non-empty string', "Pass what the text must do: toPassJudge('the answer cites the refund policy', rubric)", criterion)
+    usageError(
+      this,
+      matcher,
+      'criterion, rubric',
+      '`criterion` must be a non-empty string',
+      "Pass what the text must do: toPassJudge('the answer cites the refund policy', rubric)",
+      criterion,
+    )
   if (!isRubric(rubric))
     usageError(
       this,
@@ -63,7 +70,9 @@ export async function toPassJudge(
 }
 
 function details(ctx: FluxMatcherContext, v: Verdict): string {
-  const shown = v.text ? `${printReceived(ctx, excerpt(v.text, 0, SHOWN))}${v.text.length > SHOWN ? ` (first ${SHOWN} of ${v.text.length} chars)` : ''}` : `${printReceived(ctx, '')} (no model call produced text)`
+  const shown = v.text
+    ? `${printReceived(ctx, excerpt(v.text, 0, SHOWN))}${v.text.length > SHOWN ? ` (first ${SHOWN} of ${v.text.length} chars)` : ''}`
+    : `${printReceived(ctx, '')} (no model call produced text)`
   return [
     `Rationale:   ${v.rationale || '(none given)'}`,
     ...(v.score !== undefined ? [`Score:       ${v.score}${v.threshold !== undefined ? ` (threshold ${v.threshold})` : ''}`] : []),

@@ -14,14 +14,24 @@ const divergence = (code: DivergenceCode, step: string, message: string, extra: 
 })
 
 // Worded the way src/scenario/session.ts words them.
-const overflow = divergence('model_index_overflow', 'model#4', 'the run made more model calls than the 3 recorded; closest recorded model#3: messages[5].content differs: "Paris" → "Lyon"', {
-  closest: 'model#3',
-  diff: [{ path: 'messages[5].content', kind: 'changed', recorded: 'Paris', actual: 'Lyon' }],
-})
-const drift = divergence('model_request_drift', 'model#2', 'request differs from the recording, served by position: messages[0].content differs: "hi" → "hello"', {
-  closest: 'model#2',
-  diff: [{ path: 'messages[0].content', kind: 'changed', recorded: 'hi', actual: 'hello' }],
-})
+const overflow = divergence(
+  'model_index_overflow',
+  'model#4',
+  'the run made more model calls than the 3 recorded; closest recorded model#3: messages[5].content differs: "Paris" → "Lyon"',
+  {
+    closest: 'model#3',
+    diff: [{ path: 'messages[5].content', kind: 'changed', recorded: 'Paris', actual: 'Lyon' }],
+  },
+)
+const drift = divergence(
+  'model_request_drift',
+  'model#2',
+  'request differs from the recording, served by position: messages[0].content differs: "hi" → "hello"',
+  {
+    closest: 'model#2',
+    diff: [{ path: 'messages[0].content', kind: 'changed', recorded: 'hi', actual: 'hello' }],
+  },
+)
 const unwrapped = divergence('unwrapped_tool', 'model#1', 'the model asked for tool "get_capital" and no tool call on the tape answered it, so it ran live')
 
 /** One divergence of every failure-level code (SPEC §3), at the step the run would name. */

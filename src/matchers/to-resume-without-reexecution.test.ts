@@ -36,7 +36,9 @@ describe('.toResumeWithoutReexecution', () => {
   })
 
   it('passes when the in-flight operation was a model request', () => {
-    expect(report(row({ step: 'model#2', when: 'before-append', modelRequests: { 'model#1': 1, 'model#2': 2 }, inFlight: ['model#2'] }))).toResumeWithoutReexecution()
+    expect(
+      report(row({ step: 'model#2', when: 'before-append', modelRequests: { 'model#1': 1, 'model#2': 2 }, inFlight: ['model#2'] })),
+    ).toResumeWithoutReexecution()
   })
 
   it('fails when a finished operation ran again outside the in-flight window, naming the boundary and the step', () => {

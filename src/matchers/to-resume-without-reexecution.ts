@@ -11,7 +11,9 @@ import { labels, plural } from './utils/format.js'
 export function toResumeWithoutReexecution(this: FluxMatcherContext, received: unknown): MatcherResult {
   const name = 'toResumeWithoutReexecution'
   if (!isReport(received))
-    throw new Error(`${hint(this, name, '', { comment: 'crash report' })}\n\n[fluxlab] ${name} expects the report of \`await s.crashMatrix(agent)\` (or \`{ scenario, rows: [await s.crashAt(...)] }\`).`)
+    throw new Error(
+      `${hint(this, name, '', { comment: 'crash report' })}\n\n[fluxlab] ${name} expects the report of \`await s.crashMatrix(agent)\` (or \`{ scenario, rows: [await s.crashAt(...)] }\`).`,
+    )
   const problems = received.rows.flatMap((row) => rowProblems(row))
   const pass = problems.length === 0
   return {
@@ -19,7 +21,8 @@ export function toResumeWithoutReexecution(this: FluxMatcherContext, received: u
     message: () => {
       const l = labels(this)
       const head = `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}every boundary resumes, and nothing but the in-flight operation runs twice\n`
-      if (pass) return `${head}${l.received}${received.rows.length} boundar${received.rows.length === 1 ? 'y' : 'ies'} of scenario "${received.scenario}" resumed without re-execution`
+      if (pass)
+        return `${head}${l.received}${received.rows.length} boundar${received.rows.length === 1 ? 'y' : 'ies'} of scenario "${received.scenario}" resumed without re-execution`
       return `${head}${l.received}${plural(problems.length, 'problem')} in scenario "${received.scenario}":\n${problems.map((p) => `  • ${p}`).join('\n')}\n\nAn operation outside the in-flight window ran again: its result was not journaled before the agent used it (an unwrapped tool? wrap it with lab.tools), or the agent changed between the runs.`
     },
   }
@@ -34,7 +37,8 @@ function rowProblems(row: CrashRow): string[] {
   for (const [step, n] of [...Object.entries(row.toolExecutions), ...Object.entries(row.modelRequests)]) {
     if (n <= 1) continue
     const allowed = inFlight.has(step.split(' ')[0]) && n === 2
-    if (!allowed) out.push(`${at}: ${step} ran ${n} times${inFlight.has(step.split(' ')[0]) ? ' (in flight, but more than once again)' : ', outside the in-flight window'}`)
+    if (!allowed)
+      out.push(`${at}: ${step} ran ${n} times${inFlight.has(step.split(' ')[0]) ? ' (in flight, but more than once again)' : ', outside the in-flight window'}`)
   }
   return out
 }

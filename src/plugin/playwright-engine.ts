@@ -94,7 +94,10 @@ export function openFlux(info: InfoLike, own: FluxOptions): OpenedFlux {
         await finishTest(ctx)
       } finally {
         // what the summary reporter counts (src/reporter/playwright-reporter.ts)
-        await info.attach(FACTS_ATTACHMENT, { body: JSON.stringify(collectFacts(ctx, { dir: options.dir, pricing: options.pricing })), contentType: 'application/json' })
+        await info.attach(FACTS_ATTACHMENT, {
+          body: JSON.stringify(collectFacts(ctx, { dir: options.dir, pricing: options.pricing })),
+          contentType: 'application/json',
+        })
       }
     },
   }

@@ -50,7 +50,12 @@ const rootDir = worker?.config?.root ?? process.cwd()
 // fixtures name (a record run and a file with no fixture get none); released when the file ends (afterAll, below).
 // Issue 38 item 4: placeholders the main process filled for its global setup, if a worker inherited them, are not this file's.
 dropGateKeys(process.env)
-const keys = holdFileKeys({ rootDir, testFile: worker?.filepath, options: state.options, updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv() })
+const keys = holdFileKeys({
+  rootDir,
+  testFile: worker?.filepath,
+  options: state.options,
+  updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
+})
 // Issue 24: the credential variables the file's code reads while it is collected: those set go into what it records,
 // those unset name what closed a skipped test's gate.
 // @note a file whose tests are all skipped runs no hook, so the summary's facts go on the file's task from the start (vitest
@@ -60,7 +65,12 @@ const fileTask = (worker as { current?: { filepath?: string; meta?: Record<strin
 if (keys.fixtures > 0 && fileTask?.meta && fileTask.filepath === worker?.filepath) fileTask.meta.fluxlab = fileFacts
 // Issue 38 item 4: where the run can record, what the file read also goes into its record beside the fixtures, so a replay
 // fills placeholders for it even where the file writes no fixture (every test skipped by its gate).
-const keeper = fileRecordKeeper({ base: keys.base, rootDir, testFile: worker?.filepath, updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv() })
+const keeper = fileRecordKeeper({
+  base: keys.base,
+  rootDir,
+  testFile: worker?.filepath,
+  updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
+})
 const stopWatch = worker?.filepath
   ? watchKeyReads(
       process,
@@ -73,7 +83,8 @@ const stopWatch = worker?.filepath
   : undefined
 // @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use. This one, the setup's,
 // runs before the file's own beforeAll: collection is over.
-beforeAll(function ({}: object) {
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads the hook's first parameter; it must be destructured (note above)
+beforeAll(({}: object) => {
   const reads = stopWatch?.()
   if (reads && worker?.filepath) state.fileKeys = { file: worker.filepath, names: reads.set }
   keeper?.done()
@@ -86,7 +97,8 @@ function failIfRefused(): void {
   const refused = perTest?.fileRefusal()
   if (refused) throw refused
 }
-beforeEach(function ({}: object) {
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads the hook's first parameter; it must be destructured
+beforeEach(({}: object) => {
   failIfRefused()
 })
 const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
@@ -251,7 +263,9 @@ function routeWithHooks(engine: typeof import('../scenario/per-test.js')): void 
 const failed = (t: SuiteLike): boolean => t.result?.state === 'fail' || (t.tasks ?? []).some(failed)
 // @note vitest 4.1 rejects a hook whose first parameter is not destructured once fixtures are in use; where the
 // suite comes (first on 3.2 and 4.0, second on 4.1) differs, so it is the argument that has `tasks`.
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads the hook's first parameter; it must be destructured
 afterAll(async function ({}: object) {
+  // biome-ignore lint/complexity/noArguments: the suite is the argument that has `tasks` (note above)
   const suite = ([...arguments] as unknown[]).find((a): a is SuiteLike => Array.isArray((a as SuiteLike | undefined)?.tasks))
   if (judgeTapesUsed()) {
     const { describeJudgeTapeReport, finishJudgeTapes } = await import('../judge/index.js')

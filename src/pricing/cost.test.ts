@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FluxError, isFluxError } from '../errors.js'
+import { type FluxError, isFluxError } from '../errors.js'
 import { anthropicCodec } from '../providers/anthropic/index.js'
 import { geminiCodec } from '../providers/gemini/index.js'
 import { openaiChatCodec } from '../providers/openai-chat/index.js'
@@ -167,7 +167,9 @@ describe('costBreakdown', () => {
   it('rejects pricing entries that are not prices', () => {
     const calls = [{ model: 'gpt-4o', usage: usage({ input: 1 }) }]
     const bad = (pricing: unknown) => thrown(() => costBreakdown(calls, pricing as never)).message
-    expect(bad({ 'my-model': { input: '0.15', output: 0.6 } })).toMatchInlineSnapshot(`"[fluxlab] FLUX_BAD_CONFIG: Failed to read the price of "my-model": input must be a number of USD per million tokens (0 or more), got "0.15". Pass USD per million tokens, as in { pricing: { 'my-model': { input: 0.15, output: 0.6, cacheRead: 0.075 } } } (cacheRead, cacheWrite and longContext are optional)."`)
+    expect(bad({ 'my-model': { input: '0.15', output: 0.6 } })).toMatchInlineSnapshot(
+      `"[fluxlab] FLUX_BAD_CONFIG: Failed to read the price of "my-model": input must be a number of USD per million tokens (0 or more), got "0.15". Pass USD per million tokens, as in { pricing: { 'my-model': { input: 0.15, output: 0.6, cacheRead: 0.075 } } } (cacheRead, cacheWrite and longContext are optional)."`,
+    )
     expect(bad({ 'my-model': { input: 0.15 } })).toContain('output must be a number of USD per million tokens (0 or more), got undefined')
     expect(bad({ 'my-model': { input: 0.15, output: 0.6, cacheRead: -1 } })).toContain('cacheRead must be a number')
     expect(bad({ 'my-model': { input: 1, output: 1, longContext: { threshold: 0, input: 1, output: 1 } } })).toContain('longContext.threshold')

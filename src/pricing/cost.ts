@@ -130,7 +130,8 @@ function checkPricing(pricing: unknown): asserts pricing is PricingTable | undef
       for (const rate of RATES) {
         const v = tier[rate]
         const optional = rate === 'cacheRead' || rate === 'cacheWrite'
-        if (!(optional && v === undefined) && !isRate(v)) throw bad(key, `${prefix}${rate} must be a number of USD per million tokens (0 or more), got ${show(v)}`)
+        if (!(optional && v === undefined) && !isRate(v))
+          throw bad(key, `${prefix}${rate} must be a number of USD per million tokens (0 or more), got ${show(v)}`)
       }
   }
 }

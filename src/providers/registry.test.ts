@@ -8,7 +8,17 @@ const post = (u: string, hosts?: Record<string, ProviderFamily>) => detectModelC
 
 describe('codecs', () => {
   it('lists one codec per family', () => {
-    expect(codecs.map((c) => c.family)).toEqual(['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live'])
+    expect(codecs.map((c) => c.family)).toEqual([
+      'openai-chat',
+      'openai-responses',
+      'anthropic',
+      'gemini',
+      'openai-embeddings',
+      'openai-media',
+      'bedrock',
+      'openai-realtime',
+      'gemini-live',
+    ])
   })
 
   it('finds a codec by family', () => {
@@ -25,14 +35,38 @@ describe('familyTables', () => {
     expect(fresh.length).toBeGreaterThan(3)
   })
 
-  it('derives every table from the families\' facts', () => {
+  it("derives every table from the families' facts", () => {
     expect([...familyTables.names]).toEqual(codecs.map((c) => c.family))
-    for (const id of ['call_ZR5UUuTt3pf61kjw', 'toolu_01NRLabsLyVH', 'srvtoolu_01abcdef', 'tooluse_abcdefgh', 'resp_0123456789', 'msg_01abcdefgh', 'fc_0123456', 'rs_0123456', 'ws_0123456', 'chatcmpl_abcdef', 'ctc_0123456'])
+    for (const id of [
+      'call_ZR5UUuTt3pf61kjw',
+      'toolu_01NRLabsLyVH',
+      'srvtoolu_01abcdef',
+      'tooluse_abcdefgh',
+      'resp_0123456789',
+      'msg_01abcdefgh',
+      'fc_0123456',
+      'rs_0123456',
+      'ws_0123456',
+      'chatcmpl_abcdef',
+      'ctc_0123456',
+    ])
       expect(familyTables.mintedId.exec(id)?.[1], id).toBe(id.slice(0, id.indexOf('_')))
     expect(familyTables.mintedId.test('call_abc')).toBe(false)
-    expect([...familyTables.sensitiveHeaders].sort()).toEqual(['anthropic-api-key', 'anthropic-organization-id', 'openai-organization', 'openai-project', 'x-amz-security-token', 'x-goog-api-key'])
+    expect([...familyTables.sensitiveHeaders].sort()).toEqual([
+      'anthropic-api-key',
+      'anthropic-organization-id',
+      'openai-organization',
+      'openai-project',
+      'x-amz-security-token',
+      'x-goog-api-key',
+    ])
     expect([...familyTables.clientIdOwners]).toEqual(['functionCall', 'functionResponse'])
-    expect(familyTables.vendors.flatMap((v) => v.base?.vars ?? [])).toEqual(['OPENAI_BASE_URL', 'OPENAI_API_BASE', 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL'])
+    expect(familyTables.vendors.flatMap((v) => v.base?.vars ?? [])).toEqual([
+      'OPENAI_BASE_URL',
+      'OPENAI_API_BASE',
+      'ANTHROPIC_BASE_URL',
+      'GOOGLE_GEMINI_BASE_URL',
+    ])
   })
 })
 
@@ -57,8 +91,12 @@ describe('registerFamily', () => {
   })
 
   it('refuses a name already registered, and a name that is not lowercase letters, digits and dashes', () => {
-    expect(() => registerFamily({ ...acme, family: 'gemini' })).toThrow('[fluxlab] FLUX_BAD_CONFIG: Failed to register the provider family "gemini": a family of that name is registered already.')
-    expect(() => registerFamily({ ...acme, family: 'Acme Co' })).toThrow('Failed to register the provider family "Acme Co": its name is not lowercase letters, digits and dashes.')
+    expect(() => registerFamily({ ...acme, family: 'gemini' })).toThrow(
+      '[fluxlab] FLUX_BAD_CONFIG: Failed to register the provider family "gemini": a family of that name is registered already.',
+    )
+    expect(() => registerFamily({ ...acme, family: 'Acme Co' })).toThrow(
+      'Failed to register the provider family "Acme Co": its name is not lowercase letters, digits and dashes.',
+    )
     expect(familyTables.names.size).toBe(9)
   })
 })
@@ -71,7 +109,13 @@ describe('detectModelCall', () => {
     for (const file of files) {
       for (const e of loadExchanges(`${dir}/${file}`)) {
         const family = detectModelCall(e.method, e.url)?.family
-        const expected = e.url.pathname.endsWith('/responses') ? 'openai-responses' : e.url.host === 'api.openai.com' ? 'openai-chat' : e.url.host === 'api.anthropic.com' ? 'anthropic' : 'gemini'
+        const expected = e.url.pathname.endsWith('/responses')
+          ? 'openai-responses'
+          : e.url.host === 'api.openai.com'
+            ? 'openai-chat'
+            : e.url.host === 'api.anthropic.com'
+              ? 'anthropic'
+              : 'gemini'
         expect(family, `${file} ${e.url.href}`).toBe(expected)
       }
     }

@@ -32,6 +32,7 @@ const BUILT_IN = [
  * @example
  * declare module 'fluxlab' { interface RegisteredFamilies { acme: true } }
  */
+// biome-ignore lint/suspicious/noEmptyInterface: the empty interface a user's declaration merging fills (`declare module 'fluxlab'`)
 export interface RegisteredFamilies {}
 
 /**
@@ -69,7 +70,14 @@ interface FamilyTables {
  * @example
  * familyTables.names.has(cell.family)
  */
-export const familyTables: FamilyTables = { names: new Set(), sensitiveHeaders: new Set(), mintedId: /$^/, clientIdOwners: new Set(), vendors: [], modelIds: [] }
+export const familyTables: FamilyTables = {
+  names: new Set(),
+  sensitiveHeaders: new Set(),
+  mintedId: /$^/,
+  clientIdOwners: new Set(),
+  vendors: [],
+  modelIds: [],
+}
 
 function derive(): void {
   const t = familyTables
@@ -77,9 +85,18 @@ function derive(): void {
     set.clear()
     for (const i of items) set.add(i)
   }
-  refill(t.names, codecs.map((c) => c.family))
-  refill(t.sensitiveHeaders, codecs.flatMap((c) => c.sensitiveHeaders ?? []).map((h) => h.toLowerCase()))
-  refill(t.clientIdOwners, codecs.flatMap((c) => c.clientIdOwners ?? []))
+  refill(
+    t.names,
+    codecs.map((c) => c.family),
+  )
+  refill(
+    t.sensitiveHeaders,
+    codecs.flatMap((c) => c.sensitiveHeaders ?? []).map((h) => h.toLowerCase()),
+  )
+  refill(
+    t.clientIdOwners,
+    codecs.flatMap((c) => c.clientIdOwners ?? []),
+  )
   const minted = [...new Set(codecs.flatMap((c) => c.mintedIds ?? []))]
   t.mintedId = minted.length ? new RegExp(`^(${minted.map(escapeRegExp).join('|')})_[A-Za-z0-9_-]{6,}$`) : /$^/
   t.vendors = codecs.flatMap((c) => c.vendors ?? [])
@@ -100,9 +117,17 @@ const NAME = /^[a-z][a-z0-9-]*$/
 export function registerFamily(codec: ModelCallCodec): () => void {
   const failed = `register the provider family "${codec.family}"`
   if (!NAME.test(codec.family))
-    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'its name is not lowercase letters, digits and dashes', fix: 'Name it like the built-in families (`openai-chat`).' })
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed,
+      reason: 'its name is not lowercase letters, digits and dashes',
+      fix: 'Name it like the built-in families (`openai-chat`).',
+    })
   if (familyTables.names.has(codec.family))
-    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'a family of that name is registered already', fix: 'Register each family once, or name yours otherwise.' })
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed,
+      reason: 'a family of that name is registered already',
+      fix: 'Register each family once, or name yours otherwise.',
+    })
   const list = codecs as ModelCallCodec[]
   list.push(codec)
   derive()

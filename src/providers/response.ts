@@ -76,8 +76,12 @@ export function guardParse(parse: () => ParsedModelResponse): ParsedModelRespons
  * @example
  * parseResponse: sseOrJson(parseStream, parseJson)
  */
-export function sseOrJson(parseStream: (body: string) => ParsedModelResponse, parseJson: (body: string) => ParsedModelResponse): (body: string, contentType: string | undefined, status: number) => ParsedModelResponse {
-  return (body, contentType, status) => guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body)))
+export function sseOrJson(
+  parseStream: (body: string) => ParsedModelResponse,
+  parseJson: (body: string) => ParsedModelResponse,
+): (body: string, contentType: string | undefined, status: number) => ParsedModelResponse {
+  return (body, contentType, status) =>
+    guardParse(() => httpErrorResponse(body, status) ?? (looksLikeSse(body, contentType) ? parseStream(body) : parseJson(body)))
 }
 
 /**

@@ -127,7 +127,7 @@ export function splitChunks(chunks: string, startType: string): string[] {
     if (rec(safeJsonParse(line)).type === startType || parts.length === 0) parts.push([])
     parts[parts.length - 1].push(line)
   }
-  return parts.map((p) => p.join('\n') + '\n')
+  return parts.map((p) => `${p.join('\n')}\n`)
 }
 
 /**

@@ -27,7 +27,19 @@ describe('readFacts', () => {
     // Measured on a real suite: "live model calls 95" while the provider answered 168, the rest from retried attempts.
     const file = join(dir, 'retry.jsonl')
     writeFileSync(file, '')
-    const session = (mode: 'record' | 'replay', modelLive: number) => ({ name: 'x', dir: '', mode, modelCalls: modelLive, toolCalls: 0, modelLive, hermetic: false, failures: [], warnings: [], cost: 0, unpriced: [] })
+    const session = (mode: 'record' | 'replay', modelLive: number) => ({
+      name: 'x',
+      dir: '',
+      mode,
+      modelCalls: modelLive,
+      toolCalls: 0,
+      modelLive,
+      hermetic: false,
+      failures: [],
+      warnings: [],
+      cost: 0,
+      unpriced: [],
+    })
     appendFacts({ ...facts('flaky'), sessions: [session('record', 2)] }, { [FACTS_ENV]: file })
     appendFacts({ ...facts('flaky'), sessions: [session('record', 3)] }, { [FACTS_ENV]: file })
     appendFacts({ ...facts('flaky'), sessions: [session('record', 1)] }, { [FACTS_ENV]: file })
@@ -37,7 +49,7 @@ describe('readFacts', () => {
     expect(read.files.map((f) => [f.file, f.outside?.sessions[0].modelLive])).toEqual([['/p/a.test.js', 6]])
   })
 
-  it('leaves out a line a killed worker tore, and any line that is not a test\'s facts', () => {
+  it("leaves out a line a killed worker tore, and any line that is not a test's facts", () => {
     const file = join(dir, 'torn.jsonl')
     writeFileSync(file, `${JSON.stringify(facts('one'))}\n{"file":"/p/a.test.js"}\n${JSON.stringify(facts('three')).slice(0, 30)}`)
     expect(readFacts(file).tests.map((f) => f.test)).toEqual(['one'])

@@ -25,7 +25,8 @@ export function fileFailures(files: readonly FileFacts[], errors: ReadonlyArray<
   const out: FileFailure[] = []
   for (const f of files)
     for (const run of f.outside?.fileLevel && f.outside.test !== APP_SERVER ? f.outside.sessions : [])
-      for (const { code, message } of run.failures) if (code === 'fatal') out.push({ file: f.file, code: FLUX_CODE.exec(message)?.[1] ?? 'FLUX_INTERNAL', message })
+      for (const { code, message } of run.failures)
+        if (code === 'fatal') out.push({ file: f.file, code: FLUX_CODE.exec(message)?.[1] ?? 'FLUX_INTERNAL', message })
   // A file whose collection a fluxlab error ended (a refused request at module top level): the runner's error on the file
   // is all there is, its setup's hooks never ran.
   for (const e of errors) {

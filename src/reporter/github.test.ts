@@ -8,16 +8,42 @@ import { summarize, type RanTest } from './summary.js'
 
 const ROOT = '/repo'
 const run = (over: Partial<SessionFacts> = {}): SessionFacts => ({
-  name: 'capital', dir: '', mode: 'replay', modelCalls: 2, toolCalls: 1, modelLive: 0, hermetic: true, failures: [], warnings: [], cost: 0.001, unpriced: [], ...over,
+  name: 'capital',
+  dir: '',
+  mode: 'replay',
+  modelCalls: 2,
+  toolCalls: 1,
+  modelLive: 0,
+  hermetic: true,
+  failures: [],
+  warnings: [],
+  cost: 0.001,
+  unpriced: [],
+  ...over,
 })
 const facts = (test: string, sessions: SessionFacts[]): TestFacts => ({
-  runner: 'vitest', file: `${ROOT}/test/a.test.ts`, test, rootDir: ROOT, base: `${ROOT}/tests/scenarios`, opened: [], sessions,
+  runner: 'vitest',
+  file: `${ROOT}/test/a.test.ts`,
+  test,
+  rootDir: ROOT,
+  base: `${ROOT}/tests/scenarios`,
+  opened: [],
+  sessions,
 })
 const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[], over: Partial<RanTest> = {}): RanTest => ({
-  file: `${ROOT}/test/a.test.ts`, name, line: 12, state, facts: facts(name, sessions), ...over,
+  file: `${ROOT}/test/a.test.ts`,
+  name,
+  line: 12,
+  state,
+  facts: facts(name, sessions),
+  ...over,
 })
 const input = (tests: RanTest[], runnerAnnotates: boolean | ((t: RanTest) => boolean) = false) => ({
-  runner: 'vitest', tests, runnerAnnotates, cwd: ROOT, summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
+  runner: 'vitest',
+  tests,
+  runnerAnnotates,
+  cwd: ROOT,
+  summary: summarize({ tests, files: [], rootDir: ROOT, bases: [], checkObsolete: false }),
 })
 const overflow = { code: 'model_index_overflow', step: 'model#3', message: 'the run made model call #3, the tape has 2' }
 const drift = { code: 'model_request_drift', step: 'model#1', message: 'request differs from the recording, served by position: messages[0].content differs' }
@@ -26,7 +52,9 @@ describe('escaping', () => {
   it("escapes a message's %, CR and LF, and a property's : and , besides", () => {
     expect(escapeData('100% done\r\nnext: a, b')).toBe('100%25 done%0D%0Anext: a, b')
     expect(escapeProperty('C:\\a,b%\n')).toBe('C%3A\\a%2Cb%25%0A')
-    expect(annotation('error', { file: 'test/a,b.test.ts', line: 3, title: 'x: y' }, 'one\ntwo')).toBe('::error file=test/a%2Cb.test.ts,line=3,title=x%3A y::one%0Atwo')
+    expect(annotation('error', { file: 'test/a,b.test.ts', line: 3, title: 'x: y' }, 'one\ntwo')).toBe(
+      '::error file=test/a%2Cb.test.ts,line=3,title=x%3A y::one%0Atwo',
+    )
     expect(annotation('warning', {}, 'bare')).toBe('::warning::bare')
   })
 
@@ -51,20 +79,27 @@ describe('githubAnnotations', () => {
   it("puts an error at a failed test's file and line, titled by its code, with the command that runs it again", () => {
     const lines = githubAnnotations(input([ran('answers', 'failed', [run({ failures: [overflow, { ...overflow, step: 'model#4' }] })])]))
     expect(lines).toEqual([
-      "::error file=test/a.test.ts,line=12,title=model_index_overflow::scenario \"capital\" model#3: model_index_overflow: the run made model call #3, the tape has 2 (+1 more); rerun: npx vitest run test/a.test.ts -t '^answers$'",
+      '::error file=test/a.test.ts,line=12,title=model_index_overflow::scenario "capital" model#3: model_index_overflow: the run made model call #3, the tape has 2 (+1 more); rerun: npx vitest run test/a.test.ts -t \'^answers$\'',
     ])
   })
 
   it("takes a refusal's code from the test's fluxlab error, and leaves a failure that is not fluxlab's to the runner", () => {
-    const refused = ran('asks', 'failed', [run({ refused: true, modelCalls: 0 })], { errors: ['Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture.\n  • more'] })
+    const refused = ran('asks', 'failed', [run({ refused: true, modelCalls: 0 })], {
+      errors: ['Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture.\n  • more'],
+    })
     const plain = ran('plain', 'failed', [run()], { errors: ['AssertionError: expected 1 to be 2'] })
     const lines = githubAnnotations(input([refused, plain]))
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/^::error file=test\/a\.test\.ts,line=12,title=FLUX_NO_RECORDING::\[fluxlab\] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture\.; rerun: npx vitest run/)
+    expect(lines[0]).toMatch(
+      /^::error file=test\/a\.test\.ts,line=12,title=FLUX_NO_RECORDING::\[fluxlab\] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture\.; rerun: npx vitest run/,
+    )
   })
 
   it('runs a Playwright test again with its config, when the config is not in the working directory, and its project', () => {
-    const pw = ran('chat > answers', 'failed', [run({ failures: [overflow] })], { project: 'chromium', facts: { ...facts('chat > answers', [run({ failures: [overflow] })]), runner: 'playwright' } })
+    const pw = ran('chat > answers', 'failed', [run({ failures: [overflow] })], {
+      project: 'chromium',
+      facts: { ...facts('chat > answers', [run({ failures: [overflow] })]), runner: 'playwright' },
+    })
     const [line] = githubAnnotations({ ...input([pw]), runner: 'playwright', config: 'e2e/playwright.config.ts' })
     expect(line).toContain("; rerun: npx playwright test -c e2e/playwright.config.ts test/a.test.ts -g 'chat answers$' --project chromium")
     const [plain] = githubAnnotations({ ...input([pw]), runner: 'playwright' })
@@ -73,7 +108,9 @@ describe('githubAnnotations', () => {
 
   it('names the command once when the fluxlab error already names it', () => {
     const cmd = "npx vitest run test/a.test.ts -t '^asks$'"
-    const refused = ran('asks', 'failed', [], { errors: [`Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture. Record it with \`${cmd}\`.`] })
+    const refused = ran('asks', 'failed', [], {
+      errors: [`Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture. Record it with \`${cmd}\`.`],
+    })
     const [line] = githubAnnotations(input([refused]))
     expect(line.split(cmd)).toHaveLength(2)
     expect(line).not.toContain('; rerun:')
@@ -82,7 +119,9 @@ describe('githubAnnotations', () => {
   it("adds no error where the runner's own annotator names the test, and keeps the warnings", () => {
     const tests = [ran('answers', 'failed', [run({ failures: [overflow] })]), ran('drifts', 'passed', [run({ warnings: [drift] })])]
     const lines = githubAnnotations(input(tests, true))
-    expect(lines).toEqual(['::warning file=test/a.test.ts,line=12,title=model_request_drift::scenario "capital" model#1: request differs from the recording, served by position: messages[0].content differs'])
+    expect(lines).toEqual([
+      '::warning file=test/a.test.ts,line=12,title=model_request_drift::scenario "capital" model#1: request differs from the recording, served by position: messages[0].content differs',
+    ])
   })
 
   it("annotates only the failed tests the runner's annotator could not place", () => {
@@ -111,7 +150,9 @@ describe('stepSummary', () => {
     ]
     const md = stepSummary(input(tests))
     expect(md).toContain('## fluxlab\n\n3 scenarios: 3 replayed, 0 recorded · tests 2 passed, 1 failed, 0 skipped')
-    expect(md).toContain('| capital | `test/a.test.ts:12` over \\| flows | diverged (1) | model#3 model_index_overflow: the run made model call #3, the tape has 2 |')
+    expect(md).toContain(
+      '| capital | `test/a.test.ts:12` over \\| flows | diverged (1) | model#3 model_index_overflow: the run made model call #3, the tape has 2 |',
+    )
     expect(md).toContain('| capital | `test/a.test.ts:12` drifts | drifted (1) |')
     expect(md).not.toContain('clean')
     expect(md).toContain('Recorded cost: $0.00300')
@@ -120,7 +161,9 @@ describe('stepSummary', () => {
   it('has a row for a test fluxlab failed before any scenario ran', () => {
     const refused = ran('asks', 'failed', [], { errors: ['Error: [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture.'] })
     const md = stepSummary(input([refused, ran('plain', 'failed', [], { errors: ['AssertionError: 1 !== 2'] })]))
-    expect(md).toContain('| | `test/a.test.ts:12` asks | failed (FLUX_NO_RECORDING) | [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture. |')
+    expect(md).toContain(
+      '| | `test/a.test.ts:12` asks | failed (FLUX_NO_RECORDING) | [fluxlab] FLUX_NO_RECORDING: Failed to open scenario "capital": no fixture. |',
+    )
     expect(md).not.toContain('plain')
     expect(md).not.toContain('replayed cleanly')
   })
@@ -148,7 +191,8 @@ describe('stepSummary', () => {
 describe('placeable', () => {
   it("is true for a stack with a frame of the project, false for one that is all node_modules and Node's own", () => {
     const exists = (f: string) => !f.includes('gone')
-    const ours = 'FluxError: x\n    at finishTest (/repo/node_modules/fluxlab/dist/index.js:9:3)\n    at /repo/node_modules/@vitest/runner/dist/index.js:1:2\n    at node:internal/process/task_queues:95:5'
+    const ours =
+      'FluxError: x\n    at finishTest (/repo/node_modules/fluxlab/dist/index.js:9:3)\n    at /repo/node_modules/@vitest/runner/dist/index.js:1:2\n    at node:internal/process/task_queues:95:5'
     expect(placeable(ours, exists)).toBe(false)
     expect(placeable(`${ours}\n    at /repo/test/a.test.ts:12:15`, exists)).toBe(true)
     expect(placeable('Error\n    at run (file:///repo/src/agent.ts:3:1)', exists)).toBe(true)

@@ -17,7 +17,8 @@ import { testCommand } from '../runners/command.js'
 import { redactMessage } from '../secrets/redact.js'
 import { usd } from './cost-text.js'
 import type { SessionFacts } from './facts.js'
-import { formatSummary, type RanTest, type SuiteSummary } from './summary.js'
+import { formatSummary } from './summary-format.js'
+import type { RanTest, SuiteSummary } from './summary.js'
 
 /** GitHub shows 10 annotations of each kind per step: the first 9, then one that counts the rest. */
 const SHOWN = 10
@@ -113,7 +114,9 @@ function failureOf(t: RanTest): { code: string; message: string } | undefined {
 
 function rerunOf(t: RanTest, runner: string, config: string | undefined): string {
   const f = t.facts
-  const file = relative(f?.rootDir ?? process.cwd(), t.file).split(sep).join('/')
+  const file = relative(f?.rootDir ?? process.cwd(), t.file)
+    .split(sep)
+    .join('/')
   return testCommand({ runner, file, name: f?.test ?? t.name, project: t.project, ...(config ? { config } : {}) })
 }
 
@@ -129,7 +132,9 @@ function capped(lines: string[], kind: 'error' | 'warning', what: string): strin
  */
 export function stepSummary(input: GithubInput): string {
   const rel = relTo(input.cwd)
-  const line = formatSummary(input.summary, pc.createColors(false), { cwd: input.cwd, ci: true }).split('\n')[0].replace(/^ fluxlab {2}/, '')
+  const line = formatSummary(input.summary, pc.createColors(false), { cwd: input.cwd, ci: true })
+    .split('\n')[0]
+    .replace(/^ fluxlab {2}/, '')
   const rows: string[] = []
   for (const t of input.tests) {
     const where = `\`${cell(`${rel(t.file)}${t.line ? `:${t.line}` : ''}`)}\` ${cell(t.name)}`

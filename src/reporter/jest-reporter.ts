@@ -16,7 +16,8 @@ import { FACTS_ENV, type TestFacts } from './facts.js'
 import { factsKey, readFacts } from './read-facts.js'
 import { declarationLine, githubOn, reportToGithub } from './github.js'
 import { writeLastRun } from './last-run.js'
-import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
+import { formatSummary } from './summary-format.js'
+import { summarize, type RanTest, type TestState } from './summary.js'
 
 interface AssertionLike {
   fullName: string
@@ -103,7 +104,14 @@ export default class FluxlabJestReporter {
       }
     }
     writeLastRun(tests, 'jest', process.cwd())
-    const summary = summarize({ tests, fileFacts: read.files, files, rootDir: process.cwd(), bases: this.options.dirs ?? [], checkObsolete: !results.wasInterrupted })
+    const summary = summarize({
+      tests,
+      fileFacts: read.files,
+      files,
+      rootDir: process.cwd(),
+      bases: this.options.dirs ?? [],
+      checkObsolete: !results.wasInterrupted,
+    })
     const colors = pc.createColors(colorOn(process.stderr))
     process.stderr.write(`${formatSummary(summary, colors, { ci: isCi() })}\n`)
     if (github) reportToGithub({ runner: 'jest', tests, summary, cwd: process.cwd(), runnerAnnotates: this.runnerAnnotates }, (s) => process.stdout.write(s))

@@ -5,7 +5,10 @@ import { afterEach, describe, expect, test, vi } from 'vitest'
 import FluxlabJestReporter from './jest-reporter.js'
 import { checkJestVersion, JEST_RANGE, jestVersion } from './jest-version.js'
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: { jest: string }; devDependencies: { jest: string } }
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  peerDependencies: { jest: string }
+  devDependencies: { jest: string }
+}
 
 /** A project whose own node_modules holds a jest of this version (a real directory jest would resolve from). */
 function projectWithJest(version: string): string {

@@ -13,11 +13,24 @@ afterEach(() => {
 })
 
 const session = (over: Partial<SessionFacts>): SessionFacts => ({
-  name: 'capital', dir: '/repo/tests/scenarios/capital', mode: 'replay', modelCalls: 2, toolCalls: 1, modelLive: 0, hermetic: true,
-  failures: [], warnings: [], cost: 0.0001, unpriced: [], ...over,
+  name: 'capital',
+  dir: '/repo/tests/scenarios/capital',
+  mode: 'replay',
+  modelCalls: 2,
+  toolCalls: 1,
+  modelLive: 0,
+  hermetic: true,
+  failures: [],
+  warnings: [],
+  cost: 0.0001,
+  unpriced: [],
+  ...over,
 })
 const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[]): RanTest => ({
-  file: '/repo/test/a.test.ts', name, line: 7, state,
+  file: '/repo/test/a.test.ts',
+  name,
+  line: 7,
+  state,
   facts: { runner: 'vitest', file: '/repo/test/a.test.ts', test: name, rootDir: '/repo', base: '/repo/tests/scenarios', opened: [], sessions } as TestFacts,
 })
 

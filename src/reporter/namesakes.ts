@@ -9,7 +9,9 @@
  * @example
  * namesakes(tests) // [{ file: '/repo/test/raw.test.ts', name: 'raw response', count: 2 }]
  */
-export function namesakes(tests: ReadonlyArray<{ file: string; name: string; project?: string; repeat?: number }>): Array<{ file: string; name: string; count: number }> {
+export function namesakes(
+  tests: ReadonlyArray<{ file: string; name: string; project?: string; repeat?: number }>,
+): Array<{ file: string; name: string; count: number }> {
   const counts = new Map<string, { file: string; name: string; count: number }>()
   for (const t of tests) {
     if (t.repeat) continue
@@ -45,7 +47,9 @@ export function namesakeLines(names: ReturnType<typeof namesakes>, rel: (file: s
  */
 export function sharedLines(shared: ReadonlyArray<{ scenario: string; step: string; from: string }>, pad: string): string[] {
   if (!shared.length) return []
-  const lines = [`${pad}· ${shared.length} read${shared.length === 1 ? '' : 's'} answered from another test's fixture of the same file (a download the app keeps across tests):`]
+  const lines = [
+    `${pad}· ${shared.length} read${shared.length === 1 ? '' : 's'} answered from another test's fixture of the same file (a download the app keeps across tests):`,
+  ]
   for (const r of shared.slice(0, 5)) lines.push(`${pad}  ${r.scenario} ${r.step} ← ${r.from}`)
   if (shared.length > 5) lines.push(`${pad}  … ${shared.length - 5} more`)
   return lines

@@ -21,7 +21,22 @@ const facts = (test: string, mode: 'record' | 'replay'): TestFacts => ({
   rootDir: '/app/e2e',
   base: '/app/e2e/tests/scenarios',
   opened: [],
-  sessions: [{ name: test, dir: '', mode, ...(mode === 'record' ? { written: true } : {}), modelCalls: 1, toolCalls: 0, modelLive: mode === 'record' ? 1 : 0, hermetic: mode === 'replay', failures: [], warnings: [], cost: 0, unpriced: [] }],
+  sessions: [
+    {
+      name: test,
+      dir: '',
+      mode,
+      ...(mode === 'record' ? { written: true } : {}),
+      modelCalls: 1,
+      toolCalls: 0,
+      modelLive: mode === 'record' ? 1 : 0,
+      hermetic: mode === 'replay',
+      failures: [],
+      warnings: [],
+      cost: 0,
+      unpriced: [],
+    },
+  ],
 })
 const result = (status: string, f?: TestFacts) => ({
   status,
@@ -32,7 +47,11 @@ const result = (status: string, f?: TestFacts) => ({
 afterEach(() => vi.restoreAllMocks())
 
 /** Run the reporter over `ends` and return the summary it prints; `suite` is every test of the run, `ends` what ran. */
-function summaryOf(projects: number, ends: Array<[ReturnType<typeof testCase>, ReturnType<typeof result>]>, suite?: Array<ReturnType<typeof testCase>>): string {
+function summaryOf(
+  projects: number,
+  ends: Array<[ReturnType<typeof testCase>, ReturnType<typeof result>]>,
+  suite?: Array<ReturnType<typeof testCase>>,
+): string {
   const out: string[] = []
   vi.spyOn(process.stderr, 'write').mockImplementation((s) => (out.push(String(s)), true))
   // this suite's own CI runs on GitHub: no annotation or step summary of these made-up tests reaches it
@@ -171,7 +190,11 @@ describe('FluxlabPlaywrightReporter', () => {
 describe('FluxlabPlaywrightReporter under GITHUB_ACTIONS=true', () => {
   const diverged = (): TestFacts => {
     const f = facts('asks Rome', 'replay')
-    f.sessions[0] = { ...f.sessions[0], hermetic: false, failures: [{ code: 'model_index_overflow', step: 'model#2', message: 'one model call more than the tape' }] }
+    f.sessions[0] = {
+      ...f.sessions[0],
+      hermetic: false,
+      failures: [{ code: 'model_index_overflow', step: 'model#2', message: 'one model call more than the tape' }],
+    }
     return f
   }
   /** Runs the reporter over one failed test at line 14; returns what it wrote to stdout. */
@@ -191,7 +214,9 @@ describe('FluxlabPlaywrightReporter under GITHUB_ACTIONS=true', () => {
   }
 
   it("annotates a failed test at test.location, and leaves it to Playwright's own `github` reporter when that runs", () => {
-    expect(annotate([['list']], {})).toMatch(/^::error file=e2e\/chat\.spec\.ts,line=14,title=model_index_overflow::scenario "asks Rome" model#2: model_index_overflow: .*; rerun: npx playwright test /m)
+    expect(annotate([['list']], {})).toMatch(
+      /^::error file=e2e\/chat\.spec\.ts,line=14,title=model_index_overflow::scenario "asks Rome" model#2: model_index_overflow: .*; rerun: npx playwright test /m,
+    )
     expect(annotate([['list'], ['github']], {})).toBe('')
     expect(annotate([['list']], { FLUX_GITHUB: '0' })).toBe('')
   })

@@ -18,7 +18,8 @@ import { afterRetry, FACTS_ATTACHMENT, FACTS_ENV, type FileFacts, type TestFacts
 import { readFacts } from './read-facts.js'
 import { githubOn, reportToGithub } from './github.js'
 import { writeLastRun } from './last-run.js'
-import { formatSummary, summarize, type RanTest, type TestState } from './summary.js'
+import { formatSummary } from './summary-format.js'
+import { summarize, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
   /** Unique per test, project and repeat (`--repeat-each`); a retry is another result of the same test. */
@@ -146,7 +147,8 @@ export default class FluxlabPlaywrightReporter {
     // @note issue 41: a config outside the working directory (`e2e/playwright.config.ts`) goes into each rerun command as `-c`.
     const configFile = this.config?.configFile
     const config = configFile && dirname(configFile) !== process.cwd() ? { config: relative(process.cwd(), configFile) } : {}
-    if (githubOn(this.options.github)) reportToGithub({ runner: 'playwright', tests, summary, cwd: process.cwd(), runnerAnnotates, ...config }, (s) => process.stdout.write(s))
+    if (githubOn(this.options.github))
+      reportToGithub({ runner: 'playwright', tests, summary, cwd: process.cwd(), runnerAnnotates, ...config }, (s) => process.stdout.write(s))
   }
 
   private config?: ConfigLike

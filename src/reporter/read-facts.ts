@@ -42,7 +42,13 @@ const factsSchema = {
  * readFacts(process.env.FLUX_FACTS_FILE!).tests.length
  */
 export function readFacts(file: string): { tests: TestFacts[]; files: FileFacts[] } {
-  const lines = readJsonl<TestFacts | ({ kind: 'file' } & FileFacts)>(file, { schema: factsSchema, noun: 'test facts', fix: 'Run the tests again.', scan: false, collect: true }).lines.map((l) => l.value)
+  const lines = readJsonl<TestFacts | ({ kind: 'file' } & FileFacts)>(file, {
+    schema: factsSchema,
+    noun: 'test facts',
+    fix: 'Run the tests again.',
+    scan: false,
+    collect: true,
+  }).lines.map((l) => l.value)
   const tests = new Map<string, TestFacts>()
   // A test file's facts come in several lines (one more for each unset variable its code read): one entry a file.
   const files = new Map<string, FileFacts>()

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import pc from 'picocolors'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SessionFacts, TestFacts } from './facts.js'
-import { formatSummary, summarize, type RanTest } from './summary.js'
+import { formatSummary } from './summary-format.js'
+import { summarize, type RanTest } from './summary.js'
 
 const EXAMPLE = new URL('../../examples/scenarios/capital-agent', import.meta.url).pathname
 const dirs: string[] = []
@@ -18,28 +19,67 @@ function project(fixtures: Record<string, string | null>): string {
     const to = join(root, 'tests/scenarios', dir)
     mkdirSync(join(to, '..'), { recursive: true })
     cpSync(EXAMPLE, to, { recursive: true })
-    const manifest = readFileSync(join(to, 'scenario.yaml'), 'utf8').replace(/^source:\n(  .*\n)+/m, test === null ? '' : `source:\n  file: a.test.ts\n  name: ${test}\n`)
+    const manifest = readFileSync(join(to, 'scenario.yaml'), 'utf8').replace(
+      /^source:\n( {2}.*\n)+/m,
+      test === null ? '' : `source:\n  file: a.test.ts\n  name: ${test}\n`,
+    )
     writeFileSync(join(to, 'scenario.yaml'), manifest)
   }
   return root
 }
 
 const run = (over: Partial<SessionFacts> = {}): SessionFacts => ({
-  name: 'capital', dir: '', mode: 'replay', modelCalls: 2, toolCalls: 1, modelLive: 0, hermetic: true, failures: [], warnings: [], cost: 0.001, unpriced: [], ...over,
+  name: 'capital',
+  dir: '',
+  mode: 'replay',
+  modelCalls: 2,
+  toolCalls: 1,
+  modelLive: 0,
+  hermetic: true,
+  failures: [],
+  warnings: [],
+  cost: 0.001,
+  unpriced: [],
+  ...over,
 })
 const facts = (root: string, opened: string[], sessions: SessionFacts[]): TestFacts => ({
-  runner: 'vitest', file: join(root, 'a.test.ts'), test: 't', rootDir: root, base: join(root, 'tests/scenarios'), opened: opened.map((d) => join(root, 'tests/scenarios', d)), sessions,
+  runner: 'vitest',
+  file: join(root, 'a.test.ts'),
+  test: 't',
+  rootDir: root,
+  base: join(root, 'tests/scenarios'),
+  opened: opened.map((d) => join(root, 'tests/scenarios', d)),
+  sessions,
 })
 
 describe('summarize', () => {
   it('counts runs by mode, hermetic ones, live calls, cost, and drift', () => {
     const root = project({})
     const tests: RanTest[] = [
-      { file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run(), run({ mode: 'record', written: true, hermetic: false, modelLive: 2, cost: 0.002 })]) },
-      { file: join(root, 'a.test.ts'), name: 'two', state: 'failed', facts: facts(root, [], [run({ hermetic: false, warnings: [{ code: 'model_request_drift', step: 'model#1', message: 'm' }], unpriced: ['x'] })]) },
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'one',
+        state: 'passed',
+        facts: facts(root, [], [run(), run({ mode: 'record', written: true, hermetic: false, modelLive: 2, cost: 0.002 })]),
+      },
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'two',
+        state: 'failed',
+        facts: facts(root, [], [run({ hermetic: false, warnings: [{ code: 'model_request_drift', step: 'model#1', message: 'm' }], unpriced: ['x'] })]),
+      },
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
-    expect(s).toMatchObject({ scenarios: 3, replayed: 2, recorded: 1, tests: { passed: 1, failed: 1, skipped: 0 }, hermetic: 1, liveModelCalls: 2, unpriced: ['x'], obsolete: [] })
+    expect(s).toMatchObject({
+      scenarios: 3,
+      replayed: 2,
+      recorded: 1,
+      tests: { passed: 1, failed: 1, skipped: 0 },
+      hermetic: 1,
+      liveModelCalls: 2,
+      unpriced: ['x'],
+      obsolete: [],
+    })
     expect(s.cost).toBeCloseTo(0.004)
     expect(formatSummary(s, pc.createColors(false))).toBe(
       ' fluxlab  3 scenarios: 2 replayed, 1 recorded · tests 1 passed, 1 failed, 0 skipped · hermetic 1/2 · live model calls 2 · recorded cost $0.00400 + no price for x · drift warnings 1\n' +
@@ -63,16 +103,40 @@ describe('summarize', () => {
       },
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
-    expect(s).toMatchObject({ scenarios: 1, replayed: 1, recorded: 0, empty: 1, hermetic: 1, tests: { passed: 2, failed: 1, skipped: 0 }, fluxFailures: { FLUX_OFFLINE: 1 } })
-    expect(formatSummary(s, pc.createColors(false))).toContain('1 scenario: 1 replayed, 0 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed (1 FLUX_OFFLINE), 0 skipped · hermetic 1/1')
+    expect(s).toMatchObject({
+      scenarios: 1,
+      replayed: 1,
+      recorded: 0,
+      empty: 1,
+      hermetic: 1,
+      tests: { passed: 2, failed: 1, skipped: 0 },
+      fluxFailures: { FLUX_OFFLINE: 1 },
+    })
+    expect(formatSummary(s, pc.createColors(false))).toContain(
+      '1 scenario: 1 replayed, 0 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed (1 FLUX_OFFLINE), 0 skipped · hermetic 1/1',
+    )
   })
 
   it('names the child processes that never reached fluxlab, each once with its scenario, and the fix once', () => {
     const root = project({})
-    const unseen = (command: string) => ({ code: 'unseen_child', step: 'child', message: `the child process \`${command}\` exited without reaching fluxlab: …` })
+    const unseen = (command: string) => ({
+      code: 'unseen_child',
+      step: 'child',
+      message: `the child process \`${command}\` exited without reaching fluxlab: …`,
+    })
     const tests: RanTest[] = [
-      { file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run({ name: 'a/one', warnings: [unseen('NODE_OPTIONS= node tool.mjs')] })]) },
-      { file: join(root, 'a.test.ts'), name: 'two', state: 'passed', facts: facts(root, [], [run({ name: 'a/two', warnings: [unseen('python3 tool.py'), { code: 'model_request_drift', step: 'model#1', message: 'm' }] })]) },
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'one',
+        state: 'passed',
+        facts: facts(root, [], [run({ name: 'a/one', warnings: [unseen('NODE_OPTIONS= node tool.mjs')] })]),
+      },
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'two',
+        state: 'passed',
+        facts: facts(root, [], [run({ name: 'a/two', warnings: [unseen('python3 tool.py'), { code: 'model_request_drift', step: 'model#1', message: 'm' }] })]),
+      },
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
     expect(s.unseen.map((u) => u.scenario)).toEqual(['a/one', 'a/two'])
@@ -88,21 +152,41 @@ describe('summarize', () => {
 
   it('counts the calls a recording stored as never answered, and names each with its scenario', () => {
     const root = project({})
-    const unanswered = { code: 'unanswered_call', step: 'tool#8 mcp mark_item', message: 'tool#8 never got an answer (the client cancelled it (notifications/cancelled) after 200 ms); the replay waits as the client did' }
-    const tests: RanTest[] = [{ file: join(root, 'a.test.ts'), name: 'one', state: 'passed', facts: facts(root, [], [run({ name: 'a/one', mode: 'record', written: true, warnings: [unanswered] })]) }]
+    const unanswered = {
+      code: 'unanswered_call',
+      step: 'tool#8 mcp mark_item',
+      message: 'tool#8 never got an answer (the client cancelled it (notifications/cancelled) after 200 ms); the replay waits as the client did',
+    }
+    const tests: RanTest[] = [
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'one',
+        state: 'passed',
+        facts: facts(root, [], [run({ name: 'a/one', mode: 'record', written: true, warnings: [unanswered] })]),
+      },
+    ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
     expect(s.unanswered.map((u) => u.scenario)).toEqual(['a/one'])
     const out = formatSummary(s, pc.createColors(false)).split('\n')
     expect(out[0]).toMatch(/ · drift warnings 0 · calls never answered 1$/)
-    expect(out.at(-1)).toMatch(/⚠ a\/one tool#8 mcp mark_item unanswered_call: tool#8 never got an answer \(the client cancelled it .*\); the replay waits as the client did$/)
+    expect(out.at(-1)).toMatch(
+      /⚠ a\/one tool#8 mcp mark_item unanswered_call: tool#8 never got an answer \(the client cancelled it .*\); the replay waits as the client did$/,
+    )
   })
 
   it('names the unpriced models once, in one clause: each once, sorted, the first three and a count of the rest', () => {
     // Measured on a real suite: the cost line named 10 unpriced models, on the summary's one head line.
     const root = project({})
     const models = (ids: number[]) => ids.map((i) => `gateway/model-${String(i).padStart(2, '0')}`)
-    const tests: RanTest[] = [[10, 3, 1, 7], [2, 9, 3], [8, 4, 5, 6, 1]].map((ids, i) => ({
-      file: join(root, 'a.test.ts'), name: `t${i}`, state: 'passed', facts: facts(root, [], [run({ unpriced: models(ids) }), run({ unpriced: models([1]) })]),
+    const tests: RanTest[] = [
+      [10, 3, 1, 7],
+      [2, 9, 3],
+      [8, 4, 5, 6, 1],
+    ].map((ids, i) => ({
+      file: join(root, 'a.test.ts'),
+      name: `t${i}`,
+      state: 'passed',
+      facts: facts(root, [], [run({ unpriced: models(ids) }), run({ unpriced: models([1]) })]),
     }))
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: true })
     expect(s.unpriced).toEqual(models([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
@@ -122,17 +206,32 @@ describe('summarize', () => {
     const tests: RanTest[] = [
       { file: join(root, 'a.test.ts'), name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record', written: true })]) },
       { file: join(root, 'a.test.ts'), name: 'adds', state: 'passed', facts: facts(root, [], [run({ mode: 'record', modelCalls: 0, toolCalls: 0, cost: 0 })]) },
-      { file: join(root, 'a.test.ts'), name: 'fails', state: 'failed', errors: ['AssertionError: expected 1 to be 2'], facts: facts(root, [], [run({ mode: 'record' })]) },
+      {
+        file: join(root, 'a.test.ts'),
+        name: 'fails',
+        state: 'failed',
+        errors: ['AssertionError: expected 1 to be 2'],
+        facts: facts(root, [], [run({ mode: 'record' })]),
+      },
     ]
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
     expect(s).toMatchObject({ scenarios: 1, recorded: 1, empty: 1, tests: { passed: 2, failed: 1, skipped: 0 }, fluxFailures: {} })
     // The recorded cost is that of what is on the tape: the failed test's recording wrote nothing.
     expect(s.cost).toBeCloseTo(0.001)
-    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' fluxlab  1 scenario: 0 replayed, 1 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed, 0 skipped · ')
+    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(
+      ' fluxlab  1 scenario: 0 replayed, 1 recorded (1 test with no model call: nothing to record) · tests 2 passed, 1 failed, 0 skipped · ',
+    )
     // A file scenario (calls outside every test, such as servers started in beforeAll) that recorded nothing is no test:
     // measured on a real suite, "4 tests with no model call" where 3 tests had none.
     const outside = facts(root, [], [run({ mode: 'record', modelCalls: 0, toolCalls: 2, cost: 0 })])
-    const withFile = summarize({ tests, fileFacts: [{ file: join(root, 'a.test.ts'), base: join(root, 'tests/scenarios'), unsetKeys: [], outside }], files: [], rootDir: root, bases: [], checkObsolete: false })
+    const withFile = summarize({
+      tests,
+      fileFacts: [{ file: join(root, 'a.test.ts'), base: join(root, 'tests/scenarios'), unsetKeys: [], outside }],
+      files: [],
+      rootDir: root,
+      bases: [],
+      checkObsolete: false,
+    })
     expect(withFile.empty).toBe(1)
   })
 
@@ -140,9 +239,22 @@ describe('summarize', () => {
     // Measured on a real suite: "recorded 55" while 56 fixtures were written, the 56th a file's `beforeAll` calls.
     const root = project({ 'a-outside-tests': '(outside tests)' })
     const file = join(root, 'a.test.ts')
-    const outside = { ...facts(root, ['a-outside-tests'], [run({ mode: 'record', written: true, hermetic: false, modelLive: 6 })]), test: '(outside tests)', fileLevel: true as const }
-    const tests: RanTest[] = [{ file, name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record', written: true, hermetic: false, modelLive: 1 })]) }]
-    const s = summarize({ tests, fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: [], outside }], files: [file], rootDir: root, bases: [], checkObsolete: true })
+    const outside = {
+      ...facts(root, ['a-outside-tests'], [run({ mode: 'record', written: true, hermetic: false, modelLive: 6 })]),
+      test: '(outside tests)',
+      fileLevel: true as const,
+    }
+    const tests: RanTest[] = [
+      { file, name: 'calls', state: 'passed', facts: facts(root, [], [run({ mode: 'record', written: true, hermetic: false, modelLive: 1 })]) },
+    ]
+    const s = summarize({
+      tests,
+      fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: [], outside }],
+      files: [file],
+      rootDir: root,
+      bases: [],
+      checkObsolete: true,
+    })
     expect(s).toMatchObject({ scenarios: 2, recorded: 2, liveModelCalls: 7, tests: { passed: 1, failed: 0, skipped: 0 }, obsolete: [] })
   })
 
@@ -150,7 +262,12 @@ describe('summarize', () => {
     // Measured on a real suite: under vitest's "115 failed", the summary said "56 replayed, 0 failed"; 114 were FLUX_NO_RECORDING.
     const root = project({})
     const file = join(root, 'a.test.ts')
-    const refused = (name: string): RanTest => ({ file, name, state: 'failed', errors: ['[fluxlab] FLUX_NO_RECORDING: Failed to open scenario "x": there is no fixture.'] })
+    const refused = (name: string): RanTest => ({
+      file,
+      name,
+      state: 'failed',
+      errors: ['[fluxlab] FLUX_NO_RECORDING: Failed to open scenario "x": there is no fixture.'],
+    })
     const tests: RanTest[] = [
       refused('a'),
       refused('b'),
@@ -162,9 +279,13 @@ describe('summarize', () => {
     const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
     expect(s.tests).toEqual({ passed: 1, failed: 4, skipped: 1 })
     expect(s.fluxFailures).toEqual({ FLUX_NO_RECORDING: 2, FLUX_DIVERGED: 1 })
-    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(' · tests 1 passed, 4 failed (2 FLUX_NO_RECORDING, 1 FLUX_DIVERGED), 1 skipped · ')
+    expect(formatSummary(s, pc.createColors(false)).split('\n')[0]).toContain(
+      ' · tests 1 passed, 4 failed (2 FLUX_NO_RECORDING, 1 FLUX_DIVERGED), 1 skipped · ',
+    )
     // A run where fluxlab refused every test still prints its summary.
-    expect(formatSummary(summarize({ tests: [refused('a')], files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))).toContain('tests 0 passed, 1 failed (1 FLUX_NO_RECORDING), 0 skipped')
+    expect(formatSummary(summarize({ tests: [refused('a')], files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))).toContain(
+      'tests 0 passed, 1 failed (1 FLUX_NO_RECORDING), 0 skipped',
+    )
   })
 
   it('folds drift at one place across tests into one line with its count, showing what changed', () => {
@@ -172,9 +293,12 @@ describe('summarize', () => {
     // summary line was cut before the difference.
     const root = project({})
     const served = 'request differs from the recording, served by position: '
-    const at = (t: string) => `${served}input[0].content[0].text differs at character 2955: "…TIME: Tuesday, December 1, 2026 at 3:24:03 PM UTC" → "…TIME: Tuesday, December 1, 2026 at ${t} PM UTC"`
+    const at = (t: string) =>
+      `${served}input[0].content[0].text differs at character 2955: "…TIME: Tuesday, December 1, 2026 at 3:24:03 PM UTC" → "…TIME: Tuesday, December 1, 2026 at ${t} PM UTC"`
     const tests: RanTest[] = ['3:25:10', '3:25:11', '3:25:12'].map((t, i) => ({
-      file: join(root, 'a.test.ts'), name: `t${i}`, state: 'passed' as const,
+      file: join(root, 'a.test.ts'),
+      name: `t${i}`,
+      state: 'passed' as const,
       facts: facts(root, [], [run({ warnings: [{ code: 'model_request_drift', step: 'model#1', message: at(t) }] })]),
     }))
     const text = formatSummary(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))
@@ -187,9 +311,12 @@ describe('summarize', () => {
   it('folds unwrapped_tool warnings of one tool across tests into one line, and shows its advice whole', () => {
     const root = project({})
     const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
-    const said = (id: string) => `model#1 asked for \`get_weather\` (${id}); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran in-process unrecorded${advice}`
+    const said = (id: string) =>
+      `model#1 asked for \`get_weather\` (${id}); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran in-process unrecorded${advice}`
     const tests: RanTest[] = ['call_a0000001', 'call_b0000002', 'call_c0000003'].map((id, i) => ({
-      file: join(root, 'a.test.ts'), name: `t${i}`, state: 'passed' as const,
+      file: join(root, 'a.test.ts'),
+      name: `t${i}`,
+      state: 'passed' as const,
       facts: facts(root, [], [run({ name: `weather-${i}`, warnings: [{ code: 'unwrapped_tool', step: 'model#1', message: said(id) }] })]),
     }))
     const text = formatSummary(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false))
@@ -221,9 +348,18 @@ describe('summarize', () => {
       { file, name: 'todo', state: 'pending' },
       { file, name: 'kept', state: 'passed', facts: facts(root, [], [run()]) },
     ]
-    const s = summarize({ tests, fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: ['FIREWORKS_API_KEY'] }], files: [file], rootDir: root, bases: [], checkObsolete: true })
+    const s = summarize({
+      tests,
+      fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: ['FIREWORKS_API_KEY'] }],
+      files: [file],
+      rootDir: root,
+      bases: [],
+      checkObsolete: true,
+    })
     expect(s.tests.skipped).toBe(2)
-    expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1), t.unsetKeys])).toEqual([['a.test.ts > needs a key', 'tests/scenarios/gated', ['FIREWORKS_API_KEY']]])
+    expect(s.skippedWithFixture.map((t) => [t.test, t.dir.slice(root.length + 1), t.unsetKeys])).toEqual([
+      ['a.test.ts > needs a key', 'tests/scenarios/gated', ['FIREWORKS_API_KEY']],
+    ])
     expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(
       ' fluxlab  1 scenario: 1 replayed, 0 recorded · tests 1 passed, 0 failed, 2 skipped · hermetic 1/1 · live model calls 0 · recorded cost $0.00100 · drift warnings 0\n' +
         '          ⚠ 1 skipped test has a fixture: it ran while recording, so a skip gate closed here and the fixture tests nothing:\n' +
@@ -259,9 +395,25 @@ describe('summarize', () => {
     const root = project({})
     const file = join(root, 'config.test.ts')
     const message = '[fluxlab] FLUX_OFFLINE: Failed to send GET 127.0.0.1:4010/config in test "(outside tests)": no fixture answers it.'
-    const outside: TestFacts = { ...facts(root, [], [run({ refused: true, modelCalls: 0, toolCalls: 1, cost: 0, hermetic: false, failures: [{ code: 'fatal', step: '(outside tests)', message }] })]), file, test: '(outside tests)', fileLevel: true }
+    const outside: TestFacts = {
+      ...facts(
+        root,
+        [],
+        [run({ refused: true, modelCalls: 0, toolCalls: 1, cost: 0, hermetic: false, failures: [{ code: 'fatal', step: '(outside tests)', message }] })],
+      ),
+      file,
+      test: '(outside tests)',
+      fileLevel: true,
+    }
     const tests: RanTest[] = [{ file, name: 'uses the configured model', state: 'skipped' }]
-    const s = summarize({ tests, fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: [], outside }], files: [], rootDir: root, bases: [], checkObsolete: true })
+    const s = summarize({
+      tests,
+      fileFacts: [{ file, base: join(root, 'tests/scenarios'), unsetKeys: [], outside }],
+      files: [],
+      rootDir: root,
+      bases: [],
+      checkObsolete: true,
+    })
     expect(s.fileFailures).toEqual([{ file, code: 'FLUX_OFFLINE', message }])
     expect(formatSummary(s, pc.createColors(false), { cwd: root })).toBe(
       ' fluxlab  0 scenarios: 0 replayed, 0 recorded · tests 0 passed, 0 failed, 1 skipped · test files failed outside their tests 1 (1 FLUX_OFFLINE) · hermetic 0/0 · live model calls 0 · recorded cost $0 · drift warnings 0\n' +
@@ -271,7 +423,9 @@ describe('summarize', () => {
 
   it('says so in one line when no scenario and no test ran', () => {
     const root = project({})
-    expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(' fluxlab  no scenarios ran')
+    expect(formatSummary(summarize({ tests: [], files: [], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false))).toBe(
+      ' fluxlab  no scenarios ran',
+    )
   })
 
   it("gives the runner's counts and names namesakes when tests ran but none opened a scenario (a replay of tests that made no model call)", () => {
@@ -284,7 +438,9 @@ describe('summarize', () => {
       { file, name: 'parity is skipped', state: 'skipped' },
     ]
     const text = formatSummary(summarize({ tests, files: [file], rootDir: root, bases: [], checkObsolete: true }), pc.createColors(false), { cwd: root })
-    expect(text.split('\n')[0]).toBe(' fluxlab  0 scenarios: 0 replayed, 0 recorded · tests 1 passed, 2 failed, 1 skipped · hermetic 0/0 · live model calls 0 · recorded cost $0 · drift warnings 0')
+    expect(text.split('\n')[0]).toBe(
+      ' fluxlab  0 scenarios: 0 replayed, 0 recorded · tests 1 passed, 2 failed, 1 skipped · hermetic 0/0 · live model calls 0 · recorded cost $0 · drift warnings 0',
+    )
     expect(text).toContain('2 tests of parity.test.ts are named "parity complete() returns text"')
   })
 })

@@ -7,7 +7,8 @@ import pc from 'picocolors'
 import type { TestFacts } from './facts.js'
 import { declarationLine, githubOn, placeable, reportToGithub } from './github.js'
 import { writeLastRun } from './last-run.js'
-import { formatSummary, summarize, type FileFacts, type RanTest, type TestState } from './summary.js'
+import { formatSummary } from './summary-format.js'
+import { summarize, type FileFacts, type RanTest, type TestState } from './summary.js'
 
 interface TestCaseLike {
   fullName: string
@@ -85,7 +86,15 @@ export class FluxlabVitestReporter {
       }
     }
     writeLastRun(tests, 'vitest', vitest.config.root)
-    const summary = summarize({ tests, fileFacts, fileErrors, files, rootDir: vitest.config.root, bases: this.options.dirs ?? [], checkObsolete: reason !== 'interrupted' })
+    const summary = summarize({
+      tests,
+      fileFacts,
+      fileErrors,
+      files,
+      rootDir: vitest.config.root,
+      bases: this.options.dirs ?? [],
+      checkObsolete: reason !== 'interrupted',
+    })
     const toStderr = !vitest.config.outputFile && (vitest.config.reporters ?? []).some((r) => STDOUT_DOCUMENTS.has(String(Array.isArray(r) ? r[0] : r)))
     const stream = toStderr ? process.stderr : process.stdout
     const colors = pc.createColors(colorOn(stream))

@@ -16,17 +16,20 @@ describe('testCommand', () => {
   })
 
   test('names a Playwright config that is not in the working directory, so the command runs the test with it', () => {
-    expect(testCommand({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'chat > answers', config: 'e2e/playwright.config.ts' }, 'FLUX_GOLDEN=update')).toBe(
-      "FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'chat answers$'",
-    )
+    expect(
+      testCommand({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'chat > answers', config: 'e2e/playwright.config.ts' }, 'FLUX_GOLDEN=update'),
+    ).toBe("FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'chat answers$'")
     // jest and vitest have no such flag: a config there is not a Playwright one
     expect(testCommand({ runner: 'vitest', file: 'a.test.ts', name: 'x', config: 'e2e/playwright.config.ts' })).toBe("npx vitest run a.test.ts -t '^x$'")
   })
 
   test('names the project of a config with several, so the command runs the test in that project only', () => {
-    expect(testCommand({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'answers', config: 'e2e/playwright.config.ts', project: 'mobile chrome' }, 'FLUX_GOLDEN=update')).toBe(
-      "FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'answers$' --project 'mobile chrome'",
-    )
+    expect(
+      testCommand(
+        { runner: 'playwright', file: 'tests/chat.spec.ts', name: 'answers', config: 'e2e/playwright.config.ts', project: 'mobile chrome' },
+        'FLUX_GOLDEN=update',
+      ),
+    ).toBe("FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'answers$' --project 'mobile chrome'")
     // only Playwright's: a vitest project is not named (issue 39 asks for Playwright's flag)
     expect(testCommand({ runner: 'vitest', file: 'a.test.ts', name: 'x', project: 'node' })).toBe("npx vitest run a.test.ts -t '^x$'")
   })

@@ -7,8 +7,16 @@ import { registerRunner, runnerAdapter, runningInRunner, type RunnerAdapter } fr
 const tap: RunnerAdapter = {
   name: 'tap',
   bin: 'npx tap',
-  select: (name) => name.split(' > ').map((t) => ` --grep='${t}'`).join(''),
-  running: () => (globalThis as { __tapTest?: { file: string; name: string } }).__tapTest && { runner: 'tap', ...(globalThis as { __tapTest?: { file: string; name: string } }).__tapTest! },
+  select: (name) =>
+    name
+      .split(' > ')
+      .map((t) => ` --grep='${t}'`)
+      .join(''),
+  running: () =>
+    (globalThis as { __tapTest?: { file: string; name: string } }).__tapTest && {
+      runner: 'tap',
+      ...(globalThis as { __tapTest?: { file: string; name: string } }).__tapTest!,
+    },
   setupFix: "Add `import 'fluxlab/tap'` to the tap config's `before` list",
 }
 
@@ -33,7 +41,11 @@ describe('registerRunner', () => {
   test("the running test is read from the first runner's adapter that sees one", () => {
     const g = globalThis as { __tapTest?: { file: string; name: string }; __vitest_worker__?: unknown }
     // inside vitest, vitest's adapter sees this very test
-    expect(runningInRunner()).toMatchObject({ runner: 'vitest', file: 'src/runners/registry.test.ts', name: expect.stringContaining('the running test is read') })
+    expect(runningInRunner()).toMatchObject({
+      runner: 'vitest',
+      file: 'src/runners/registry.test.ts',
+      name: expect.stringContaining('the running test is read'),
+    })
     const worker = g.__vitest_worker__
     const undo = registerRunner(tap)
     try {

@@ -27,7 +27,11 @@ export function registerRunner(adapter: RunnerAdapter): () => void {
   if (!TOKEN.test(adapter.name))
     throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'its name is not lowercase letters, digits and dashes', fix: 'Name it like `node-test`.' })
   if (runners.has(adapter.name))
-    throw new FluxError('FLUX_BAD_CONFIG', { failed, reason: 'a runner of that name is registered already', fix: 'Register each runner once, under its own name.' })
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed,
+      reason: 'a runner of that name is registered already',
+      fix: 'Register each runner once, under its own name.',
+    })
   runners.set(adapter.name, adapter)
   return () => void runners.delete(adapter.name)
 }

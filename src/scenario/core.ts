@@ -82,8 +82,25 @@ export function saveCore(core: ScenarioCore, run: Run, trace: string): TraceSnap
     })
   const { redactor, maxBytes, normalize } = core.settings
   const input = core.options.input !== undefined ? redactor.json(core.options.input) : undefined
-  const manifest = manifestFor({ name: core.name, model: cells.model, source: sourceOf(core.test), input, keyVars: [...cells.keyVars, ...fileKeysOf(core.test)], maxBytes, redaction: redactor.marker, normalize: normalize.marker })
-  const snapshot = saveRecording({ dir: core.dir, manifest, model: cells.model, tools: cells.tools, trace, disable: core.options.redact?.disable, updateState: core.updateState })
+  const manifest = manifestFor({
+    name: core.name,
+    model: cells.model,
+    source: sourceOf(core.test),
+    input,
+    keyVars: [...cells.keyVars, ...fileKeysOf(core.test)],
+    maxBytes,
+    redaction: redactor.marker,
+    normalize: normalize.marker,
+  })
+  const snapshot = saveRecording({
+    dir: core.dir,
+    manifest,
+    model: cells.model,
+    tools: cells.tools,
+    trace,
+    disable: core.options.redact?.disable,
+    updateState: core.updateState,
+  })
   run.written = true
   return snapshot
 }
@@ -162,7 +179,11 @@ export function startRun(
  * @example
  * refuseProviderWithoutModelCall('weather', run.recordedCells())
  */
-export function refuseProviderWithoutModelCall(name: string, cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] }, hosts: Record<string, ProviderFamily> = {}): void {
+export function refuseProviderWithoutModelCall(
+  name: string,
+  cells: { model: readonly ModelCell[]; tools: readonly ToolCell[] },
+  hosts: Record<string, ProviderFamily> = {},
+): void {
   if (cells.model.length > 0) return
   // @note issue 24: a read (a model list, a health check) is recorded as it is, an HTTP cell replayed byte for byte.
   const hit = providerCells(cells.tools, hosts).find((c) => !READS.has(methodOf(c)))

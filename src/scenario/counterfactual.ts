@@ -88,7 +88,18 @@ export class Counterfactual<R = unknown> extends Outcome<R> {
     const steps = init.steps.map(({ channel, cell }) => ({ channel, cell }) as TraceStep)
     const toolLive = init.steps.some((s) => s.live && s.channel === 'tool')
     const hermetic = init.modelLive === 0 && !toolLive && !init.halted && !init.divergences.some((d) => d.severity === 'failure')
-    super({ scenario: init.name, mode: 'replay', result: init.result, steps, divergences: init.divergences, modelLive: init.modelLive, acknowledge: init.acknowledge, traceSnapshot: init.traceSnapshot, pricing: init.pricing, hermetic })
+    super({
+      scenario: init.name,
+      mode: 'replay',
+      result: init.result,
+      steps,
+      divergences: init.divergences,
+      modelLive: init.modelLive,
+      acknowledge: init.acknowledge,
+      traceSnapshot: init.traceSnapshot,
+      pricing: init.pricing,
+      hermetic,
+    })
     this.spec = init.spec
     this.parentScenario = init.parentName
     this.error = init.error
@@ -145,7 +156,9 @@ export class Counterfactual<R = unknown> extends Outcome<R> {
   report(): string {
     const head = `what-if ${JSON.stringify(this.scenario)} of scenario ${JSON.stringify(this.parentScenario)}: ${this.applied.length ? this.applied.map((a) => `${a.description} at ${a.step}`).join(', ') : 'the change never applied (the run did not reach it)'}`
     const status = `hermetic: ${this.hermetic}${this.halted ? ` (halted at ${this.halted.step}: ${this.halted.reason})` : ''} · fork: ${this.fork.status}${this.fork.reason ? ` (${this.fork.reason})` : ''}`
-    const first = this.firstDivergence ? `first divergence: ${this.firstDivergence.index} ${this.firstDivergence.step} (${this.firstDivergence.reason})` : 'no divergence from the recording'
+    const first = this.firstDivergence
+      ? `first divergence: ${this.firstDivergence.index} ${this.firstDivergence.step} (${this.firstDivergence.reason})`
+      : 'no divergence from the recording'
     return `${head}\n${status}\n${first}\n${formatDiff(this.diff())}`
   }
 

@@ -64,7 +64,8 @@ export async function crashAt(fixture: Fixture, step: string, when: CrashWhen, a
     if (!existsSync(childScript())) throw new Error(`${childScript()} is missing: build fluxlab first (npm run build)`)
     const first = await runChild({ ...env, FLUX_CRASH_AT: `${step}:${when}` })
     row.crashed = first.signal === 'SIGKILL'
-    if (!row.crashed) row.error = `the run never reached ${step} (${when}): it exited with ${first.code}${first.stderr ? `: ${first.stderr.trim().split('\n').pop()}` : ''}`
+    if (!row.crashed)
+      row.error = `the run never reached ${step} (${when}): it exited with ${first.code}${first.stderr ? `: ${first.stderr.trim().split('\n').pop()}` : ''}`
     const second = await runChild(env)
     row.resumed = second.code === 0
     if (row.resumed) {
@@ -96,7 +97,11 @@ export async function crashMatrix(fixture: Fixture, name: string, agent: AgentMo
     .sort((a, b) => a.seq - b.seq)
     .map((s) => s.step)
   if (steps.length === 0)
-    throw new FluxError('FLUX_BAD_CONFIG', { failed: `crash-test scenario "${name}"`, reason: 'its recording has no steps to crash at', fix: 'Record a run that calls a model or a tool first.' })
+    throw new FluxError('FLUX_BAD_CONFIG', {
+      failed: `crash-test scenario "${name}"`,
+      reason: 'its recording has no steps to crash at',
+      fix: 'Record a run that calls a model or a tool first.',
+    })
   const rows: CrashRow[] = []
   for (const step of steps) for (const when of ['before-append', 'after-append'] as const) rows.push(await crashAt(fixture, step, when, agent, redact))
   return { scenario: name, rows }
@@ -138,4 +143,3 @@ function runChild(env: Record<string, string>): Promise<{ code: number | null; s
     child.on('exit', (code, signal) => done({ code, signal, stdout, stderr }))
   })
 }
-

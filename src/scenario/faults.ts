@@ -56,7 +56,8 @@ export function faultKind(fault: unknown, where: string): FaultKind {
   if (f.reset === true) kinds.push('reset')
   if (f.timeout === true) kinds.push('timeout')
   if (typeof f.cutAfter === 'number' && Number.isInteger(f.cutAfter) && f.cutAfter >= 0) kinds.push('cut')
-  if (typeof f.error === 'string' || (typeof f.error === 'object' && f.error !== null && typeof (f.error as { message?: unknown }).message === 'string')) kinds.push('error')
+  if (typeof f.error === 'string' || (typeof f.error === 'object' && f.error !== null && typeof (f.error as { message?: unknown }).message === 'string'))
+    kinds.push('error')
   if ('output' in f) kinds.push('output')
   if (f.times !== undefined && !(typeof f.times === 'number' && Number.isInteger(f.times) && f.times >= 1)) kinds.length = 0
   if (kinds.length === 1) return kinds[0]
@@ -80,7 +81,7 @@ export function checkFaultTarget(kind: FaultKind, target: { channel: 'model' | '
     target.channel === 'model'
       ? '{ status }, { reset: true }, { timeout: true } or { cutAfter: n }'
       : target.kind === 'http'
-        ? "{ status }, { reset: true }, { timeout: true }, { error } or { output }"
+        ? '{ status }, { reset: true }, { timeout: true }, { error } or { output }'
         : '{ error } or { output }'
   throw new FluxError('FLUX_BAD_CONFIG', {
     failed: `inject a fault at ${where}`,

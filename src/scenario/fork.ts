@@ -41,7 +41,10 @@ export function forkName(spec: WhatIfSpec): string {
     return spec.name
   }
   const { offTape: _offTape, name: _name, ...world } = spec
-  const hash = createHash('sha256').update(stableJson(jsonable(world)) ?? '').digest('hex').slice(0, 6)
+  const hash = createHash('sha256')
+    .update(stableJson(jsonable(world)) ?? '')
+    .digest('hex')
+    .slice(0, 6)
   const slug = describeSpec(spec)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -122,7 +125,16 @@ export function writeFork(input: {
   })
   const source = input.source ?? input.base.source
   const manifest: Manifest & { fork: ForkOrigin } = {
-    ...manifestFor({ name: input.name, model, source, input: input.base.input, keyVars: fixtureKeyVars({ manifest: input.base, model }), maxBytes: input.maxBytes, redaction: input.redaction, normalize: input.normalize }),
+    ...manifestFor({
+      name: input.name,
+      model,
+      source,
+      input: input.base.input,
+      keyVars: fixtureKeyVars({ manifest: input.base, model }),
+      maxBytes: input.maxBytes,
+      redaction: input.redaction,
+      normalize: input.normalize,
+    }),
     fork: input.origin,
   }
   const fx: Fixture = { dir: input.dir, manifest, model, tools, trace: input.trace }

@@ -12,7 +12,7 @@ import type { Mode } from '../golden/update-mode.js'
 import type { ProviderFamily } from '../providers/registry.js'
 import type { Counters, RunSettings } from './pipeline/index.js'
 import type { RunStep, ToolResultRef } from './pipeline/log.js'
-import type { UsedCells } from './pipeline/tape.js'
+import type { UsedCells } from './pipeline/takes.js'
 
 /** A RegExp as JSON. */
 interface Pattern {
@@ -68,7 +68,11 @@ const asJson = (re: RegExp): Pattern => ({ source: re.source, flags: re.flags })
  * @example
  * writeFileSync(file, JSON.stringify(handoffOf(run.config, counters, tape?.used())))
  */
-export function handoffOf(config: { name: string; dir: string; mode: Mode; command: (env: string) => string } & RunSettings, counters: Counters, used?: UsedCells): RunHandoff {
+export function handoffOf(
+  config: { name: string; dir: string; mode: Mode; command: (env: string) => string } & RunSettings,
+  counters: Counters,
+  used?: UsedCells,
+): RunHandoff {
   const { replace, ...redact } = config.redactor.config
   return {
     name: config.name,
@@ -76,7 +80,17 @@ export function handoffOf(config: { name: string; dir: string; mode: Mode; comma
     mode: config.mode,
     rerun: config.command(ENV),
     settings: {
-      redact: { ...redact, ...(replace ? { replace: replace.map((r) => ({ ...r, pattern: typeof r.pattern === 'string' ? r.pattern : { source: r.pattern.source, flags: r.pattern.flags } })) } : {}) },
+      redact: {
+        ...redact,
+        ...(replace
+          ? {
+              replace: replace.map((r) => ({
+                ...r,
+                pattern: typeof r.pattern === 'string' ? r.pattern : { source: r.pattern.source, flags: r.pattern.flags },
+              })),
+            }
+          : {}),
+      },
       ignore: config.ignore,
       normalize: config.normalize.config.map((r) => (typeof r === 'string' || typeof r.pattern === 'string' ? r : { ...r, pattern: asJson(r.pattern) })),
       hosts: config.hosts,
@@ -98,12 +112,22 @@ export function handoffOf(config: { name: string; dir: string; mode: Mode; comma
  */
 export function settingsFrom(h: RunHandoff): { settings: RunSettings; command: (env: string) => string } {
   const { replace, ...redact } = h.settings.redact
-  const config: RedactorConfig = { ...redact, ...(replace ? { replace: replace.map((r) => ({ ...r, pattern: typeof r.pattern === 'string' ? r.pattern : new RegExp(r.pattern.source, r.pattern.flags) })) } : {}) }
+  const config: RedactorConfig = {
+    ...redact,
+    ...(replace
+      ? { replace: replace.map((r) => ({ ...r, pattern: typeof r.pattern === 'string' ? r.pattern : new RegExp(r.pattern.source, r.pattern.flags) })) }
+      : {}),
+  }
   return {
     settings: {
       redactor: createRedactor(config),
       ignore: h.settings.ignore,
-      normalize: createNormalizer((h.settings.normalize ?? []).map((r): NormalizeRule => (typeof r === 'string' ? r : { ...r, pattern: typeof r.pattern === 'string' ? r.pattern : new RegExp(r.pattern.source, r.pattern.flags) }))),
+      normalize: createNormalizer(
+        (h.settings.normalize ?? []).map(
+          (r): NormalizeRule =>
+            typeof r === 'string' ? r : { ...r, pattern: typeof r.pattern === 'string' ? r.pattern : new RegExp(r.pattern.source, r.pattern.flags) },
+        ),
+      ),
       hosts: h.settings.hosts,
       maxBytes: h.settings.maxBytes,
       ...(h.settings.timing !== undefined ? { timing: h.settings.timing } : {}),

@@ -53,11 +53,17 @@ export function injectedModelCell(
       if (parsed.finishReason) cell.finishReason = parsed.finishReason
     }
     if (answer.status >= 400) cell.providerError = { type: codecFor(call.family).errorType(answer.status), message: errorMessage(answer.body) }
-  } else if (kind === 'reset') cell.transportError = { name: 'ConnectionReset', message: 'the connection dropped before a response (injected by fluxlab)', code: 'ECONNRESET' }
-  else if (kind === 'timeout') cell.transportError = { name: 'Timeout', message: 'no response until the client aborted (injected by fluxlab)', code: 'ETIMEDOUT' }
+  } else if (kind === 'reset')
+    cell.transportError = { name: 'ConnectionReset', message: 'the connection dropped before a response (injected by fluxlab)', code: 'ECONNRESET' }
+  else if (kind === 'timeout')
+    cell.transportError = { name: 'Timeout', message: 'no response until the client aborted (injected by fluxlab)', code: 'ETIMEDOUT' }
   else if (kind === 'cut' && cut) {
     cell.response = { status: cut.rec.status, headers: cut.rec.headers, chunks: cut.rec.chunks.slice(0, cut.n) }
-    cell.transportError = { name: 'TypeError', message: `terminated: stream cut after ${cut.n} chunk${cut.n === 1 ? '' : 's'} (injected by fluxlab)`, code: 'ECONNRESET' }
+    cell.transportError = {
+      name: 'TypeError',
+      message: `terminated: stream cut after ${cut.n} chunk${cut.n === 1 ? '' : 's'} (injected by fluxlab)`,
+      code: 'ECONNRESET',
+    }
   }
   return cell
 }
@@ -86,7 +92,11 @@ export function injectedToolCell(
     cell.transportError =
       kind === 'timeout'
         ? { name: 'Timeout', message: 'no response until the client aborted (injected by fluxlab)', code: 'ETIMEDOUT' }
-        : { name: 'ConnectionReset', message: `the connection dropped (injected by fluxlab)${kind === 'error' ? `: ${errorText(fault)}` : ''}`, code: 'ECONNRESET' }
+        : {
+            name: 'ConnectionReset',
+            message: `the connection dropped (injected by fluxlab)${kind === 'error' ? `: ${errorText(fault)}` : ''}`,
+            code: 'ECONNRESET',
+          }
   }
   return cell
 }

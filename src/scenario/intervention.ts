@@ -130,14 +130,34 @@ export class Intervention {
       const fault: Fault = fn ? { output } : asHttp(output)
       iv.addTarget(step, fn ? 'output' : 'status', fault, `substituteAt(${JSON.stringify(at)}, ${clip(JSON.stringify(output) ?? 'undefined')})`)
     }
-    for (const { tool, output } of spec.substitute ?? []) iv.substitutes.push({ tool, output, description: `substitute(${String(tool instanceof RegExp ? tool : JSON.stringify(tool))}, ${clip(JSON.stringify(output) ?? 'undefined')})` })
+    for (const { tool, output } of spec.substitute ?? [])
+      iv.substitutes.push({
+        tool,
+        output,
+        description: `substitute(${String(tool instanceof RegExp ? tool : JSON.stringify(tool))}, ${clip(JSON.stringify(output) ?? 'undefined')})`,
+      })
     if (spec.turn !== undefined && !(Number.isInteger(spec.turn) && spec.turn >= 1))
-      throw new FluxError('FLUX_BAD_CONFIG', { failed: `set the what-if turn of scenario "${ctx.scenario}"`, reason: `turn must be a model turn number from 1, got ${JSON.stringify(spec.turn)}`, fix: 'Pass e.g. .turn(2) for the second model call.' })
+      throw new FluxError('FLUX_BAD_CONFIG', {
+        failed: `set the what-if turn of scenario "${ctx.scenario}"`,
+        reason: `turn must be a model turn number from 1, got ${JSON.stringify(spec.turn)}`,
+        fix: 'Pass e.g. .turn(2) for the second model call.',
+      })
     return iv
   }
 
   private addTarget(step: ResolvedStep, kind: FaultKind, fault: Fault, description: string): void {
-    this.targets.push({ channel: step.channel, key: step.key, from: step.occurrence, times: fault.times ?? 1, kind, fault, label: step.label, index: step.index, description, step })
+    this.targets.push({
+      channel: step.channel,
+      key: step.key,
+      from: step.occurrence,
+      times: fault.times ?? 1,
+      kind,
+      fault,
+      label: step.label,
+      index: step.index,
+      description,
+      step,
+    })
   }
 
   /** Exact-key matching only: always in `check`, after the change in a counterfactual (SPEC §3). */
@@ -172,7 +192,12 @@ export class Intervention {
     if ((model === undefined && instructions === undefined) || n < (this.spec.turn ?? 1)) return undefined
     const out = codecFor(family).rewriteRequest(url, text, { model, instructions })
     if (!out) return undefined
-    const what = [model !== undefined ? `model(${JSON.stringify(model)})` : '', instructions !== undefined ? `instructions(${clip(JSON.stringify(instructions))})` : ''].filter(Boolean).join(' + ')
+    const what = [
+      model !== undefined ? `model(${JSON.stringify(model)})` : '',
+      instructions !== undefined ? `instructions(${clip(JSON.stringify(instructions))})` : '',
+    ]
+      .filter(Boolean)
+      .join(' + ')
     return { ...out, description: what }
   }
 
@@ -214,7 +239,8 @@ export class Intervention {
     }
     const deny = p.deny?.find((m) => toolMatches(m, call))
     if (deny !== undefined) return `deny: ${String(deny instanceof RegExp ? deny : JSON.stringify(deny))}`
-    if (p.allow && !p.allow.some((m) => toolMatches(m, call))) return `not in allow: [${p.allow.map((m) => (m instanceof RegExp ? String(m) : JSON.stringify(m))).join(', ')}]`
+    if (p.allow && !p.allow.some((m) => toolMatches(m, call)))
+      return `not in allow: [${p.allow.map((m) => (m instanceof RegExp ? String(m) : JSON.stringify(m))).join(', ')}]`
     return undefined
   }
 

@@ -26,8 +26,9 @@ function keyVarsOf(fixture: Pick<Fixture, 'manifest' | 'model'>): string[] {
   for (let i = 0; i < fixture.model.length; i++)
     try {
       families.add(fixture.model[i].family)
-    } catch {
-      continue
-    }
-  return replayKeyVars(fixture.manifest, [...families].flatMap((f) => codecFor(f as Parameters<typeof codecFor>[0]).hosts))
+    } catch {}
+  return replayKeyVars(
+    fixture.manifest,
+    [...families].flatMap((f) => codecFor(f as Parameters<typeof codecFor>[0]).hosts),
+  )
 }

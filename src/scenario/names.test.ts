@@ -2,7 +2,15 @@ import { describe, expect, test } from 'vitest'
 import type { TestContext } from '../context/types.js'
 import { defaultName } from './names.js'
 
-const ctx = (testFile: string, testName: string): TestContext => ({ runner: 'vitest', testName, testFile, rootDir: '/repo', updateState: 'new', runs: [], opened: new Set() })
+const ctx = (testFile: string, testName: string): TestContext => ({
+  runner: 'vitest',
+  testName,
+  testFile,
+  rootDir: '/repo',
+  updateState: 'new',
+  runs: [],
+  opened: new Set(),
+})
 
 describe('defaultName', () => {
   test('is a slug of the file and the full test name with a short hash', () => {
@@ -27,8 +35,10 @@ describe('defaultName', () => {
     expect(new Set([first, second, third]).size).toBe(3)
   })
 
-  test('inside a vitest test without fluxlab\'s setup, says the plugin is missing and how to add it', () => {
+  test("inside a vitest test without fluxlab's setup, says the plugin is missing and how to add it", () => {
     // This file runs under vitest without the fluxlab plugin: exactly that misconfiguration.
-    expect(() => defaultName(undefined)).toThrow(/fluxlab's setup is not installed in this test run.*Add the plugin to vitest.config: `plugins: \[fluxlab\(\)\]`/)
+    expect(() => defaultName(undefined)).toThrow(
+      /fluxlab's setup is not installed in this test run.*Add the plugin to vitest.config: `plugins: \[fluxlab\(\)\]`/,
+    )
   })
 })

@@ -225,7 +225,8 @@ function mcpCall(cell: Extract<TraceStep, { channel: 'tool' }>['cell']): { name:
 function trajectory(steps: TraceStep[]): TrajectoryCall[] {
   const out: TrajectoryCall[] = []
   const byId = new Map<string, TrajectoryCall>()
-  const sameCall = (c: TrajectoryCall, name: string, args: unknown) => c.executedAt === undefined && c.requestedAt !== undefined && c.name === name && stableJson(c.args ?? null) === stableJson(args ?? null)
+  const sameCall = (c: TrajectoryCall, name: string, args: unknown) =>
+    c.executedAt === undefined && c.requestedAt !== undefined && c.name === name && stableJson(c.args ?? null) === stableJson(args ?? null)
   let model = 0
   let tool = 0
   for (const s of steps) {

@@ -8,7 +8,15 @@ import type { TestContext } from '../context/types.js'
 import { perTestMode } from '../context/options.js'
 import { coversTest, openTestScenario } from './per-test.js'
 
-const ctx = (testFile: string): TestContext => ({ runner: 'vitest', testName: 't', testFile, rootDir: '/repo', updateState: 'new', runs: [], opened: new Set() })
+const ctx = (testFile: string): TestContext => ({
+  runner: 'vitest',
+  testName: 't',
+  testFile,
+  rootDir: '/repo',
+  updateState: 'new',
+  runs: [],
+  opened: new Set(),
+})
 
 describe('perTestMode', () => {
   test('is off by default and under "explicit", on under "per-test", from the option or FLUX_SCENARIOS', () => {
@@ -19,7 +27,9 @@ describe('perTestMode', () => {
   })
 
   test('an unknown value is FLUX_BAD_CONFIG listing the valid ones', () => {
-    expect(() => perTestMode({}, { FLUX_SCENARIOS: 'all' })).toThrow(/FLUX_BAD_CONFIG: Failed to read FLUX_SCENARIOS: "all" is not a valid value\. Use one of: 'explicit'.*'per-test'/)
+    expect(() => perTestMode({}, { FLUX_SCENARIOS: 'all' })).toThrow(
+      /FLUX_BAD_CONFIG: Failed to read FLUX_SCENARIOS: "all" is not a valid value\. Use one of: 'explicit'.*'per-test'/,
+    )
   })
 })
 
@@ -67,7 +77,7 @@ describe('openTestScenario with no fixture where recording is off', () => {
 const rawListen = createServer().listen as (this: Server, port: number, host: string, ready: () => void) => unknown
 const serve = (listen?: (this: Server, port: number, host: string, ready: () => void) => unknown) =>
   new Promise<{ server: Server; url: string }>((resolve) => {
-    const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"forecast":"sunny"}'))
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"forecast":"sunny"}'))
     const ready = () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
     ;(listen ?? (server.listen as NonNullable<typeof listen>)).call(server, 0, '127.0.0.1', ready)
   })
@@ -93,7 +103,12 @@ describe("whole-suite mode: the test's own servers are not the network (issue 38
       const own = await serve()
       servers.push(own.server)
       seen.push((await fetch(`${own.url}/health`, { method: 'HEAD' })).status)
-      seen.push(await fetch(`${outside.url}/health`).then((r) => r.status, (e: Error) => e.name))
+      seen.push(
+        await fetch(`${outside.url}/health`).then(
+          (r) => r.status,
+          (e: Error) => e.name,
+        ),
+      )
     })
     expect(seen).toEqual([200, 'TypeError'])
     await expect(s.finish(true)).rejects.toThrow(/FLUX_OFFLINE: Failed to send GET 127\.0\.0\.1:\d+\/health in test "t": FLUX_OFFLINE=1 forbids/)

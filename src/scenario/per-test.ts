@@ -78,7 +78,16 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
     // @note two calls can pass this door before the first is answered: the scenario is opened once.
     const now = fileScenarios.get(testFile)
     if (now && now !== 'finished') return now.scenario
-    const test: TestContext = { runner: running.runner ?? 'vitest', testName: '(outside tests)', testFile, rootDir: root, updateState: updateState(), runs: [], opened: new Set(), fileLevel: true }
+    const test: TestContext = {
+      runner: running.runner ?? 'vitest',
+      testName: '(outside tests)',
+      testFile,
+      rootDir: root,
+      updateState: updateState(),
+      runs: [],
+      opened: new Set(),
+      fileLevel: true,
+    }
     const opened = openTestScenario(test, state.options)
     // The run belongs to its (file-level) test from the first request; a refusal's run too, which has no test of its own
     // (issue 38 item 8: the run summary counts a file a refusal failed).
@@ -171,7 +180,7 @@ export function testOutcome(): Outcome<undefined> {
       ? 'it was called outside every test'
       : perTestMode(state.options)
         ? `the test "${test.testName}" is not covered by whole-suite mode (the \`include\` globs leave its file out)`
-        : "whole-suite mode is off, so the test has no scenario of its own",
+        : 'whole-suite mode is off, so the test has no scenario of its own',
     fix: !test
       ? 'Call testOutcome() inside a test body or its afterEach.'
       : "Turn whole-suite mode on (`fluxlab({ scenarios: 'per-test' })`, jest `globals: { fluxlab: { scenarios: 'per-test' } }` or FLUX_SCENARIOS=per-test), or use the Outcome that `await scenario(name).run(agent)` returns.",

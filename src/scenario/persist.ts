@@ -17,7 +17,16 @@ import type { TraceSnapshot } from './outcome.js'
  * @example
  * manifestFor({ name, model, source: sourceOf(test), input, keyVars, maxBytes, redaction: redactor.marker })
  */
-export function manifestFor(o: { name: string; model: readonly ModelCell[]; source?: SourceTest; input?: unknown; keyVars: readonly string[]; maxBytes: number; redaction: string; normalize?: string }): Manifest {
+export function manifestFor(o: {
+  name: string
+  model: readonly ModelCell[]
+  source?: SourceTest
+  input?: unknown
+  keyVars: readonly string[]
+  maxBytes: number
+  redaction: string
+  normalize?: string
+}): Manifest {
   return {
     formatVersion: FORMAT_VERSION,
     fluxlabVersion: VERSION,
@@ -37,7 +46,13 @@ export function manifestFor(o: { name: string; model: readonly ModelCell[]; sour
 /** The test a fixture was recorded by, as `scenario.yaml` names it. */
 export function sourceOf(test: TestContext | undefined): SourceTest | undefined {
   if (!test) return undefined
-  return { file: relative(test.rootDir, test.testFile), name: test.testName, ...(test.nth && test.nth > 1 ? { nth: test.nth } : {}), ...(test.project ? { project: test.project } : {}), runner: test.runner }
+  return {
+    file: relative(test.rootDir, test.testFile),
+    name: test.testName,
+    ...(test.nth && test.nth > 1 ? { nth: test.nth } : {}),
+    ...(test.project ? { project: test.project } : {}),
+    runner: test.runner,
+  }
 }
 
 /**
@@ -45,7 +60,15 @@ export function sourceOf(test: TestContext | undefined): SourceTest | undefined 
  * @example
  * saveRecording({ dir, manifest, model, tools, trace, disable })
  */
-export function saveRecording(o: { dir: string; manifest: Manifest; model: ModelCell[]; tools: ToolCell[]; trace: string; disable?: readonly string[]; updateState?: UpdateState }): TraceSnapshot {
+export function saveRecording(o: {
+  dir: string
+  manifest: Manifest
+  model: ModelCell[]
+  tools: ToolCell[]
+  trace: string
+  disable?: readonly string[]
+  updateState?: UpdateState
+}): TraceSnapshot {
   writeFixture({ dir: o.dir, manifest: o.manifest, model: o.model, tools: o.tools, trace: o.trace }, { disable: o.disable })
   return { file: join(o.dir, FILES.trace), status: 'added', updateState: o.updateState }
 }
@@ -74,7 +97,12 @@ export function settleTrace(o: {
   updateState?: string
   disable?: readonly string[]
 }): TraceSnapshot {
-  const snapshot = (status: TraceSnapshot['status']): TraceSnapshot => ({ file: join(o.dir, FILES.trace), expected: o.expected, updateState: o.updateState, status })
+  const snapshot = (status: TraceSnapshot['status']): TraceSnapshot => ({
+    file: join(o.dir, FILES.trace),
+    expected: o.expected,
+    updateState: o.updateState,
+    status,
+  })
   if (o.expected === o.trace) return snapshot('matched')
   const mayWrite = o.faithful && (o.rule.rewrite || (o.expected === undefined && o.rule.writeMissing))
   if (!mayWrite) return snapshot('mismatch')

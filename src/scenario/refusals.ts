@@ -41,7 +41,8 @@ export function outsideRefusal(): Run {
       detectModelCall(request.method, new URL(request.url), hosts())
         ? new FluxError('FLUX_NOT_IN_TEST', {
             failed: `send ${request.method} ${hostPath(request)}`,
-            reason: 'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
+            reason:
+              'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
             fix: 'Make the call inside a test, or inside `scenario(name).run(agent)` in a beforeAll.',
           })
         : offlineError(request, 'outside every test file'),
@@ -77,7 +78,10 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
     error(request) {
       if (!model(request.method, new URL(request.url))) return offlineError(request, 'in a concurrent test')
       const names = [...tests.keys()].map((t) => t.testName)
-      return concurrentTestError(describe(names.join('", "')), `send ${request.method} ${hostPath(request)} from one of the concurrent tests "${names.join('", "')}"`)
+      return concurrentTestError(
+        describe(names.join('", "')),
+        `send ${request.method} ${hostPath(request)} from one of the concurrent tests "${names.join('", "')}"`,
+      )
     },
     refused: (error) => {
       // Said where it happened too: the tests fail with it only when they end.

@@ -6,7 +6,17 @@
  * channel has one run for the whole program and hands requests to it directly.
  */
 import { state, type RequestRoute } from '../context/state.js'
-import { GLOBAL_DISPATCHERS, isLoopback, isOwnServer, liveFetch, nothingListens, type Admission, type ChildEnv, type Router, type SyncChild } from '../interceptor/index.js'
+import {
+  GLOBAL_DISPATCHERS,
+  isLoopback,
+  isOwnServer,
+  liveFetch,
+  nothingListens,
+  type Admission,
+  type ChildEnv,
+  type Router,
+  type SyncChild,
+} from '../interceptor/index.js'
 import type { SocketConnection } from '../interceptor/websocket.js'
 import { detectModelCall, isModelListRequest, isProviderRequest } from '../providers/registry.js'
 import { routeSocket } from '../context/realtime-socket.js'
@@ -89,7 +99,10 @@ function matchesHost(matcher: unknown, host: string): boolean {
 
 /** Whether `run` takes a request to `url`: every one but a telemetry export, an own server's and one the app's undici mock answers, unless it only refuses (then what its gate claims). */
 const takes = (run: RequestRoute, method: string, url: URL): boolean =>
-  !isTelemetryExport(method, url) && localTarget(run, method, url) !== 'own' && !mockedBeneath(run, method, url) && (run.config?.refusal?.claims(method, url) ?? true)
+  !isTelemetryExport(method, url) &&
+  localTarget(run, method, url) !== 'own' &&
+  !mockedBeneath(run, method, url) &&
+  (run.config?.refusal?.claims(method, url) ?? true)
 
 /** The run that takes a request to `url` now, if one claims it. */
 function claimant(method: string, url: URL): RequestRoute | undefined {
@@ -144,35 +157,42 @@ async function probed(request: Request, url: URL, answer: () => Promise<Response
  * @example
  * const release = acquireInterception(router)
  */
-export const router: Router = Object.assign(async (request: Request): Promise<Response | undefined> => claimant(request.method, new URL(request.url))?.handle(request), {
-  admit,
-  /** A child process started now: on the tape of the run it is started in (`tree.ts`); outside every run, untouched. */
-  child(command: string): ChildEnv | undefined {
-    const run = currentRun()
-    return run && childEnv(run, command, admitTo)
+export const router: Router = Object.assign(
+  async (request: Request): Promise<Response | undefined> => claimant(request.method, new URL(request.url))?.handle(request),
+  {
+    admit,
+    /** A child process started now: on the tape of the run it is started in (`tree.ts`); outside every run, untouched. */
+    child(command: string): ChildEnv | undefined {
+      const run = currentRun()
+      return run && childEnv(run, command, admitTo)
+    },
+    /** The same for a child started with `execSync` and the like, which blocks this process: it runs under a holder. */
+    childSync(command: string): SyncChild | undefined {
+      const run = currentRun()
+      return run && syncChild(run, command)
+    },
+    claims: (method: string, url: URL): boolean => claimant(method, url) !== undefined,
+    isModelCall: (method: string, url: URL): boolean => isProviderRequest(method, url, currentRun()?.config?.hosts ?? state.options.hosts),
+    report(error: Error): void {
+      currentRun()?.report?.(error)
+    },
+    /**
+     * A realtime socket (a family with `socket`, OpenAI Realtime, known by its path) opened inside a run goes on that
+     * run's tape, every frame of it, whatever async context later frames are sent from; any other socket is left.
+     */
+    socket(connection: SocketConnection): boolean {
+      const run = claimant('POST', connection.url)
+      const codec = detectModelCall('POST', connection.url, state.options.hosts)
+      if (!run || !codec?.socket) return false
+      routeSocket(
+        connection,
+        (request) => run.handle(request),
+        (frame) => codec.parseRequest(frame, connection.url).model,
+      )
+      return true
+    },
   },
-  /** The same for a child started with `execSync` and the like, which blocks this process: it runs under a holder. */
-  childSync(command: string): SyncChild | undefined {
-    const run = currentRun()
-    return run && syncChild(run, command)
-  },
-  claims: (method: string, url: URL): boolean => claimant(method, url) !== undefined,
-  isModelCall: (method: string, url: URL): boolean => isProviderRequest(method, url, currentRun()?.config?.hosts ?? state.options.hosts),
-  report(error: Error): void {
-    currentRun()?.report?.(error)
-  },
-  /**
-   * A realtime socket (a family with `socket`, OpenAI Realtime, known by its path) opened inside a run goes on that
-   * run's tape, every frame of it, whatever async context later frames are sent from; any other socket is left.
-   */
-  socket(connection: SocketConnection): boolean {
-    const run = claimant('POST', connection.url)
-    const codec = detectModelCall('POST', connection.url, state.options.hosts)
-    if (!run || !codec?.socket) return false
-    routeSocket(connection, (request) => run.handle(request), (frame) => codec.parseRequest(frame, connection.url).model)
-    return true
-  },
-})
+)
 
 /**
  * Wrap an MCP transport so its messages go on the tape of the run or test they are sent in

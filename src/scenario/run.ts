@@ -19,7 +19,7 @@ import { closeReplay } from './pipeline/close.js'
 import { router } from './router.js'
 import { prepareTree, unreachedChildren } from './tree.js'
 import { handoffOf, type RunHandoff, type RunReturn } from './handoff.js'
-import type { UsedCells } from './pipeline/tape.js'
+import type { UsedCells } from './pipeline/takes.js'
 
 export type { RunConfig, RunInit, RunSettings }
 
@@ -127,7 +127,8 @@ export class Run implements TrackedRun, RequestRoute {
     Object.assign(this.counters, r.counters)
     this.log.entries.push(...r.entries)
     for (const x of r.sent ?? []) this.log.sent.push({ ...x, results: () => x.results })
-    for (const d of r.divergences) this.log.diverge(d.code, d.step, d.message, { ...(d.diff ? { diff: d.diff } : {}), ...(d.closest ? { closest: d.closest } : {}) })
+    for (const d of r.divergences)
+      this.log.diverge(d.code, d.step, d.message, { ...(d.diff ? { diff: d.diff } : {}), ...(d.closest ? { closest: d.closest } : {}) })
     this.log.modelLive += r.modelLive
     for (const k of r.keyVars) this.log.keyVars.add(k)
     if (r.used) this.pipeline.tape?.markUsed(r.used)
@@ -164,7 +165,11 @@ export class Run implements TrackedRun, RequestRoute {
     const rerun = `re-record so the fixture matches today's rules: ${this.config.command('FLUX_GOLDEN=update')}`
     const marker = redactor.marker
     if (fixture.manifest.redaction !== marker)
-      this.log.diverge('redaction_mismatch', 'scenario.yaml', `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; ${rerun}`)
+      this.log.diverge(
+        'redaction_mismatch',
+        'scenario.yaml',
+        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; ${rerun}`,
+      )
     const was = fixture.manifest.normalize
     if (was !== normalize.marker)
       this.log.diverge(

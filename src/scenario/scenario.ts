@@ -11,7 +11,7 @@ import { fixtureSteps, renderTrace } from '../golden/trace.js'
 import { assertJudgeOnTape, judgeOnTape, type Verdict } from '../judge/judge-on-tape.js'
 import type { Rubric } from '../judge/rubric.js'
 import { crashAt, crashMatrix, type AgentModule, type CrashReport, type CrashRow, type CrashWhen } from './crash.js'
-import { CheckReport, runCheck } from './check.js'
+import { type CheckReport, runCheck } from './check.js'
 import { openCore, outcomeCommands, saveCore, startRun, type ScenarioCore } from './core.js'
 import type { Fault } from './faults.js'
 import type { WhatIfSpec } from './intervention.js'
@@ -112,7 +112,15 @@ export class Scenario {
     const traceSnapshot =
       this.mode === 'record'
         ? saveCore(core, run, trace)
-        : settleTrace({ dir: this.dir, expected: this.fixture?.trace, trace, faithful: failures.length === 0, rule: traceRule(core.updateState), updateState: core.updateState, disable })
+        : settleTrace({
+            dir: this.dir,
+            expected: this.fixture?.trace,
+            trace,
+            faithful: failures.length === 0,
+            rule: traceRule(core.updateState),
+            updateState: core.updateState,
+            disable,
+          })
     return new Outcome({
       scenario: this.name,
       mode: this.mode,
@@ -229,10 +237,22 @@ export class Scenario {
     const steps = fixtureSteps(this.fixture)
     const trace = renderTrace(this.name, steps)
     const expected = this.fixture.trace
-    const traceSnapshot = { file: join(this.dir, FILES.trace), status: expected === trace ? ('matched' as const) : ('mismatch' as const), expected, updateState: this.#core.updateState }
-    return new Outcome({ scenario: this.name, mode: 'replay', result: undefined, steps, traceSnapshot, pricing: this.#core.options.pricing, commands: outcomeCommands(this.#core) })
+    const traceSnapshot = {
+      file: join(this.dir, FILES.trace),
+      status: expected === trace ? ('matched' as const) : ('mismatch' as const),
+      expected,
+      updateState: this.#core.updateState,
+    }
+    return new Outcome({
+      scenario: this.name,
+      mode: 'replay',
+      result: undefined,
+      steps,
+      traceSnapshot,
+      pricing: this.#core.options.pricing,
+      commands: outcomeCommands(this.#core),
+    })
   }
-
 }
 
 const rel = (p: string) => relative(process.cwd(), p) || p

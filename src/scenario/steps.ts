@@ -85,7 +85,7 @@ export function resolveStep(steps: readonly TraceStep[], ref: StepRef, ctx: { sc
       failed: `${ctx.verb} step ${JSON.stringify(ref)} of scenario "${ctx.scenario}"`,
       reason: parsed
         ? `the recording has ${labels.length} step${labels.length === 1 ? '' : 's'} and none is ${JSON.stringify(ref)}`
-        : 'a step is a number from trace.snap (3), a channel step (\'model#2\', \'tool#1\') or a tool name',
+        : "a step is a number from trace.snap (3), a channel step ('model#2', 'tool#1') or a tool name",
       fix: "Use a step as numbered in the scenario's trace.snap, e.g. 3, 'model#2' or 'tool#1'.",
       details: listed,
     })

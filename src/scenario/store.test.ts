@@ -26,7 +26,7 @@ describe('a scenario over an in-memory store', () => {
     expect(hits).toEqual(['POST /v1/chat/completions', 'GET /weather?city=Oslo'])
     expect(text('weather/scenario.yaml')).toMatch(/^name: weather$/m)
     expect(text('weather/model.jsonl')?.trim().split('\n')).toHaveLength(1)
-    expect(text('weather/tools.jsonl')).toContain('"url":"' + provider.url + '/weather?city=Oslo"')
+    expect(text('weather/tools.jsonl')).toContain(`"url":"${provider.url}/weather?city=Oslo"`)
     expect(existsSync(ROOT)).toBe(false)
   })
 
@@ -68,7 +68,12 @@ describe('a scenario over an in-memory store', () => {
     const file = join(ROOT, 'weather/model.jsonl')
     provider.store.writeFile(file, text('weather/model.jsonl')!.replace('You asked:', 'You said:'))
     process.env.FLUX_OFFLINE = '1'
-    const err = await (await scenario('weather', { dir: ROOT })).run(() => agent('Weather in Oslo?')).then(() => undefined, (e: Error) => e)
+    const err = await (await scenario('weather', { dir: ROOT }))
+      .run(() => agent('Weather in Oslo?'))
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      )
     expect(err?.message).toMatch(/digest_mismatch/)
   })
 
@@ -101,7 +106,10 @@ describe('a scenario over an in-memory store', () => {
 
   test('under CI a missing fixture is refused, and nothing is written', async () => {
     process.env.CI = '1'
-    const err = await scenario('weather', { dir: ROOT }).then(() => undefined, (e: Error) => e)
+    const err = await scenario('weather', { dir: ROOT }).then(
+      () => undefined,
+      (e: Error) => e,
+    )
     expect(err?.message).toMatch(/FLUX_/)
     expect(provider.store.files.size).toBe(0)
     expect(hits).toEqual([])

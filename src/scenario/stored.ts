@@ -15,7 +15,11 @@ export function asStored(steps: readonly TraceStep[]): TraceStep[] {
   const model = steps.flatMap((s) => (s.channel === 'model' ? [s.cell] : []))
   const tools = steps.flatMap((s) => (s.channel === 'tool' ? [s.cell] : []))
   const text = serializeFixture({ manifest: {} as Manifest, model, tools })
-  const parse = <T>(jsonl: string): T[] => jsonl.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T)
+  const parse = <T>(jsonl: string): T[] =>
+    jsonl
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as T)
   const m = parse<ModelCell>(text.model)
   const t = parse<ToolCell>(text.tools)
   let i = 0

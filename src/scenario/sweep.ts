@@ -1,6 +1,6 @@
 import type { Counterfactual, FirstDivergence } from './counterfactual.js'
 import type { Halt, WhatIfSpec } from './intervention.js'
-import { scenario, Scenario, type Lab, type ScenarioOptions } from './scenario.js'
+import { scenario, type Scenario, type Lab, type ScenarioOptions } from './scenario.js'
 
 export interface SweepOptions extends ScenarioOptions {
   /** How many scenarios run at once (default 4). */
@@ -90,7 +90,10 @@ export class SweepReport<R = unknown> {
 
 const usd = (n: number) => (n === 0 ? '$0' : `$${n.toPrecision(3)}`)
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
-const errorLine = (e: unknown) => String((e as Error)?.message ?? e).replace(/^\[fluxlab\] /, '').split('\n')[0]
+const errorLine = (e: unknown) =>
+  String((e as Error)?.message ?? e)
+    .replace(/^\[fluxlab\] /, '')
+    .split('\n')[0]
 
 /**
  * Apply one change (a captured `WhatIfSpec`) across a corpus of recorded
@@ -124,7 +127,16 @@ export async function whatIfOver<R>(
         } catch {
           spend = undefined
         }
-        rows[i] = { scenario: name, status: 'ok', changed: cf.diff().length > 0, hermetic: cf.hermetic, halted: cf.halted, firstDivergence: cf.firstDivergence, spend, counterfactual: cf }
+        rows[i] = {
+          scenario: name,
+          status: 'ok',
+          changed: cf.diff().length > 0,
+          hermetic: cf.hermetic,
+          halted: cf.halted,
+          firstDivergence: cf.firstDivergence,
+          spend,
+          counterfactual: cf,
+        }
       } catch (error) {
         rows[i] = { scenario: name, status: 'error', error }
       }

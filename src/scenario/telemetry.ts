@@ -32,7 +32,11 @@ export function telemetryAdmission(url: URL): Admission | undefined {
     answer: async () => {
       if (!warned.has(url.host)) {
         warned.add(url.host)
-        console.warn(notice(`OpenTelemetry exports to ${url.host} are not recorded or replayed, and FLUX_OFFLINE=1 keeps them on the machine: each is answered as a collector that is down`))
+        console.warn(
+          notice(
+            `OpenTelemetry exports to ${url.host} are not recorded or replayed, and FLUX_OFFLINE=1 keeps them on the machine: each is answered as a collector that is down`,
+          ),
+        )
       }
       return Response.error()
     },

@@ -109,7 +109,16 @@ export function diffRuns(parent: readonly TraceStep[], actual: readonly TraceSte
 const kindOf = (b: Block) => (b.label.startsWith('model#') ? 'model' : `tool ${b.label.split(' ').slice(1).join(' ')}`)
 
 function changed(r: Block, ad: Block): DiffRow {
-  return { kind: 'changed', index: ad.index, step: ad.label, parentIndex: r.index, parentStep: r.label, recorded: r.text, actual: ad.text, ...(ad.injected ? { injected: true } : {}) }
+  return {
+    kind: 'changed',
+    index: ad.index,
+    step: ad.label,
+    parentIndex: r.index,
+    parentStep: r.label,
+    recorded: r.text,
+    actual: ad.text,
+    ...(ad.injected ? { injected: true } : {}),
+  }
 }
 
 /**
@@ -136,4 +145,8 @@ export function formatDiff(rows: readonly DiffRow[]): string {
     .join('\n')
 }
 
-const indent = (s: string, n = 4) => s.split('\n').map((l, i) => (i === 0 ? l : `${' '.repeat(n)}${l.trim()}`)).join('\n')
+const indent = (s: string, n = 4) =>
+  s
+    .split('\n')
+    .map((l, i) => (i === 0 ? l : `${' '.repeat(n)}${l.trim()}`))
+    .join('\n')

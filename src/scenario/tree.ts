@@ -62,30 +62,38 @@ function unbuilt(run: RequestRoute, command: string, name: string): undefined {
   return undefined
 }
 
-
 /** The socket of this process's tree, opened on first use (at `at` when given: a process started before it opened). */
 function open(at?: string): Tree {
   if (g[KEY]) return g[KEY]
   sweepDeadTrees(tmpdir())
   const path = at ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
   const children = new Map<string, Child>()
-  const server = serveOverSocket(path, async ({ token }, request, live) => {
-    const child = children.get(token)
-    if (!child || child.run.ended) return refusedLate(request, child?.command)
-    const admitted = child.admit(child.run, throughEndpoint(request), child.command)
-    // issue 39: when the tape goes live for it, the child sends it, through the layers beneath fluxlab in its process
-    return admitted ? sentByChild(live, () => admitted.answer()) : undefined
-  }, {
-    report({ token, report }) {
-      // A model call the child refused as unroutable fails the run that started it, as it would in this process.
+  const server = serveOverSocket(
+    path,
+    async ({ token }, request, live) => {
       const child = children.get(token)
-      child?.run.report?.(Object.assign(new Error(`${report.message} (in the child process \`${child.command}\`)`), { name: report.code ? 'FluxError' : 'Error', code: report.code }))
+      if (!child || child.run.ended) return refusedLate(request, child?.command)
+      const admitted = child.admit(child.run, throughEndpoint(request), child.command)
+      // issue 39: when the tape goes live for it, the child sends it, through the layers beneath fluxlab in its process
+      return admitted ? sentByChild(live, () => admitted.answer()) : undefined
     },
-    contact(token) {
-      const child = children.get(token)
-      if (child) child.reached = true
+    {
+      report({ token, report }) {
+        // A model call the child refused as unroutable fails the run that started it, as it would in this process.
+        const child = children.get(token)
+        child?.run.report?.(
+          Object.assign(new Error(`${report.message} (in the child process \`${child.command}\`)`), {
+            name: report.code ? 'FluxError' : 'Error',
+            code: report.code,
+          }),
+        )
+      },
+      contact(token) {
+        const child = children.get(token)
+        if (child) child.reached = true
+      },
     },
-  })
+  )
   const ports = readTreePorts()
   process.once('exit', () => {
     if (process.platform !== 'win32') rmSync(path, { force: true })
@@ -222,13 +230,26 @@ export function syncChild(run: RequestRoute, command: string): SyncChild | undef
   const shown = redactText(command)
   return {
     argv({ argv, shell }) {
-      const holding: Holding = { run: run.handoff!(), argv, shell, command: shown, socket: treeSocketPath(dir, 'h'), token: randomBytes(16).toString('hex'), preload: preload.href, result }
+      const holding: Holding = {
+        run: run.handoff!(),
+        argv,
+        shell,
+        command: shown,
+        socket: treeSocketPath(dir, 'h'),
+        token: randomBytes(16).toString('hex'),
+        preload: preload.href,
+        result,
+      }
       writeFileSync(join(dir, 'holding.json'), JSON.stringify(holding))
       return [fileURLToPath(holder), join(dir, 'holding.json')]
     },
     done() {
       try {
-        const back = JSON.parse(readFileSync(result, 'utf8')) as { counters?: unknown; unreached?: boolean; spawnError?: ReturnType<SyncChild['done']>['spawnError'] }
+        const back = JSON.parse(readFileSync(result, 'utf8')) as {
+          counters?: unknown
+          unreached?: boolean
+          spawnError?: ReturnType<SyncChild['done']>['spawnError']
+        }
         if (back.counters) run.absorb!(back as never)
         // judged with the run's other children when it closes
         if (back.unreached) unreachedSync.set(run, [...(unreachedSync.get(run) ?? []), shown])

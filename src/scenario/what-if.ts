@@ -200,7 +200,13 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
   const iv = Intervention.forWhatIf(spec, { scenario: s.name, parentSteps, offTape, usingFork: !!fork })
   if (fork) s.test?.opened.add(dir)
 
-  const run = startRun(s, { mode: 'replay', fixture: fork ?? parent, intervention: iv, name: cfName, input: parent.manifest.input !== undefined ? structuredClone(parent.manifest.input) : undefined })
+  const run = startRun(s, {
+    mode: 'replay',
+    fixture: fork ?? parent,
+    intervention: iv,
+    name: cfName,
+    input: parent.manifest.input !== undefined ? structuredClone(parent.manifest.input) : undefined,
+  })
   const { result, failure } = await run.drive(agent)
   // @note a counterfactual reports its divergences (hermetic, firstDivergence): the end-of-test check must not fail on them.
   run.acknowledged = true
@@ -225,8 +231,28 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
           : undefined
     if (why) forkInfo = { name, dir, status: 'not-written', reason: why }
     else {
-      const origin: ForkOrigin = { parent: s.name, parentRecordedAt: parent.manifest.recordedAt, change: iv.applied.map((a) => a.description).filter((d, i, all) => all.indexOf(d) === i).join(', ') || 'none' }
-      writeFork({ dir, name: cfName, steps, trace, origin, base: parent.manifest, source: sourceOf(s.test), redaction: s.settings.redactor.marker, normalize: s.settings.normalize.marker, maxBytes: parent.manifest.cassetteMaxBytes, disable })
+      const origin: ForkOrigin = {
+        parent: s.name,
+        parentRecordedAt: parent.manifest.recordedAt,
+        change:
+          iv.applied
+            .map((a) => a.description)
+            .filter((d, i, all) => all.indexOf(d) === i)
+            .join(', ') || 'none',
+      }
+      writeFork({
+        dir,
+        name: cfName,
+        steps,
+        trace,
+        origin,
+        base: parent.manifest,
+        source: sourceOf(s.test),
+        redaction: s.settings.redactor.marker,
+        normalize: s.settings.normalize.marker,
+        maxBytes: parent.manifest.cassetteMaxBytes,
+        disable,
+      })
       s.test?.opened.add(dir)
       forkInfo = { name, dir, status: 'written' }
       traceSnapshot = { file: join(dir, FILES.trace), status: 'added', updateState: s.updateState }
@@ -234,7 +260,15 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
   } else if (fork) {
     const origin = (fork.manifest as { fork?: ForkOrigin }).fork
     forkInfo = { name, dir, status: 'replayed', ...(origin && origin.parentRecordedAt !== parent.manifest.recordedAt ? { stale: true } : {}) }
-    traceSnapshot = settleTrace({ dir, expected: fork.trace, trace, faithful: failures.length === 0 && !iv.halted, rule: traceRule(s.updateState), updateState: s.updateState, disable })
+    traceSnapshot = settleTrace({
+      dir,
+      expected: fork.trace,
+      trace,
+      faithful: failures.length === 0 && !iv.halted,
+      rule: traceRule(s.updateState),
+      updateState: s.updateState,
+      disable,
+    })
   } else forkInfo = { name, dir, status: 'absent' }
 
   return new Counterfactual<Awaited<R>>({

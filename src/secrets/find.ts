@@ -131,8 +131,14 @@ function anchorSearch(rules: readonly SecretRule[], ignoreCase: boolean): Anchor
   return { rules, re: new RegExp(list.map(escapeRegExp).join('|'), ignoreCase ? 'gi' : 'g'), rulesOf, key }
 }
 
-const CASED = anchorSearch(SECRET_RULES.filter((r) => !r.pattern.flags.includes('i')), false)
-const UNCASED = anchorSearch(SECRET_RULES.filter((r) => r.pattern.flags.includes('i')), true)
+const CASED = anchorSearch(
+  SECRET_RULES.filter((r) => !r.pattern.flags.includes('i')),
+  false,
+)
+const UNCASED = anchorSearch(
+  SECRET_RULES.filter((r) => r.pattern.flags.includes('i')),
+  true,
+)
 /**
  * From this length on, the case-insensitive rules are run without looking for their anchors first: in a long text
  * their words (`key`, `access`, `auth`) occur all the time, and the search for them costs about what the rules do.
@@ -162,7 +168,7 @@ function addAnchored(text: string, { rules, re, rulesOf, key }: AnchorSearch, ou
   let flagged = 0
   re.lastIndex = 0
   for (let m = re.exec(text); m && flagged < rules.length; m = re.exec(text)) {
-    for (const r of rulesOf.get(key(m[0]))!) if (!out.has(r)) (out.add(r), flagged++)
+    for (const r of rulesOf.get(key(m[0]))!) if (!out.has(r)) out.add(r), flagged++
     re.lastIndex = m.index + 1
   }
 }

@@ -47,7 +47,12 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
     ['-----BEGIN'],
     String.raw`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)`,
   ),
-  rule('anthropic-key', 'Anthropic API or admin key (sk-ant-api03-…, sk-ant-admin01-…)', ['sk-ant-'], String.raw`${START}sk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,}`),
+  rule(
+    'anthropic-key',
+    'Anthropic API or admin key (sk-ant-api03-…, sk-ant-admin01-…)',
+    ['sk-ant-'],
+    String.raw`${START}sk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,}`,
+  ),
   rule(
     'openai-key',
     'OpenAI key (sk-proj-…, sk-svcacct-…, sk-admin-…, legacy sk- + 48 alphanumerics)',
@@ -64,9 +69,19 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
     String.raw`(?<![A-Za-z0-9])(?:aws_?)?secret_?access_?key${LABEL_GAP}(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
     'i',
   ),
-  rule('github-token', 'GitHub token (ghp_/gho_/ghu_/ghs_/ghr_ + 36, github_pat_…)', ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], String.raw`${START}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
+  rule(
+    'github-token',
+    'GitHub token (ghp_/gho_/ghu_/ghs_/ghr_ + 36, github_pat_…)',
+    ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+    String.raw`${START}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`,
+  ),
   rule('slack-token', 'Slack token (xoxb-, xoxp-, xoxa-, …)', ['xox'], String.raw`${START}xox[abposr]-(?=[0-9A-Za-z-]*\d)[0-9A-Za-z-]{15,}`),
-  rule('stripe-key', 'Stripe secret or restricted key (sk_live_…, rk_live_…, *_test_…)', ['k_live_', 'k_test_'], String.raw`${START}[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`),
+  rule(
+    'stripe-key',
+    'Stripe secret or restricted key (sk_live_…, rk_live_…, *_test_…)',
+    ['k_live_', 'k_test_'],
+    String.raw`${START}[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`,
+  ),
   rule('groq-key', 'Groq API key (gsk_…)', ['gsk_'], String.raw`${START}gsk_[A-Za-z0-9]{32,}`),
   rule('xai-key', 'xAI API key (xai-…)', ['xai-'], String.raw`${START}xai-[A-Za-z0-9]{32,}`),
   rule('huggingface-token', 'Hugging Face token (hf_…)', ['hf_'], String.raw`${START}hf_[A-Za-z0-9]{30,}`),
@@ -99,7 +114,6 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
   ),
 ])
 
-
 /**
  * `s` as a regular expression source that matches it literally.
  * @example
@@ -109,7 +123,8 @@ export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-const anchorSearch = (rules: readonly SecretRule[], flags: string): RegExp => new RegExp([...new Set(rules.flatMap((r) => r.anchors))].map(escapeRegExp).join('|'), flags)
+const anchorSearch = (rules: readonly SecretRule[], flags: string): RegExp =>
+  new RegExp([...new Set(rules.flatMap((r) => r.anchors))].map(escapeRegExp).join('|'), flags)
 
 /**
  * What a text without a secret lacks: every rule's anchors, each matched as its rule is (case-insensitively under `i`).
@@ -117,5 +132,11 @@ const anchorSearch = (rules: readonly SecretRule[], flags: string): RegExp => ne
  * @note issue 25: redaction tests a request's raw text with these first, and searches only a text that has one
  * (src/cassette/redact.ts).
  */
-export const CASED_ANCHOR: RegExp = anchorSearch(SECRET_RULES.filter((r) => !r.pattern.flags.includes('i')), '')
-export const UNCASED_ANCHOR: RegExp = anchorSearch(SECRET_RULES.filter((r) => r.pattern.flags.includes('i')), 'i')
+export const CASED_ANCHOR: RegExp = anchorSearch(
+  SECRET_RULES.filter((r) => !r.pattern.flags.includes('i')),
+  '',
+)
+export const UNCASED_ANCHOR: RegExp = anchorSearch(
+  SECRET_RULES.filter((r) => r.pattern.flags.includes('i')),
+  'i',
+)

@@ -70,7 +70,10 @@ function unlikeWritten(text: string): string[] {
   const wrong: string[] = []
   for (const r of SECRET_RULES) {
     const re = new RegExp(r.pattern.source, `${r.pattern.flags.replace(/[gd]/g, '')}gd`)
-    const want = [...text.matchAll(re)].map((m) => m.indices?.groups?.secret ?? m.indices![0]).filter(([s, e]) => e > s).map(([s, e]) => `${s}-${e}`)
+    const want = [...text.matchAll(re)]
+      .map((m) => m.indices?.groups?.secret ?? m.indices![0])
+      .filter(([s, e]) => e > s)
+      .map(([s, e]) => `${s}-${e}`)
     const got = findSecrets(text, { disable: SECRET_RULES.filter((o) => o !== r).map((o) => o.id) }).map((m) => `${m.start}-${m.end}`)
     if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${r.id} in ${JSON.stringify(text)}: ${got} vs ${want}`)
   }
@@ -100,7 +103,7 @@ describe('SECRET_RULES', () => {
       'Bearer abc123abc123abc123',
       `aws_secret_access_key=${'Ab3/Cd4+Ef5Gh6Ij7Kl8Mn9Op0Qr1St2Uv3Wx4Yz5'.slice(0, 40)}`,
       'AKIA' + 'Q7Q7Q7Q7Q7Q7Q7Q7',
-      'sk-proj-' + 'Hj7Kl2_Mn4-Pq8Rs'.repeat(3),
+      `sk-proj-${'Hj7Kl2_Mn4-Pq8Rs'.repeat(3)}`,
     ]
     const before = ['', 'x', 'X', '9', '_', '-', ' ', '"', '\\n', '\n', 'ſ', 'K', 'é', '\ud800', 'password=', 'xpassword=']
     expect(bodies.flatMap((body) => before.flatMap((b) => unlikeWritten(`${b}${body}${b}${body}`)))).toEqual([])
@@ -135,10 +138,31 @@ describe('SECRET_RULES', () => {
     const gen2 = generator(7)
     const pieces = [
       ...SAMPLES.flatMap(([, , secret]) => [secret, secret.slice(0, 12), secret.slice(6)]),
-      'sk-', 'sk-ant-', 'SK-ANT-api03-', 'Bearer ', 'BEARER ', 'password=', 'PassWord: "', 'api_key', '":"', '?key=', '&SIG=', '://', 'u:', '@h',
-      '-----BEGIN PRIVATE KEY-----', '-----END PRIVATE KEY-----', '\\n', '\n', ' ', '"', 'ſ', 'K', 'é',
+      'sk-',
+      'sk-ant-',
+      'SK-ANT-api03-',
+      'Bearer ',
+      'BEARER ',
+      'password=',
+      'PassWord: "',
+      'api_key',
+      '":"',
+      '?key=',
+      '&SIG=',
+      '://',
+      'u:',
+      '@h',
+      '-----BEGIN PRIVATE KEY-----',
+      '-----END PRIVATE KEY-----',
+      '\\n',
+      '\n',
+      ' ',
+      '"',
+      'ſ',
+      'K',
+      'é',
     ]
-    const piece = () => pieces[parseInt(gen2('0123456789', 3), 10) % pieces.length] + gen2(ALNUM + '_-=:/', parseInt(gen2('0123456789', 2), 10) % 24)
+    const piece = () => pieces[parseInt(gen2('0123456789', 3), 10) % pieces.length] + gen2(`${ALNUM}_-=:/`, parseInt(gen2('0123456789', 2), 10) % 24)
     const short = Array.from({ length: 400 }, () => Array.from({ length: 1 + (gen2('0123456789', 1).charCodeAt(0) % 8) }, piece).join(''))
     // and texts past the length from which the case-insensitive rules run without their anchor search
     const long = Array.from({ length: 6 }, () => Array.from({ length: 1200 }, piece).join(''))
@@ -178,7 +202,7 @@ describe.each(SAMPLES)('%s: %s', (rule, _label, secret) => {
 })
 
 describe('contextual rules', () => {
-  const token = gen(URLSAFE, 40) + '9'
+  const token = `${gen(URLSAFE, 40)}9`
 
   it('keeps the word Bearer and replaces only the token', () => {
     expect(redactText(`Authorization: Bearer ${token}`)).toBe(`Authorization: Bearer ${placeholderFor(token)}`)
@@ -214,7 +238,11 @@ describe('contextual rules', () => {
 
   it('finds the password of a URL with credentials and keeps the user name and host', () => {
     const password = `${gen(ALNUM, 14)}-${gen(ALNUM, 8)}~x`
-    for (const url of [`https://deploy:${password}@git.example.com/acme/infra.git`, `postgres://app:${password}@db.internal:5432/prod`, `amqps://ci:${password}@[::1]:5671`]) {
+    for (const url of [
+      `https://deploy:${password}@git.example.com/acme/infra.git`,
+      `postgres://app:${password}@db.internal:5432/prod`,
+      `amqps://ci:${password}@[::1]:5671`,
+    ]) {
       const text = `DEPLOY_URL=${url}\n`
       expect(redactText(text)).toBe(text.replace(password, placeholderFor(password)))
       expect(findSecrets(text).map((m) => m.rule)).toEqual(['basic-auth-url'])
@@ -222,7 +250,13 @@ describe('contextual rules', () => {
   })
 
   it('finds no password in URLs without one', () => {
-    for (const text of ['mailto:ops@example.com', 'git@github.com:acme/infra.git', 'https://ops@git.example.com/x', 'http://127.0.0.1:8080/a:b@c', 'https://example.com/@user']) {
+    for (const text of [
+      'mailto:ops@example.com',
+      'git@github.com:acme/infra.git',
+      'https://ops@git.example.com/x',
+      'http://127.0.0.1:8080/a:b@c',
+      'https://example.com/@user',
+    ]) {
       expect(findSecrets(text)).toEqual([])
     }
   })
@@ -307,7 +341,7 @@ describe('false positives', () => {
   })
 
   it('finds nothing in 512 KiB of random base64 and base64url blobs', () => {
-    const bytes = Buffer.from(gen(ALNUM + '+/!@#$%^&*()', 256 * 1024), 'latin1')
+    const bytes = Buffer.from(gen(`${ALNUM}+/!@#$%^&*()`, 256 * 1024), 'latin1')
     const blobs = [bytes.toString('base64'), `gAAAAAB${bytes.toString('base64url')}`]
     for (const blob of blobs) {
       expect(findSecrets(`{"encrypted_content":"${blob}","signature":"${blob.slice(0, 4096)}"}`)).toEqual([])

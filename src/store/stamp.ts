@@ -11,7 +11,7 @@
  * well after it.
  */
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
+import { type BigIntStats, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** A file changed (ctime) less than this before it was stamped is checked by content (covers coarse and 2 s FAT times). */
@@ -25,7 +25,7 @@ export interface FileStamp {
 }
 
 function stampOf(path: string, now: bigint): FileStamp | undefined {
-  let st
+  let st: BigIntStats | undefined
   try {
     // @note issue 28: a file a fixture does not have (tools.jsonl, trace.snap) is checked at every `scenario()`: no throw.
     st = statSync(path, { bigint: true, throwIfNoEntry: false })

@@ -116,7 +116,9 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
       // @note nothing was sent yet (or the message answers a request that went out untouched): it is on no tape. Said once.
       if (!untouched && !warned) {
         warned = true
-        console.warn(`[fluxlab] MCP server ${url.host} sent ${m.method ?? `a response to ${String(m.id)}`} before the client sent anything: it reaches the client, but it is not recorded, so a replay will not send it.`)
+        console.warn(
+          `[fluxlab] MCP server ${url.host} sent ${m.method ?? `a response to ${String(m.id)}`} before the client sent anything: it reaches the client, but it is not recorded, so a replay will not send it.`,
+        )
       }
       return wrapper.onmessage?.(m)
     }
@@ -195,7 +197,10 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
     }
     if (response.headers.get('x-fluxlab') === 'off-tape') throw new Error(await offTapeMessage(response))
     if (response.type === 'error' || !response.body) {
-      if (response.type === 'error') throw liveError ?? new Error(`[fluxlab] Failed to send ${m.method ?? 'a response'} to MCP server ${url.host}: the recorded message failed on its transport`)
+      if (response.type === 'error')
+        throw (
+          liveError ?? new Error(`[fluxlab] Failed to send ${m.method ?? 'a response'} to MCP server ${url.host}: the recorded message failed on its transport`)
+        )
       return
     }
     void pump(response.body)
@@ -205,7 +210,11 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
     closed = true
     for (const a of [...open]) end(a)
     for (const r of readers) void r.cancel().catch(() => {})
-    if (started) await started.then(() => inner.close(), () => {})
+    if (started)
+      await started.then(
+        () => inner.close(),
+        () => {},
+      )
     notifyClose()
   }
   return wrapper as unknown as T
@@ -229,5 +238,10 @@ function serverName(transport: object): string {
 
 /** A name usable as a URL host: lowercase letters, digits, dots and dashes. */
 function hostLabel(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'server'
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '') || 'server'
+  )
 }

@@ -12,6 +12,7 @@
 export type ToolInvoker = (call: { name: string; args: unknown; callId?: string }, run: () => unknown) => unknown
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wrappers forward whatever the framework passes
+// biome-ignore lint/suspicious/noExplicitAny: any tool's parameters; `unknown[]` would refuse every typed function
 type AnyFn = (...args: any[]) => unknown
 
 /**
@@ -48,8 +49,7 @@ export function wrapTool<T>(name: string, tool: T, invoke: ToolInvoker): T {
  * generateText({ model, tools: lab.tools({ weather: tool({ inputSchema, execute }) }) })
  */
 export function wrapTools<T>(tools: T, invoke: ToolInvoker): T {
-  if (Array.isArray(tools))
-    return tools.map((t, i) => wrapTool(toolName(t) ?? `tool${i}`, t, invoke)) as T
+  if (Array.isArray(tools)) return tools.map((t, i) => wrapTool(toolName(t) ?? `tool${i}`, t, invoke)) as T
   if (tools && typeof tools === 'object') {
     const out: Record<string, unknown> = {}
     for (const [name, t] of Object.entries(tools)) out[name] = wrapTool(name, t, invoke)
@@ -86,7 +86,8 @@ function wrapLangChainInvoke(name: string, inv: AnyFn, invoke: ToolInvoker): Any
   }
 }
 
-const isAgentsTool = (t: Record<string, unknown>) => t.type === 'function' && 'parameters' in t && typeof t.invoke === 'function' && (t.invoke as AnyFn).length >= 2
+const isAgentsTool = (t: Record<string, unknown>) =>
+  t.type === 'function' && 'parameters' in t && typeof t.invoke === 'function' && (t.invoke as AnyFn).length >= 2
 
 function toolName(t: unknown): string | undefined {
   const n = (t as { name?: unknown } | undefined)?.name

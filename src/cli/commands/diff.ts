@@ -68,7 +68,8 @@ export async function diffCommand(argv: string[], out: Output): Promise<number> 
 /** JSON-path rows of one value, or one line when a side has none. */
 function valueDiff(label: string, a: unknown, b: unknown): string[] {
   if (a === undefined && b === undefined) return []
-  if (a === undefined || b === undefined) return [`${label}: ${a === undefined ? '(none)' : clip(JSON.stringify(a), 70)} → ${b === undefined ? '(none)' : clip(JSON.stringify(b), 70)}`]
+  if (a === undefined || b === undefined)
+    return [`${label}: ${a === undefined ? '(none)' : clip(JSON.stringify(a), 70)} → ${b === undefined ? '(none)' : clip(JSON.stringify(b), 70)}`]
   return renderDiff(diffJson(a, b)).map((r) => `${label} ${r}`)
 }
 
@@ -85,7 +86,14 @@ function firstDivergence(fxA: Fixture, fxB: Fixture, n: number): string[] {
     if (x.cell.request.path !== y.cell.request.path) rows.push(`request path differs: ${x.cell.request.path} → ${y.cell.request.path}`)
     if (x.cell.model !== y.cell.model) rows.push(`model differs: ${x.cell.model} → ${y.cell.model}`)
     if (x.cell.text !== y.cell.text) rows.push(`response text differs: ${clip(JSON.stringify(x.cell.text), 70)} → ${clip(JSON.stringify(y.cell.text), 70)}`)
-    rows.push(...renderDiff(diffJson(x.cell.toolCalls.map(({ name, args }) => ({ name, args })), y.cell.toolCalls.map(({ name, args }) => ({ name, args })))).map((r) => `tool calls ${r}`))
+    rows.push(
+      ...renderDiff(
+        diffJson(
+          x.cell.toolCalls.map(({ name, args }) => ({ name, args })),
+          y.cell.toolCalls.map(({ name, args }) => ({ name, args })),
+        ),
+      ).map((r) => `tool calls ${r}`),
+    )
     if (x.cell.response.status !== y.cell.response.status) rows.push(`response status differs: ${x.cell.response.status} → ${y.cell.response.status}`)
     return rows
   }

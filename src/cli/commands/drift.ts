@@ -53,10 +53,24 @@ interface DriftJson {
  * await driftCommand(['billing/*'], out) // 0 shapes held · 1 a shape changed · 3 could not check
  */
 export async function driftCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parse('drift', argv, { dir: { type: 'string' }, config: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } })
+  const { values, positionals } = parse('drift', argv, {
+    dir: { type: 'string' },
+    config: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  })
   const json = values.json === true
   const dryRun = values['dry-run'] === true
-  const doc: DriftJson = { schema: 'fluxlab.drift/v1', fluxlabVersion: VERSION, root: '', ok: false, dryRun, summary: { fixtures: 0, unchanged: 0, changed: 0, unchecked: 0, requests: 0 }, plan: [], fixtures: [] }
+  const doc: DriftJson = {
+    schema: 'fluxlab.drift/v1',
+    fluxlabVersion: VERSION,
+    root: '',
+    ok: false,
+    dryRun,
+    summary: { fixtures: 0, unchanged: 0, changed: 0, unchecked: 0, requests: 0 },
+    plan: [],
+    fixtures: [],
+  }
   try {
     const code = await drift(positionals, values, dryRun, doc, json ? undefined : out, out)
     // @note answers are read from the live provider, not from a scanned fixture: redact the document like any output.
@@ -65,7 +79,9 @@ export async function driftCommand(argv: string[], out: Output): Promise<number>
   } catch (e) {
     if (json && (e instanceof CliError || isFluxError(e))) {
       const exitCode = e instanceof CliError ? e.exitCode : EXIT.error
-      out.raw(`${redactMessage(JSON.stringify({ ...doc, error: { exitCode, message: e instanceof CliError ? formatMessage(e.parts) : e.message } }, null, 2))}\n`)
+      out.raw(
+        `${redactMessage(JSON.stringify({ ...doc, error: { exitCode, message: e instanceof CliError ? formatMessage(e.parts) : e.message } }, null, 2))}\n`,
+      )
     }
     throw e
   }
@@ -130,31 +146,57 @@ async function drift(
       const live = await answers.get(k)!
       if ('failed' in live) steps.push({ step: p.step, status: 'error', changes: [], reason: live.failed })
       else if (isOk(p.cell.response.status) && !isOk(live.status))
-        steps.push({ step: p.step, status: 'error', changes: [], reason: scrub(`${p.host} answered HTTP ${live.status}${errorText(live)}, so there is no answer to compare`) })
+        steps.push({
+          step: p.step,
+          status: 'error',
+          changes: [],
+          reason: scrub(`${p.host} answered HTTP ${live.status}${errorText(live)}, so there is no answer to compare`),
+        })
       else {
         const changes = compareResponse(p.cell, live).map((c) => ({ ...c, ...(c.live ? { live: scrub(c.live) } : {}) }))
         steps.push({ step: p.step, status: changes.length ? 'changed' : 'ok', changes })
       }
     }
     out.clearProgress()
-    const status = steps.some((r) => r.status === 'changed') ? 'changed' : steps.some((r) => r.status === 'error') ? 'error' : steps.every((r) => r.status === 'skipped') ? 'skipped' : 'ok'
+    const status = steps.some((r) => r.status === 'changed')
+      ? 'changed'
+      : steps.some((r) => r.status === 'error')
+        ? 'error'
+        : steps.every((r) => r.status === 'skipped')
+          ? 'skipped'
+          : 'ok'
     const result: FixtureResult = { name: f.name, dir: f.dir, status, steps }
     doc.fixtures.push(result)
     if (report) printFixture(report, result)
   }
   const changed = doc.fixtures.filter((f) => f.status === 'changed').length
   const errors = doc.fixtures.filter((f) => f.status === 'error').length
-  doc.summary = { fixtures: fixtures.length, unchanged: doc.fixtures.filter((f) => f.status === 'ok').length, changed, unchecked: fixtures.length - changed - doc.fixtures.filter((f) => f.status === 'ok').length, requests: answers.size }
+  doc.summary = {
+    fixtures: fixtures.length,
+    unchanged: doc.fixtures.filter((f) => f.status === 'ok').length,
+    changed,
+    unchecked: fixtures.length - changed - doc.fixtures.filter((f) => f.status === 'ok').length,
+    requests: answers.size,
+  }
   doc.ok = changed === 0 && errors === 0
   if (doc.ok) {
     report?.line()
-    report?.line(out.c.green(`✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} request${answers.size === 1 ? '' : 's'} sent, no fixture written).`))
+    report?.line(
+      out.c.green(
+        `✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} request${answers.size === 1 ? '' : 's'} sent, no fixture written).`,
+      ),
+    )
     return EXIT.ok
   }
   report?.line()
   out.error({
     failed: `confirm the recorded shape of ${changed + errors} of ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}`,
-    reason: [changed ? `${changed} changed shape, each change listed above as a JSON path` : '', errors ? `${errors} could not be checked, each with its reason above` : ''].filter(Boolean).join('; '),
+    reason: [
+      changed ? `${changed} changed shape, each change listed above as a JSON path` : '',
+      errors ? `${errors} could not be checked, each with its reason above` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
     fix: changed
       ? 'If the new shape is what your code should handle, re-record those fixtures with FLUX_GOLDEN=update (the command is in each scenario.yaml) and check your agent against it'
       : 'Fix the cause named above (key, upstream, network) and run `npx fluxlab drift` again',
@@ -182,7 +224,9 @@ function printPlan(out: Output, fixtures: number, sends: number, distinct: Plann
   for (const ps of byHost.values()) {
     const p = ps[0]
     const key = p.keyVars.length ? `key from ${p.keyVars.join(' or ')}` : 'no key (a local server)'
-    out.err.write(`  • ${p.host} (${p.cell.family}): ${ps.length} request${ps.length === 1 ? '' : 's'}, ${key}${p.upstream ? `, sent to ${p.target.origin} (upstream)` : ''}\n`)
+    out.err.write(
+      `  • ${p.host} (${p.cell.family}): ${ps.length} request${ps.length === 1 ? '' : 's'}, ${key}${p.upstream ? `, sent to ${p.target.origin} (upstream)` : ''}\n`,
+    )
     for (const note of new Set(ps.flatMap((x) => x.notes))) out.err.write(`      ${note}\n`)
     plan.push({ host: p.host, family: p.cell.family, requests: ps.length, keyVars: p.keyVars, target: p.target.origin, upstream: p.upstream })
   }
@@ -227,7 +271,11 @@ async function send(p: PlannedRequest, key: string | undefined, scrub: (t: strin
   } catch (e) {
     const err = e as Error & { cause?: { code?: string; message?: string } }
     const why = err.name === 'TimeoutError' ? `no whole answer within ${TIMEOUT_MS / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message)
-    return { failed: scrub(`${p.cell.request.method} ${p.target.origin}${p.target.pathname} failed (${why})${p.upstream ? '' : '; to send it elsewhere, set FLUX_UPSTREAM=<host>=<url> or "upstream" in fluxlab.config.mjs'}`) }
+    return {
+      failed: scrub(
+        `${p.cell.request.method} ${p.target.origin}${p.target.pathname} failed (${why})${p.upstream ? '' : '; to send it elsewhere, set FLUX_UPSTREAM=<host>=<url> or "upstream" in fluxlab.config.mjs'}`,
+      ),
+    }
   }
 }
 

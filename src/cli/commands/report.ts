@@ -134,7 +134,10 @@ function reviewSince(since: string, root: string, patterns: readonly string[], r
 
 function printReview(reviews: readonly FixtureReview[], since: string, out: Output): void {
   const { c } = out
-  if (reviews.length === 0) return out.line(`no fixture differs from ${since}`)
+  if (reviews.length === 0) {
+    out.line(`no fixture differs from ${since}`)
+    return
+  }
   const behaviour = reviews.filter((r) => r.behaviour).length
   out.line(c.bold(`${reviews.length} fixture${reviews.length === 1 ? '' : 's'} changed since ${since}, ${behaviour} in behaviour`))
   for (const r of reviews) out.line(`  ${r.behaviour ? c.yellow('≠') : c.dim('=')} ${c.bold(r.name)} ${c.dim(headline(r))}`)
@@ -149,4 +152,3 @@ function printSuite(suite: Suite, out: Output): void {
   out.line(`${c.bold(`${suite.entries.length} scenarios`)} · ${parts.join(' · ')} · recorded cost ${usd(cost)}`)
   if (!suite.lastRun) out.line(c.dim('no last run found (the reporters write it when the tests run): results are unknown'))
 }
-

@@ -67,7 +67,8 @@ async function runCommand(mode: Mode, argv: string[], out: Output): Promise<numb
   })
   const name = positionals[0]
   if (!name) throw usage(mode, `${mode} needs a scenario name, e.g. \`fluxlab ${mode} triage -- node agent.js\``)
-  if (positionals.length > 1) throw usage(mode, `unexpected ${JSON.stringify(positionals[1])}: put the program after \`--\`, e.g. \`fluxlab ${mode} ${name} -- node agent.js\``)
+  if (positionals.length > 1)
+    throw usage(mode, `unexpected ${JSON.stringify(positionals[1])}: put the program after \`--\`, e.g. \`fluxlab ${mode} ${name} -- node agent.js\``)
   if (!command?.length) throw usage(mode, `${mode} needs the program to run after \`--\`, e.g. \`fluxlab ${mode} ${name} -- node agent.js\``)
   if (/^\.\.?$|(^|[\\/])\.\.([\\/]|$)/.test(name) || name.startsWith('/'))
     throw usage(mode, `"${name}" is not a scenario name: use a relative name without "." or ".." segments, like "triage" or "billing/refund"`)
@@ -157,7 +158,11 @@ function decide(
 
   if (mode === 'record') {
     if (failed) {
-      out.error({ failed: `record scenario "${name}"`, reason: `the program ${how}, so nothing was written`, fix: 'Fix the program (its output is above) and record again' })
+      out.error({
+        failed: `record scenario "${name}"`,
+        reason: `the program ${how}, so nothing was written`,
+        fix: 'Fix the program (its output is above) and record again',
+      })
       return EXIT.failed
     }
     if (!r.saved) {
@@ -187,14 +192,16 @@ function decide(
     out.error({
       failed: `replay scenario "${name}"`,
       reason: `the program ${how} while every request it made was served from the tape`,
-      fix: 'The failure is the program\'s own: see its output above',
+      fix: "The failure is the program's own: see its output above",
       details: r.failures.map((d) => `${d.step} ${d.code}: ${d.message}`),
     })
     return EXIT.failed
   }
   if (r.trace === 'mismatch') out.warn('warning: the replayed trace differs from trace.snap; see `npx fluxlab test` for the diff')
   if (r.trace === 'updated' || r.trace === 'added') out.note(`trace.snap ${r.trace}`)
-  out.note(`replayed scenario "${name}" from the tape (${counts}${r.warnings.length ? `, ${n(r.warnings.length, 'warning')}` : ''}): hermetic, nothing reached the network`)
+  out.note(
+    `replayed scenario "${name}" from the tape (${counts}${r.warnings.length ? `, ${n(r.warnings.length, 'warning')}` : ''}): hermetic, nothing reached the network`,
+  )
   return EXIT.ok
 }
 
@@ -241,7 +248,15 @@ function parseTiming(v: string | undefined): 'recorded' | number | undefined {
 
 function writeReport(
   file: string,
-  x: { mode: Mode; name: string; dir: string; command: string[]; program: { exitCode: number | null; signal: string | null }; exitCode: number; result: AttachResult },
+  x: {
+    mode: Mode
+    name: string
+    dir: string
+    command: string[]
+    program: { exitCode: number | null; signal: string | null }
+    exitCode: number
+    result: AttachResult
+  },
 ): void {
   let model = 0
   let tool = 0
@@ -263,7 +278,13 @@ function writeReport(
         ? { step: `model#${++model}`, channel: 'model' as const, name: s.cell.model ?? s.cell.family, status: s.cell.response.status }
         : { step: `tool#${++tool}`, channel: 'tool' as const, name: s.cell.name, ...(s.cell.response ? { status: s.cell.response.status } : {}) },
     ),
-    divergences: x.result.divergences.map((d) => ({ code: d.code, severity: d.severity, step: d.step, message: d.message, ...(d.closest ? { closest: d.closest } : {}) })),
+    divergences: x.result.divergences.map((d) => ({
+      code: d.code,
+      severity: d.severity,
+      step: d.step,
+      message: d.message,
+      ...(d.closest ? { closest: d.closest } : {}),
+    })),
   }
   writeFileSync(resolve(file), `${JSON.stringify(doc, null, 2)}\n`)
 }

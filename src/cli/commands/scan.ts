@@ -63,7 +63,7 @@ function walk(dir: string): string[] {
   const out: string[] = []
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name)
-    let st
+    let st: ReturnType<typeof statSync>
     try {
       st = statSync(full)
     } catch {

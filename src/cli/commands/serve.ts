@@ -33,12 +33,21 @@ import { deathCause, rootMismatch, testsRoot } from '../serve-roots.js'
  */
 export async function serveCommand(argv: string[], out: Output): Promise<number> {
   const { own, command } = splitCommand(argv)
-  const { values, positionals } = parse('serve', own, { name: { type: 'string' }, dir: { type: 'string' }, config: { type: 'string' }, cwd: { type: 'string' }, ready: { type: 'string' }, 'ignore-https-errors': { type: 'boolean' } })
-  if (positionals.length) throw usage('serve', `unexpected ${JSON.stringify(positionals[0])}: put the server's command after \`--\`, e.g. \`fluxlab serve -- npm run start\``)
+  const { values, positionals } = parse('serve', own, {
+    name: { type: 'string' },
+    dir: { type: 'string' },
+    config: { type: 'string' },
+    cwd: { type: 'string' },
+    ready: { type: 'string' },
+    'ignore-https-errors': { type: 'boolean' },
+  })
+  if (positionals.length)
+    throw usage('serve', `unexpected ${JSON.stringify(positionals[0])}: put the server's command after \`--\`, e.g. \`fluxlab serve -- npm run start\``)
   if (!command?.length) throw usage('serve', 'serve needs the server to run after `--`, e.g. `fluxlab serve -- npm run start`')
   const ready = values.ready === undefined ? undefined : readyTarget(values.ready, values['ignore-https-errors'] === true)
   if (ready && 'error' in ready) throw usage('serve', ready.error)
-  if (values['ignore-https-errors'] && !(ready && 'url' in ready && ready.url.protocol === 'https:')) throw usage('serve', '--ignore-https-errors goes with `--ready https://…` (the entry\'s `ignoreHTTPSErrors`)')
+  if (values['ignore-https-errors'] && !(ready && 'url' in ready && ready.url.protocol === 'https:'))
+    throw usage('serve', "--ignore-https-errors goes with `--ready https://…` (the entry's `ignoreHTTPSErrors`)")
   const cwd = resolve(values.cwd ?? '.')
   // The options file is looked up where serve runs (the Playwright config's directory), then where the server does;
   // its `dir` is read from its own directory, as the other commands read it when run there.
@@ -53,7 +62,12 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   const dir = resolve(root, name)
   const cmdline = `npx fluxlab serve${values.name ? ` --name ${values.name}` : ''}${values.dir ? ` --dir ${values.dir}` : ''}${values.cwd ? ` --cwd ${values.cwd}` : ''} -- ${command.join(' ')}`
   const preload = builtFile('preload.js')?.href
-  if (!preload) throw new CliError(EXIT.error, { failed: `serve ${command.join(' ')}`, reason: "fluxlab's interception preload (dist/preload.js) is missing", fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)' })
+  if (!preload)
+    throw new CliError(EXIT.error, {
+      failed: `serve ${command.join(' ')}`,
+      reason: "fluxlab's interception preload (dist/preload.js) is missing",
+      fix: 'Reinstall fluxlab (or run `npm run build` in a checkout of fluxlab)',
+    })
   // @note the server starts first, the engine loads while it does: the address its requests go to is chosen now, and
   // the tree's socket opens there (the preload tries it again for a while).
   const address = { path: treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`), token: randomBytes(16).toString('hex') }
@@ -84,7 +98,12 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
     if (ready)
       untilReady(ready, exited.signal).then(
         (yes) => yes && ((answered = true), out.line(notice(`${READY_TEXT} ${describeTarget(ready)}`))),
-        (e: Error) => out.error({ failed: `check whether ${describeTarget(ready)} answers`, reason: `an unexpected error: ${e.stack ?? e}`, fix: "This is a bug in fluxlab; please report it. Playwright still finds the server by its own check, at its own pace" }),
+        (e: Error) =>
+          out.error({
+            failed: `check whether ${describeTarget(ready)} answers`,
+            reason: `an unexpected error: ${e.stack ?? e}`,
+            fix: 'This is a bug in fluxlab; please report it. Playwright still finds the server by its own check, at its own pace',
+          }),
       )
     held = import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address }))
     const forward = (sig: NodeJS.Signals) => () => child.kill(sig)
@@ -98,10 +117,15 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
     child.on('error', (error) => end({ code: null, signal: null, error }))
     child.on('exit', (code, signal) => end({ code, signal }))
   })
-  if (exit.error) throw new CliError(EXIT.error, { failed: `serve ${command.join(' ')}`, reason: `the server could not be started: ${exit.error.message}`, fix: 'Check the command after `--`' })
+  if (exit.error)
+    throw new CliError(EXIT.error, {
+      failed: `serve ${command.join(' ')}`,
+      reason: `the server could not be started: ${exit.error.message}`,
+      fix: 'Check the command after `--`',
+    })
   // Stopped by a signal (Playwright stops its webServer so) is how a server ends: its own scenario is settled then.
   const stopped = exit.signal !== null || exit.code === 143 || exit.code === 130
-  if (!stopped && exit.code !== 0 && !answered) out.error(deathCause({ code: exit.code, checked: !!ready, root, tests, from: process.cwd(), placeholders, keyVars, stderr, env }))
+  if (!stopped && exit.code !== 0 && !answered)
+    out.error(deathCause({ code: exit.code, checked: !!ready, root, tests, from: process.cwd(), placeholders, keyVars, stderr, env }))
   return (await held!).settle({ failed: !stopped && exit.code !== 0, out, code: exit.code ?? 0 })
 }
-

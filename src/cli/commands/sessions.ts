@@ -29,7 +29,16 @@ export async function sessionsCommand(argv: string[], out: Output): Promise<numb
       JSON.stringify({
         schema: 'fluxlab.sessions/v1',
         store,
-        sessions: journals.map((j) => ({ dir: j.dir, status: j.meta.status, startedAt: j.meta.startedAt, completedAt: j.meta.completedAt ?? null, resumes: j.meta.resumes, cells: j.cells, inFlight: j.intents - j.cells, tornTail: j.tornTail })),
+        sessions: journals.map((j) => ({
+          dir: j.dir,
+          status: j.meta.status,
+          startedAt: j.meta.startedAt,
+          completedAt: j.meta.completedAt ?? null,
+          resumes: j.meta.resumes,
+          cells: j.cells,
+          inFlight: j.intents - j.cells,
+          tornTail: j.tornTail,
+        })),
       }),
     )
     return EXIT.ok
@@ -43,7 +52,9 @@ export async function sessionsCommand(argv: string[], out: Output): Promise<numb
     const mark = unfinished ? out.c.yellow('● unfinished') : out.c.green('✓ complete  ')
     const inFlight = Math.max(0, j.intents - j.cells)
     const extra = unfinished ? ` · ${inFlight} in flight${j.tornTail ? ' · last line cut by a crash' : ''} · resumes on the next durable() call` : ''
-    out.line(`${mark} ${display(j.dir)} · ${j.cells} results journaled · started ${j.meta.startedAt}${j.meta.resumes ? ` · resumed ${j.meta.resumes}×` : ''}${extra}`)
+    out.line(
+      `${mark} ${display(j.dir)} · ${j.cells} results journaled · started ${j.meta.startedAt}${j.meta.resumes ? ` · resumed ${j.meta.resumes}×` : ''}${extra}`,
+    )
   }
   return EXIT.ok
 }

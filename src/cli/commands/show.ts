@@ -21,7 +21,8 @@ export async function showCommand(argv: string[], out: Output): Promise<number> 
     config: { type: 'string' },
     html: { type: 'string' },
   })
-  if (positionals.length !== 1) throw usage('show', positionals.length ? `show takes one scenario, got ${positionals.length}` : 'show needs a scenario name, e.g. `fluxlab show triage`')
+  if (positionals.length !== 1)
+    throw usage('show', positionals.length ? `show takes one scenario, got ${positionals.length}` : 'show needs a scenario name, e.g. `fluxlab show triage`')
   const { options } = await loadConfig(values.config)
   const root = fixtureRoot(values.dir, options)
   const dir = requireFixture(positionals[0], root)

@@ -39,8 +39,17 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
   })
   const accept = values.accept
   if (accept !== undefined && positionals.length && positionals[0] !== accept)
-    throw new CliError(EXIT.usage, { failed: 'read the command line', reason: `--accept ${accept} names another scenario than ${positionals[0]}`, fix: 'Pass one scenario: `fluxlab test --accept <scenario>`.' })
-  if (positionals.length > 1) throw new CliError(EXIT.usage, { failed: 'read the command line', reason: `test takes one scenario name, got ${positionals.length}`, fix: 'See `fluxlab test --help`.' })
+    throw new CliError(EXIT.usage, {
+      failed: 'read the command line',
+      reason: `--accept ${accept} names another scenario than ${positionals[0]}`,
+      fix: 'Pass one scenario: `fluxlab test --accept <scenario>`.',
+    })
+  if (positionals.length > 1)
+    throw new CliError(EXIT.usage, {
+      failed: 'read the command line',
+      reason: `test takes one scenario name, got ${positionals.length}`,
+      fix: 'See `fluxlab test --help`.',
+    })
   const json = values.json === true
   let root = ''
   try {
@@ -51,7 +60,12 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
     let accepted: string[] | undefined
     if (accept !== undefined) {
       accepted = acceptEdits(requireFixture(accept, root), { disable: options.redact?.disable })
-      if (!json) out.line(accepted.length ? `${out.c.yellow('↻')} accepted the edits of ${accepted.length} cell${accepted.length > 1 ? 's' : ''} of ${accept} (digests rewritten): ${accepted.join(', ')}` : `${out.c.dim(`nothing to accept in ${accept}: no cell was edited (digests written for any cell without one)`)}`)
+      if (!json)
+        out.line(
+          accepted.length
+            ? `${out.c.yellow('↻')} accepted the edits of ${accepted.length} cell${accepted.length > 1 ? 's' : ''} of ${accept} (digests rewritten): ${accepted.join(', ')}`
+            : `${out.c.dim(`nothing to accept in ${accept}: no cell was edited (digests written for any cell without one)`)}`,
+        )
     }
     const dirs = only ? findFixtures(requireFixture(only, root)) : findFixtures(root)
     if (dirs.length === 0)

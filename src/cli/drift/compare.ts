@@ -22,18 +22,22 @@ export function compareResponse(cell: ModelCell, live: LiveResponse): ShapeChang
   const recordedBody = bodyText(cell.response.chunks)
   const recordedType = cell.response.headers['content-type']
   const out: ShapeChange[] = []
-  if (cell.response.status !== live.status) out.push({ kind: 'status changed', path: 'status', recorded: String(cell.response.status), live: String(live.status) })
+  if (cell.response.status !== live.status)
+    out.push({ kind: 'status changed', path: 'status', recorded: String(cell.response.status), live: String(live.status) })
   out.push(...diffShapes(bodyShape(recordedBody, recordedType), bodyShape(live.body, live.contentType)))
   const url = new URL(cell.url)
   const codec = codecFor(cell.family)
   const before = codec.parseResponse(recordedBody, recordedType, cell.response.status, url)
   const after = codec.parseResponse(live.body, live.contentType, live.status, url)
-  if (after.error && !before.error) out.push({ kind: 'provider error', path: 'error', live: `${after.error.type ? `${after.error.type}: ` : ''}${after.error.message}` })
+  if (after.error && !before.error)
+    out.push({ kind: 'provider error', path: 'error', live: `${after.error.type ? `${after.error.type}: ` : ''}${after.error.message}` })
   if ((before.finishReason ?? null) !== (after.finishReason ?? null))
     out.push({ kind: 'finish reason changed', path: 'finishReason', recorded: before.finishReason ?? 'none', live: after.finishReason ?? 'none' })
   for (const field of ['input', 'output'] as const)
-    if (before.usage[field] > 0 && after.usage[field] === 0) out.push({ kind: 'usage missing', path: `usage.${field}`, recorded: `${before.usage[field]} tokens` })
-  const calls = (r: ParsedModelResponse) => r.toolCalls.map((c) => `${c.name}(${c.args !== null && typeof c.args === 'object' ? 'object' : typeof c.args})`).join(', ') || 'none'
+    if (before.usage[field] > 0 && after.usage[field] === 0)
+      out.push({ kind: 'usage missing', path: `usage.${field}`, recorded: `${before.usage[field]} tokens` })
+  const calls = (r: ParsedModelResponse) =>
+    r.toolCalls.map((c) => `${c.name}(${c.args !== null && typeof c.args === 'object' ? 'object' : typeof c.args})`).join(', ') || 'none'
   if (calls(before) !== calls(after)) out.push({ kind: 'tool calls changed', path: 'toolCalls', recorded: calls(before), live: calls(after) })
   return out
 }

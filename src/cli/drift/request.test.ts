@@ -27,7 +27,11 @@ describe('planRequest', () => {
 
   test("Gemini: a redacted ?key= is dropped and the real key goes in the family's header", () => {
     const p = planRequest(
-      cell({ family: 'gemini', url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=[REDACTED:0123abcd]', request: { method: 'POST', path: '/x', body: {} } }),
+      cell({
+        family: 'gemini',
+        url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=[REDACTED:0123abcd]',
+        request: { method: 'POST', path: '/x', body: {} },
+      }),
       {},
     )
     expect(p.target.href).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
@@ -36,7 +40,14 @@ describe('planRequest', () => {
   })
 
   test('a realtime socket frame is skipped, saying why', () => {
-    const p = planRequest(cell({ family: 'openai-realtime', url: 'wss://api.openai.com/v1/realtime?model=gpt-realtime', request: { method: 'POST', path: '/v1/realtime?model=gpt-realtime', body: { type: 'response.create' } } }), {})
+    const p = planRequest(
+      cell({
+        family: 'openai-realtime',
+        url: 'wss://api.openai.com/v1/realtime?model=gpt-realtime',
+        request: { method: 'POST', path: '/v1/realtime?model=gpt-realtime', body: { type: 'response.create' } },
+      }),
+      {},
+    )
     expect(p.skip).toContain('realtime WebSocket session, which fluxlab drift does not open')
   })
 
@@ -48,25 +59,39 @@ describe('planRequest', () => {
 
   test.each([
     [{ transportError: { name: 'Error', message: 'reset', code: 'ECONNRESET' } }, 'the recording is a transport failure (ECONNRESET), not a response'],
-    [{ response: { status: 200, headers: {}, chunks: [], clientAbort: { afterChunks: 0, t: 1 } } }, 'the client aborted it after 0 chunks, so the recording is partial'],
+    [
+      { response: { status: 200, headers: {}, chunks: [], clientAbort: { afterChunks: 0, t: 1 } } },
+      'the client aborted it after 0 chunks, so the recording is partial',
+    ],
     [{ response: { status: 200, headers: {}, chunks: [], open: true as const } }, 'its stream was still open when the run ended, so the recording is partial'],
-    [{ request: { method: 'POST', path: '/v1/responses', body: { previous_response_id: 'resp_<1>' } } }, 'it continues a stored response (previous_response_id) that only the recording run had; the provider cannot find it again'],
+    [
+      { request: { method: 'POST', path: '/v1/responses', body: { previous_response_id: 'resp_<1>' } } },
+      'it continues a stored response (previous_response_id) that only the recording run had; the provider cannot find it again',
+    ],
   ])('a recording that is no whole answer is skipped with its reason (%#)', (over, reason) => {
     expect(planRequest(cell(over as Partial<ModelCell>), {}).skip).toBe(reason)
   })
 
   test('a Bedrock call is skipped with the reason: its requests are signed per request (SigV4), not sent with a key', () => {
-    const p = planRequest(cell({ family: 'bedrock', url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse' }), {})
+    const p = planRequest(
+      cell({ family: 'bedrock', url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse' }),
+      {},
+    )
     expect(p.skip).toMatch(/^Bedrock requests are signed per request with AWS SigV4/)
   })
 
   test('redacted values in the body are counted in a note', () => {
-    expect(planRequest(cell({ request: { method: 'POST', path: '/', body: { a: '[REDACTED:0123abcd]', b: ['[REDACTED:89abcdef]'] } } }), {}).notes).toEqual(['its body holds 2 redacted values, sent as the placeholders'])
+    expect(planRequest(cell({ request: { method: 'POST', path: '/', body: { a: '[REDACTED:0123abcd]', b: ['[REDACTED:89abcdef]'] } } }), {}).notes).toEqual([
+      'its body holds 2 redacted values, sent as the placeholders',
+    ])
   })
 })
 
 test('buildRequest turns positional id placeholders back into ids, the same placeholder into the same id', () => {
-  const body = { messages: [{ tool_calls: [{ id: 'call_<1>' }, { id: 'call_<2>' }] }, { role: 'tool', tool_call_id: 'call_<2>' }], text: 'call_<1> stays inside text' }
+  const body = {
+    messages: [{ tool_calls: [{ id: 'call_<1>' }, { id: 'call_<2>' }] }, { role: 'tool', tool_call_id: 'call_<2>' }],
+    text: 'call_<1> stays inside text',
+  }
   const { init } = buildRequest(planRequest(cell({ request: { method: 'POST', path: '/', body } }), {}), 'sk-x')
   expect(JSON.parse(init.body as string)).toEqual({
     messages: [{ tool_calls: [{ id: 'call_fluxdrift0001' }, { id: 'call_fluxdrift0002' }] }, { role: 'tool', tool_call_id: 'call_fluxdrift0002' }],

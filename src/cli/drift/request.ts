@@ -62,17 +62,28 @@ export function planRequest(cell: ModelCell, upstream: Record<string, URL>): Pla
   const bodyText = JSON.stringify(cell.request.body ?? null)
   const redacted = bodyText.match(new RegExp(PLACEHOLDER_PATTERN.source, 'g'))?.length ?? 0
   if (redacted) notes.push(`its body holds ${redacted} redacted value${redacted > 1 ? 's' : ''}, sent as the placeholder${redacted > 1 ? 's' : ''}`)
-  return { step: cell.step, cell, host: recorded.host, target, upstream: base !== undefined, keyVars, notes, ...(skipReason(cell) ? { skip: skipReason(cell) } : {}) }
+  return {
+    step: cell.step,
+    cell,
+    host: recorded.host,
+    target,
+    upstream: base !== undefined,
+    keyVars,
+    notes,
+    ...(skipReason(cell) ? { skip: skipReason(cell) } : {}),
+  }
 }
 
 function skipReason(cell: ModelCell): string | undefined {
   const r = cell.response
   const codec = codecFor(cell.family)
   if (codec.signedRequests) return codec.signedRequests
-  if (codec.socket) return 'it is one frame of a realtime WebSocket session, which fluxlab drift does not open (a frame alone is no request); re-record it with FLUX_GOLDEN=update to compare'
+  if (codec.socket)
+    return 'it is one frame of a realtime WebSocket session, which fluxlab drift does not open (a frame alone is no request); re-record it with FLUX_GOLDEN=update to compare'
   if (cell.transportError) return `the recording is a transport failure (${cell.transportError.code ?? cell.transportError.name}), not a response`
   if ((cell as { injected?: string }).injected !== undefined) return 'it is an injected fault, not a provider answer'
-  if (r.clientAbort) return `the client aborted it after ${r.clientAbort.afterChunks} chunk${r.clientAbort.afterChunks === 1 ? '' : 's'}, so the recording is partial`
+  if (r.clientAbort)
+    return `the client aborted it after ${r.clientAbort.afterChunks} chunk${r.clientAbort.afterChunks === 1 ? '' : 's'}, so the recording is partial`
   if (r.open) return 'its stream was still open when the run ended, so the recording is partial'
   if (cell.truncated) return 'its response was cut at the cassette cap (FLUX_CASSETTE_MAX_BYTES), so the recording is partial'
   const body = cell.request.body as { previous_response_id?: unknown } | null

@@ -16,18 +16,48 @@ describe('bodyShape', () => {
   })
 
   test('names choice chunks (no type) by what their first choice carries, and Gemini candidates by their parts', () => {
-    const chunk = (delta: unknown, finish: string | null = null) => ({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], usage: null })
-    const chat = bodyShape(sse([chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0 }] }), chunk({ tool_calls: [{ index: 0 }] }), chunk({}, 'tool_calls')]) + 'data: [DONE]\n\n', undefined)
+    const chunk = (delta: unknown, finish: string | null = null) => ({
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      usage: null,
+    })
+    const chat = bodyShape(
+      sse([chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0 }] }), chunk({ tool_calls: [{ index: 0 }] }), chunk({}, 'tool_calls')]) +
+        'data: [DONE]\n\n',
+      undefined,
+    )
     expect(chat.order).toEqual(['chat.completion.chunk/role,tool_calls', 'chat.completion.chunk/tool_calls', 'chat.completion.chunk/finish', 'data([DONE])'])
-    const gemini = bodyShape(sse([{ candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: { a: 1 } } }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1 } }]), 'text/event-stream')
+    const gemini = bodyShape(
+      sse([
+        {
+          candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: { a: 1 } } }] }, finishReason: 'STOP' }],
+          usageMetadata: { promptTokenCount: 1 },
+        },
+      ]),
+      'text/event-stream',
+    )
     expect(gemini.order).toEqual(['data/functionCall,finish,usage'])
   })
 
   test('a JSON body: arrays by the merged shape of their elements, tool-call arguments typed but not walked', () => {
-    const a = json({ content: [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 't', input: { city: 'Paris' } }] })
-    const b = json({ content: [{ type: 'tool_use', id: 't', input: { town: 'Lyon', days: 3 } }, { type: 'text', text: 'y' }] })
+    const a = json({
+      content: [
+        { type: 'text', text: 'x' },
+        { type: 'tool_use', id: 't', input: { city: 'Paris' } },
+      ],
+    })
+    const b = json({
+      content: [
+        { type: 'tool_use', id: 't', input: { town: 'Lyon', days: 3 } },
+        { type: 'text', text: 'y' },
+      ],
+    })
     expect(diff(a, b)).toEqual([])
-    expect(diff(a, json({ content: [{ type: 'text', text: 1 }] }))).toEqual(['$.content[*].text  type changed: string → number', '$.content[*].id  removed field (was string)', '$.content[*].input  removed field (was object)'])
+    expect(diff(a, json({ content: [{ type: 'text', text: 1 }] }))).toEqual([
+      '$.content[*].text  type changed: string → number',
+      '$.content[*].id  removed field (was string)',
+      '$.content[*].input  removed field (was object)',
+    ])
   })
 
   test('a streamed JSON array (Gemini without alt=sse) and NDJSON are JSON; a body of neither is text', () => {

@@ -118,7 +118,8 @@ function eventKind(event: string | undefined, json: unknown): string {
   const base = event ?? (typeof json.type === 'string' ? json.type : typeof json.object === 'string' ? json.object : 'data')
   const tags: string[] = []
   for (const [k, v] of Object.entries(json))
-    if (isRecord(v) && typeof v.type === 'string' && v.type !== k) tags.push(`${k === 'delta' || k === 'content_block' || k === 'item' || k === 'part' ? '' : `${k}.`}${v.type}`)
+    if (isRecord(v) && typeof v.type === 'string' && v.type !== k)
+      tags.push(`${k === 'delta' || k === 'content_block' || k === 'item' || k === 'part' ? '' : `${k}.`}${v.type}`)
   const choices = Array.isArray(json.choices) ? json.choices : Array.isArray(json.candidates) ? json.candidates : undefined
   const first: unknown = choices?.[0]
   if (isRecord(first)) {
@@ -155,7 +156,8 @@ export function bodyShape(body: string, contentType: string | undefined): BodySh
     // @note a streamed Gemini JSON array without alt=sse, or NDJSON: one document per line when each line parses.
     const lines = body.split('\n').filter((l) => l.trim() !== '')
     const docs = lines.map((l) => safeJsonParse(l))
-    if (lines.length > 1 && docs.every((d) => d !== undefined)) return { format: 'json', order: [], kinds: new Map([['body', docs.map((d) => shapeOf(d)).reduce(merge)]]) }
+    if (lines.length > 1 && docs.every((d) => d !== undefined))
+      return { format: 'json', order: [], kinds: new Map([['body', docs.map((d) => shapeOf(d)).reduce(merge)]]) }
     return { format: 'text', order: [], kinds: new Map() }
   }
   return { format: 'json', order: [], kinds: new Map([['body', shapeOf(json)]]) }
@@ -171,7 +173,9 @@ export function diffShapes(recorded: BodyShape, live: BodyShape): ShapeChange[] 
   if (recorded.format !== live.format) return [{ kind: 'format changed', path: 'body', recorded: recorded.format, live: live.format }]
   const out: ShapeChange[] = []
   const label = (kind: string) => (recorded.format === 'sse' ? `event[${kind}]` : '$')
-  for (const kind of new Set(live.order)) if (!recorded.order.includes(kind)) out.push({ kind: 'new event type', path: label(kind), live: describeShape(live.kinds.get(kind) ?? { types: new Set() }) || 'no JSON' })
+  for (const kind of new Set(live.order))
+    if (!recorded.order.includes(kind))
+      out.push({ kind: 'new event type', path: label(kind), live: describeShape(live.kinds.get(kind) ?? { types: new Set() }) || 'no JSON' })
   for (const kind of new Set(recorded.order)) if (!live.order.includes(kind)) out.push({ kind: 'event type gone', path: label(kind) })
   const common = (order: string[]) => order.filter((k) => recorded.order.includes(k) && live.order.includes(k))
   const [a, b] = [common(recorded.order), common(live.order)]
@@ -220,4 +224,3 @@ export function renderChange(c: ShapeChange): string {
       return `${c.path}  ${c.kind}: ${c.recorded} → ${c.live}`
   }
 }
-

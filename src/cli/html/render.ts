@@ -101,22 +101,26 @@ function forkBanner(fork: { parent: string; at?: number }, change: unknown): str
 }
 
 function timeline(steps: StepView[], { divergedAt, prefix = '', marks }: TraceOptions): string {
-  const total = Math.max(1, steps.reduce((n, s) => n + Math.max(s.durationMs, 1), 0))
+  const total = Math.max(
+    1,
+    steps.reduce((n, s) => n + Math.max(s.durationMs, 1), 0),
+  )
   let at = 0
   const bars = steps.map((s) => {
     const width = Math.max(s.durationMs, 1)
     const left = (at / total) * 100
     at += width
-    const ticks = s.chunks
-      .map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`)
-      .join('')
+    const ticks = s.chunks.map((c) => `<i style="left:${Math.min(100, (c.t / width) * 100).toFixed(2)}%"></i>`).join('')
     const cls = `bar ${s.channel}${s.mcp ? ` mcp-${s.mcp}` : ''}${divergedAt === s.index || marks?.has(s.id) ? ' diverged' : ''}`
     const style = `left:${left.toFixed(2)}%;width:${Math.max(0.6, (width / total) * 100).toFixed(2)}%`
     const title = esc(`${s.index} ${s.id} ${s.title} · ${s.durationMs} ms`)
     return `<a class="${cls}" href="#${prefix}step-${s.index}" data-step="${s.index}" style="${style}" title="${title}">${ticks}</a>`
   })
   const rows = steps
-    .map((s, i) => `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ms</span></div>`)
+    .map(
+      (s, i) =>
+        `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ms</span></div>`,
+    )
     .join('\n')
   return `<div class="timeline">${rows}</div>`
 }
@@ -131,7 +135,9 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: Trac
   const facts: string[] = []
   if (s.usage) {
     const u = s.usage
-    facts.push(`in ${u.input}${u.cacheRead ? ` (cache read ${u.cacheRead})` : ''}${u.cacheWrite ? ` (cache write ${u.cacheWrite})` : ''} · out ${u.output}${u.reasoning ? ` (reasoning ${u.reasoning})` : ''}`)
+    facts.push(
+      `in ${u.input}${u.cacheRead ? ` (cache read ${u.cacheRead})` : ''}${u.cacheWrite ? ` (cache write ${u.cacheWrite})` : ''} · out ${u.output}${u.reasoning ? ` (reasoning ${u.reasoning})` : ''}`,
+    )
     facts.push(s.cost === null ? '<span class="noprice">no price</span>' : `<span class="cost">${usd(s.cost ?? 0)}</span>`)
   }
   if (s.finishReason) facts.push(esc(s.finishReason))
@@ -141,7 +147,10 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: Trac
   const lines: string[] = []
   for (const call of s.toolCalls) lines.push(`<div class="call">→ <b>${esc(call.name)}</b> <code>${esc(clip(JSON.stringify(call.args), 300))}</code></div>`)
   if (s.channel === 'tool' && s.args !== undefined) lines.push(`<div class="args">args <code>${esc(clip(JSON.stringify(s.args), 300))}</code></div>`)
-  if (s.frames) lines.push(`<div class="frames"><span class="transport websocket">WebSocket</span> sent <code>${esc(s.frames.sent)}</code> · received <code>${esc(clip(s.frames.received.join(', '), 300))}</code></div>`)
+  if (s.frames)
+    lines.push(
+      `<div class="frames"><span class="transport websocket">WebSocket</span> sent <code>${esc(s.frames.sent)}</code> · received <code>${esc(clip(s.frames.received.join(', '), 300))}</code></div>`,
+    )
   if (s.text) lines.push(`<div class="text">${esc(s.text)}</div>`)
   if (s.channel === 'tool' && s.output !== undefined && !s.error) lines.push(`<div class="output">→ <code>${esc(clip(s.output, 300))}</code></div>`)
   if (s.error) lines.push(`<div class="bad">✗ ${esc(s.error)}</div>`)

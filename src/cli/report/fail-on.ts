@@ -64,8 +64,7 @@ export function parseFailOn(values: readonly string[], since: boolean): FailRule
 
 type Side = NonNullable<FixtureReview['after']>
 
-const total = (rs: readonly FixtureReview[], pick: (s: Side) => number, side: 'before' | 'after') =>
-  rs.reduce((n, r) => n + (r[side] ? pick(r[side]) : 0), 0)
+const total = (rs: readonly FixtureReview[], pick: (s: Side) => number, side: 'before' | 'after') => rs.reduce((n, r) => n + (r[side] ? pick(r[side]) : 0), 0)
 
 function grew(rule: FailRule, before: number, after: number, unit: (n: number) => string): string | undefined {
   const delta = after - before

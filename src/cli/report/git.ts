@@ -56,7 +56,10 @@ export function changedFixtures(rev: string, root: string, cwd = process.cwd()):
       fix: 'Name a branch, tag or commit that exists here (in CI, fetch it first: actions/checkout with fetch-depth: 0, or git fetch origin main)',
     })
   }
-  const rel = relative(top, existsSync(root) ? realpathSync(root) : resolve(root)).split(sep).join('/') || '.'
+  const rel =
+    relative(top, existsSync(root) ? realpathSync(root) : resolve(root))
+      .split(sep)
+      .join('/') || '.'
   const changed = new Set([
     ...list(git(['diff', '--name-only', '--no-renames', '-z', rev, '--', rel], top)),
     ...list(git(['ls-files', '--others', '--exclude-standard', '-z', '--', rel], top)),

@@ -102,7 +102,7 @@ export function reviewMarkdown(reviews: readonly FixtureReview[], ctx: { since: 
   for (const b of ctx.breaches) out.push(`> **Failed \`--fail-on ${b.rule}\`**: ${text(b.message)}`, '')
   out.push('| fixture | steps | tokens in / out | cost | time | what changed |', '|---|---|---|---|---|---|')
   for (const r of reviews) {
-    const tokens = beforeAfter(r, (s) => s.tokens.input, String) + ' / ' + beforeAfter(r, (s) => s.tokens.output, String)
+    const tokens = `${beforeAfter(r, (s) => s.tokens.input, String)} / ${beforeAfter(r, (s) => s.tokens.output, String)}`
     const cells = [code(r.name), beforeAfter(r, (s) => s.steps, String), tokens, beforeAfter(r, (s) => s.cost, usd), beforeAfter(r, (s) => s.durationMs, secs)]
     out.push(`| ${cells.join(' | ')} | ${text(headline(r))} |`)
   }

@@ -27,13 +27,27 @@ const model = (seq: number, over: Partial<ModelCell> = {}): ModelCell => ({
   ...over,
 })
 const tool = (seq: number, name: string, args: unknown, output: unknown): ToolCell => ({
-  seq, step: `tool#${seq}`, kind: 'fn', name, key: `k${seq}`, args, output, durationMs: 5, truncated: false,
+  seq,
+  step: `tool#${seq}`,
+  kind: 'fn',
+  name,
+  key: `k${seq}`,
+  args,
+  output,
+  durationMs: 5,
+  truncated: false,
 })
 const fixture = (model: ModelCell[], tools: ToolCell[] = []): Fixture => ({
   dir: '/x',
   manifest: {
-    formatVersion: 1, fluxlabVersion: '0.1.0', name: 'capital', recordedAt: '2026-01-01T00:00:00Z',
-    models: [], providerHosts: [], cassetteMaxBytes: 1, redaction: 'r',
+    formatVersion: 1,
+    fluxlabVersion: '0.1.0',
+    name: 'capital',
+    recordedAt: '2026-01-01T00:00:00Z',
+    models: [],
+    providerHosts: [],
+    cassetteMaxBytes: 1,
+    redaction: 'r',
   },
   model,
   tools,
@@ -46,8 +60,16 @@ const old = fixture([model(1, { toolCalls: [call] }), model(3, { text: LONDON })
 
 describe('align', () => {
   test('pairs the longest common subsequence and leaves the rest one-sided', () => {
-    expect(align(['m', 't', 'm'], ['m', 't', 't', 'm'])).toEqual([[0, 0], [1, 1], [undefined, 2], [2, 3]])
-    expect(align(['m', 't'], ['m'])).toEqual([[0, 0], [1, undefined]])
+    expect(align(['m', 't', 'm'], ['m', 't', 't', 'm'])).toEqual([
+      [0, 0],
+      [1, 1],
+      [undefined, 2],
+      [2, 3],
+    ])
+    expect(align(['m', 't'], ['m'])).toEqual([
+      [0, 0],
+      [1, undefined],
+    ])
     expect(align([], ['m'])).toEqual([[undefined, 0]])
   })
 })
@@ -70,8 +92,12 @@ describe('reviewFixture', () => {
     expect(r.changes.map((c) => `${c.step} ${c.kind}`)).toEqual(['model#1 changed', 'tool#1 changed', 'model#2 changed'])
     expect(r.changes[0].request).toEqual([
       {
-        path: 'messages[0].content', message: 'message 1 (user)', field: 'content', kind: 'changed',
-        before: 'What is the capital of the UK? Use the tool, then answer.', after: 'What is the capital of France? Use the tool, then answer.',
+        path: 'messages[0].content',
+        message: 'message 1 (user)',
+        field: 'content',
+        kind: 'changed',
+        before: 'What is the capital of the UK? Use the tool, then answer.',
+        after: 'What is the capital of France? Use the tool, then answer.',
       },
     ])
     expect(r.changes[0].toolCalls).toEqual({ before: ['get_capital({"country":"UK"})'], after: ['get_capital({"country":"France"})'] })
@@ -88,7 +114,10 @@ describe('reviewFixture', () => {
     expect(r.changes.map((c) => `${c.step} ${c.label} ${c.kind}`)).toEqual(['tool#2 get_population added'])
     expect(r.changes[0].summary).toBe('get_population({"city":"London"})')
     expect([r.added, r.removed, r.before!.steps, r.after!.steps]).toEqual([1, 0, 3, 4])
-    expect([r.before!.tokens, r.after!.tokens]).toEqual([{ input: 200, output: 40 }, { input: 250, output: 50 }])
+    expect([r.before!.tokens, r.after!.tokens]).toEqual([
+      { input: 200, output: 40 },
+      { input: 250, output: 50 },
+    ])
     expect(r.after!.cost).toBeGreaterThan(r.before!.cost)
   })
 

@@ -80,7 +80,10 @@ export function reviewFixture(name: string, dir: string, before: Fixture | undef
   const b = after ? labelled(fixtureSteps(after)) : []
   const changes: StepChange[] = []
   const seen = new Map<string, string>()
-  for (const [i, j] of align(a.map((s) => s.sig), b.map((s) => s.sig))) {
+  for (const [i, j] of align(
+    a.map((s) => s.sig),
+    b.map((s) => s.sig),
+  )) {
     if (i === undefined) changes.push({ step: b[j!].id, kind: 'added', label: b[j!].label, summary: summaryOf(b[j!].step) })
     else if (j === undefined) changes.push({ step: a[i].id, kind: 'removed', label: a[i].label, summary: summaryOf(a[i].step) })
     else {

@@ -16,7 +16,13 @@ describe('resolveEndpoint', () => {
     const r = Rubric.model('anthropic/claude-haiku-4-5')
     expect(resolveEndpoint(r, { ANTHROPIC_API_KEY: 'k' }, what)).toEqual({ baseURL: 'https://api.anthropic.com', key: 'k' })
     expect(resolveEndpoint(r, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' }, what).baseURL).toBe('http://127.0.0.1:9')
-    expect(resolveEndpoint(Rubric.model('anthropic/claude-haiku-4-5', { baseURL: 'http://proxy' }), { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://env' }, what).baseURL).toBe('http://proxy')
+    expect(
+      resolveEndpoint(
+        Rubric.model('anthropic/claude-haiku-4-5', { baseURL: 'http://proxy' }),
+        { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://env' },
+        what,
+      ).baseURL,
+    ).toBe('http://proxy')
     expect(resolveEndpoint(Rubric.model('openai/gpt-4.1-mini'), { OPENAI_API_KEY: 'k' }, what).baseURL).toBe('https://api.openai.com/v1')
     expect(resolveEndpoint(Rubric.model('google/gemini-2.5-flash'), { GOOGLE_GENERATIVE_AI_API_KEY: 'g' }, what)).toEqual({
       baseURL: 'https://generativelanguage.googleapis.com',
@@ -75,14 +81,26 @@ describe('request shapes', () => {
 
 describe('reply parsing', () => {
   it('openai: reads choices[0].message.content, and reports a refusal', () => {
-    expect(judgeReply(OPENAI, { choices: [{ message: { content: '{"verdict":"PASS","rationale":"ok"}' } }] })).toEqual({ ok: true, reply: { verdict: 'PASS', rationale: 'ok' } })
-    expect(judgeReply(OPENAI, { choices: [{ message: { content: null, refusal: 'I cannot grade this.' } }] })).toEqual({ ok: false, problem: 'the judge refused: I cannot grade this.' })
+    expect(judgeReply(OPENAI, { choices: [{ message: { content: '{"verdict":"PASS","rationale":"ok"}' } }] })).toEqual({
+      ok: true,
+      reply: { verdict: 'PASS', rationale: 'ok' },
+    })
+    expect(judgeReply(OPENAI, { choices: [{ message: { content: null, refusal: 'I cannot grade this.' } }] })).toEqual({
+      ok: false,
+      problem: 'the judge refused: I cannot grade this.',
+    })
     expect(judgeReply(OPENAI, {})).toEqual({ ok: false, problem: 'expected choices[0].message.content to be a string' })
   })
 
   it('anthropic: reads the tool input, else a text block', () => {
-    expect(judgeReply(ANTHROPIC, { content: [{ type: 'tool_use', name: 'record_verdict', input: { verdict: 'FAIL', rationale: 'no' } }] })).toMatchObject({ ok: true, reply: { verdict: 'FAIL' } })
-    expect(judgeReply(ANTHROPIC, { content: [{ type: 'text', text: '{"verdict":"PASS","rationale":"ok"}' }] })).toMatchObject({ ok: true, reply: { verdict: 'PASS' } })
+    expect(judgeReply(ANTHROPIC, { content: [{ type: 'tool_use', name: 'record_verdict', input: { verdict: 'FAIL', rationale: 'no' } }] })).toMatchObject({
+      ok: true,
+      reply: { verdict: 'FAIL' },
+    })
+    expect(judgeReply(ANTHROPIC, { content: [{ type: 'text', text: '{"verdict":"PASS","rationale":"ok"}' }] })).toMatchObject({
+      ok: true,
+      reply: { verdict: 'PASS' },
+    })
     expect(judgeReply(ANTHROPIC, { content: [] })).toEqual({ ok: false, problem: 'expected a record_verdict tool call or a text block' })
   })
 

@@ -72,8 +72,7 @@ export async function postJudge(req: JudgeHttpRequest): Promise<JudgeHttpReply> 
     break
   }
   const tries = made > 1 ? ` after ${made} attempts` : ''
-  if (last.status !== undefined)
-    throw judgeError(req, `POST ${req.url} answered HTTP ${last.status}${tries}`, [`reply: ${excerptOf(last.text ?? '')}`])
+  if (last.status !== undefined) throw judgeError(req, `POST ${req.url} answered HTTP ${last.status}${tries}`, [`reply: ${excerptOf(last.text ?? '')}`])
   throw judgeError(req, `POST ${req.url} ${last.error}${tries}`, [])
 }
 

@@ -22,7 +22,11 @@ export async function gradeLive(rubric: Rubric, prompt: JudgePrompt, what: strin
     } catch (e) {
       throw new FluxError(
         'FLUX_JUDGE_ERROR',
-        { failed: what, reason: `the judge function threw: ${(e as Error)?.message ?? String(e)}`, fix: 'Nothing was written to judge.jsonl. Fix the function passed to Rubric.fn().' },
+        {
+          failed: what,
+          reason: `the judge function threw: ${(e as Error)?.message ?? String(e)}`,
+          fix: 'Nothing was written to judge.jsonl. Fix the function passed to Rubric.fn().',
+        },
         { cause: e },
       )
     }

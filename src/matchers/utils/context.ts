@@ -5,7 +5,7 @@ import { Outcome } from '../../scenario/outcome.js'
 export interface FluxMatcherContext {
   isNot?: boolean
   promise?: string
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the runners' Tester types differ; `any[]` accepts both
+  // biome-ignore lint/suspicious/noExplicitAny: the runners' Tester types differ; `any[]` accepts both
   equals: (a: unknown, b: unknown, customTesters?: any[], strictCheck?: boolean) => boolean
   customTesters?: readonly unknown[]
   utils?: {
@@ -41,7 +41,5 @@ export function assertOutcome(ctx: FluxMatcherContext, name: string, received: u
     received instanceof Outcome ||
     (typeof received === 'object' && received !== null && 'modelCalls' in received && 'divergences' in received && 'hermetic' in received)
   if (!ok)
-    throw new Error(
-      `${hint(ctx, name)}\n\n[fluxlab] ${name} expects the Outcome returned by \`await s.run(...)\`.\nReceived: ${printReceived(ctx, received)}`,
-    )
+    throw new Error(`${hint(ctx, name)}\n\n[fluxlab] ${name} expects the Outcome returned by \`await s.run(...)\`.\nReceived: ${printReceived(ctx, received)}`)
 }

@@ -15,7 +15,11 @@ export function cfHint(ctx: FluxMatcherContext, name: string, expected: string):
 export function assertCounterfactual(ctx: FluxMatcherContext, name: string, received: unknown): asserts received is Counterfactual {
   const ok =
     received instanceof Counterfactual ||
-    (typeof received === 'object' && received !== null && 'modelCalls' in received && 'applied' in received && typeof (received as { diff?: unknown }).diff === 'function')
+    (typeof received === 'object' &&
+      received !== null &&
+      'modelCalls' in received &&
+      'applied' in received &&
+      typeof (received as { diff?: unknown }).diff === 'function')
   if (!ok)
     throw new Error(
       `${cfHint(ctx, name, '')}\n\n[fluxlab] ${name} expects the Counterfactual returned by \`await s.injectAt(step, fault).run(agent)\` or \`await s.whatIf()…run(agent)\`.\nReceived: ${printReceived(ctx, received)}`,
@@ -42,6 +46,7 @@ export function traceFrom(cf: Counterfactual, index: number | undefined, before 
 export function endNote(cf: Counterfactual): string {
   const notes: string[] = []
   if (cf.halted) notes.push(`the what-if halted at ${cf.halted.step}: ${cf.halted.reason}`)
-  if (cf.error !== undefined) notes.push(`the agent threw ${String((cf.error as Error)?.name ?? 'an error')}: ${String((cf.error as Error)?.message ?? cf.error).split('\n')[0]}`)
+  if (cf.error !== undefined)
+    notes.push(`the agent threw ${String((cf.error as Error)?.name ?? 'an error')}: ${String((cf.error as Error)?.message ?? cf.error).split('\n')[0]}`)
   return notes.length ? ` (${notes.join('; ')})` : ''
 }

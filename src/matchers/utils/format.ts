@@ -72,14 +72,7 @@ export function excerpt(text: string, at = 0, width = 400): string {
  * @example
  * usageError(this, 'toCall', 'names', '`names` must be an array of tool names', "Pass them as toCall(['search'])", names)
  */
-export function usageError(
-  ctx: FluxMatcherContext,
-  name: string,
-  expectedLabel: string,
-  reason: string,
-  fix: string,
-  received: unknown,
-): never {
+export function usageError(ctx: FluxMatcherContext, name: string, expectedLabel: string, reason: string, fix: string, received: unknown): never {
   const text = formatMessage({ failed: `run ${name}`, reason, fix, details: [`received: ${inlineReceived(received)}`] })
   throw new Error(`${hint(ctx, name, expectedLabel)}\n\n${text}`)
 }

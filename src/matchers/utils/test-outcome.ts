@@ -90,7 +90,16 @@ export function testOutcome(input: TestOutcomeInput): Outcome {
   // @note the commands a scenario opened in a test carries, fixed here so failure texts are stable.
   const test = `test/${scenario}.test.ts -t '^${scenario}$'`
   const commands = { rerecord: `FLUX_GOLDEN=update npx vitest run ${test}`, updateTrace: `FLUX_GOLDEN=snapshots npx vitest run ${test}` }
-  return new Outcome({ scenario, mode: input.mode ?? 'replay', result: undefined, steps: input.steps, divergences: input.divergences, modelLive: input.modelLive, acknowledge: input.onSeen, commands })
+  return new Outcome({
+    scenario,
+    mode: input.mode ?? 'replay',
+    result: undefined,
+    steps: input.steps,
+    divergences: input.divergences,
+    modelLive: input.modelLive,
+    acknowledge: input.onSeen,
+    commands,
+  })
 }
 
 /**

@@ -4,7 +4,9 @@ import { chunksToSse, loadExchanges, readTraffic, truncate, type RecordedExchang
 
 const url = new URL('https://api.anthropic.com/v1/messages')
 const parse = (e: RecordedExchange) => codec.parseResponse(e.responseBody, e.contentType, e.status, e.url)
-const vertex = new URL('https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict')
+const vertex = new URL(
+  'https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict',
+)
 
 describe('anthropic detect', () => {
   it('accepts the Messages path with or without ?beta=true, and Claude on Vertex', () => {
@@ -114,12 +116,21 @@ describe('anthropic parseResponse', () => {
     const r = codec.parseResponse(JSON.stringify(body), 'application/json', 200, url)
     expect(r.usage).toEqual({ input: 12 + 2048 + 512, output: 29, cacheRead: 2048, cacheWrite: 512, reasoning: 0 })
 
-    const stream = readTraffic('anthropic/anthropic-text.chunks.txt').replace('"cache_creation_input_tokens":0,"cache_read_input_tokens":0', '"cache_creation_input_tokens":100,"cache_read_input_tokens":3000')
+    const stream = readTraffic('anthropic/anthropic-text.chunks.txt').replace(
+      '"cache_creation_input_tokens":0,"cache_read_input_tokens":0',
+      '"cache_creation_input_tokens":100,"cache_read_input_tokens":3000',
+    )
     const s = codec.parseResponse(chunksToSse(stream), 'text/event-stream', 200, url)
     // message_delta repeats the cache counters (as 0 in this recording) and, being cumulative, wins.
     expect(s.usage).toEqual({ input: 12, output: 30, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
     const startOnly = stream.replace(',"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":30', ',"output_tokens":30')
-    expect(codec.parseResponse(chunksToSse(startOnly), 'text/event-stream', 200, url).usage).toEqual({ input: 3112, output: 30, cacheRead: 3000, cacheWrite: 100, reasoning: 0 })
+    expect(codec.parseResponse(chunksToSse(startOnly), 'text/event-stream', 200, url).usage).toEqual({
+      input: 3112,
+      output: 30,
+      cacheRead: 3000,
+      cacheWrite: 100,
+      reasoning: 0,
+    })
   })
 
   it('reports an error body', () => {
@@ -174,7 +185,21 @@ describe('anthropic parseRequest', () => {
   })
 
   it('joins a system given as text blocks and takes the Vertex model from the path', () => {
-    const body = { anthropic_version: 'vertex-2023-10-16', system: [{ type: 'text', text: 'You are terse.' }, { type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } }], messages: [], stream: true }
-    expect(codec.parseRequest(body, vertex)).toEqual({ model: 'claude-sonnet-4-5@20250929', stream: true, system: 'You are terse.\nAnswer in French.', tools: [], toolResults: [] })
+    const body = {
+      anthropic_version: 'vertex-2023-10-16',
+      system: [
+        { type: 'text', text: 'You are terse.' },
+        { type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } },
+      ],
+      messages: [],
+      stream: true,
+    }
+    expect(codec.parseRequest(body, vertex)).toEqual({
+      model: 'claude-sonnet-4-5@20250929',
+      stream: true,
+      system: 'You are terse.\nAnswer in French.',
+      tools: [],
+      toolResults: [],
+    })
   })
 })

@@ -66,7 +66,8 @@ export function readFrames(bytes: Uint8Array): Frames {
     if (bytes.length - at < 4) return { frames, ranges, problem: `the stream ends inside a frame (${bytes.length - at} bytes after frame ${frames.length})` }
     const total = new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, false)
     if (total < 16) return { frames, ranges, problem: `frame ${frames.length + 1} declares ${total} bytes, fewer than a frame's prelude and checksums` }
-    if (at + total > bytes.length) return { frames, ranges, problem: `the stream ends inside frame ${frames.length + 1} (${bytes.length - at} of ${total} bytes)` }
+    if (at + total > bytes.length)
+      return { frames, ranges, problem: `the stream ends inside frame ${frames.length + 1} (${bytes.length - at} of ${total} bytes)` }
     let message: Message
     try {
       message = sdkCodec().decode(bytes.subarray(at, at + total))

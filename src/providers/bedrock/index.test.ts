@@ -12,7 +12,11 @@ const sdk = new EventStreamCodec(
 )
 const frame = (type: string, payload: unknown, kind: 'event' | 'exception' = 'event') =>
   sdk.encode({
-    headers: { ':message-type': { type: 'string', value: kind }, [kind === 'event' ? ':event-type' : ':exception-type']: { type: 'string', value: type }, ':content-type': { type: 'string', value: 'application/json' } },
+    headers: {
+      ':message-type': { type: 'string', value: kind },
+      [kind === 'event' ? ':event-type' : ':exception-type']: { type: 'string', value: type },
+      ':content-type': { type: 'string', value: 'application/json' },
+    },
     body: new Uint8Array(Buffer.from(JSON.stringify(payload))),
   })
 const join = (frames: Uint8Array[]) => new Uint8Array(Buffer.concat(frames))
@@ -32,13 +36,22 @@ const toolStream = [
   frame('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '"Paris"}' } } }),
   frame('contentBlockStop', { contentBlockIndex: 1 }),
   frame('messageStop', { stopReason: 'tool_use' }),
-  frame('metadata', { usage: { inputTokens: 380, outputTokens: 51, totalTokens: 531, cacheReadInputTokens: 100, cacheWriteInputTokens: 0 }, metrics: { latencyMs: 598 } }),
+  frame('metadata', {
+    usage: { inputTokens: 380, outputTokens: 51, totalTokens: 531, cacheReadInputTokens: 100, cacheWriteInputTokens: 0 },
+    metrics: { latencyMs: 598 },
+  }),
 ]
 
 describe('bedrock detect', () => {
   it('accepts the four Bedrock Runtime actions, on any host', () => {
-    for (const action of ['converse', 'converse-stream', 'invoke', 'invoke-with-response-stream']) expect(codec.detect('POST', new URL(`${base}/${action}`))).toBe(true)
-    expect(codec.detect('POST', new URL('http://127.0.0.1:9/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse'))).toBe(true)
+    for (const action of ['converse', 'converse-stream', 'invoke', 'invoke-with-response-stream'])
+      expect(codec.detect('POST', new URL(`${base}/${action}`))).toBe(true)
+    expect(
+      codec.detect(
+        'POST',
+        new URL('http://127.0.0.1:9/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse'),
+      ),
+    ).toBe(true)
   })
 
   it('rejects other methods, the control plane, and bidirectional streams', () => {
@@ -56,28 +69,58 @@ describe('bedrock parseRequest', () => {
       toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: {} } } }] },
       messages: [{ role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_Qm3x', content: [{ text: '18°C' }] } }] }],
     }
-    expect(codec.parseRequest(body, converseStream)).toEqual({ model: 'anthropic.claude-3-5-haiku-20241022-v1:0', stream: true, system: 'Be brief.\nUse tools.', tools: ['get_weather'], toolResults: [{ id: 'tooluse_Qm3x' }] })
+    expect(codec.parseRequest(body, converseStream)).toEqual({
+      model: 'anthropic.claude-3-5-haiku-20241022-v1:0',
+      stream: true,
+      system: 'Be brief.\nUse tools.',
+      tools: ['get_weather'],
+      toolResults: [{ id: 'tooluse_Qm3x' }],
+    })
   })
 
   it("reads a Claude InvokeModel body with the Anthropic codec, the path's model winning", () => {
-    const body = { anthropic_version: 'bedrock-2023-05-31', system: 'Be brief.', tools: [{ name: 'get_weather' }], messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] }] }
-    expect(codec.parseRequest(body, new URL(`${base}/invoke`))).toEqual({ model: 'anthropic.claude-3-5-haiku-20241022-v1:0', stream: false, system: 'Be brief.', tools: ['get_weather'], toolResults: [{ id: 'toolu_1' }] })
+    const body = {
+      anthropic_version: 'bedrock-2023-05-31',
+      system: 'Be brief.',
+      tools: [{ name: 'get_weather' }],
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] }],
+    }
+    expect(codec.parseRequest(body, new URL(`${base}/invoke`))).toEqual({
+      model: 'anthropic.claude-3-5-haiku-20241022-v1:0',
+      stream: false,
+      system: 'Be brief.',
+      tools: ['get_weather'],
+      toolResults: [{ id: 'toolu_1' }],
+    })
   })
 })
 
 describe('bedrock request keys', () => {
   it("number Bedrock's minted toolUseIds (tooluse_…) like other providers' ids, so a later request echoing a new one still matches", () => {
-    const body = (id: string) => JSON.stringify({ messages: [{ role: 'assistant', content: [{ toolUse: { toolUseId: id, name: 'get_weather', input: {} } }] }, { role: 'user', content: [{ toolResult: { toolUseId: id, content: [] } }] }] })
+    const body = (id: string) =>
+      JSON.stringify({
+        messages: [
+          { role: 'assistant', content: [{ toolUse: { toolUseId: id, name: 'get_weather', input: {} } }] },
+          { role: 'user', content: [{ toolResult: { toolUseId: id, content: [] } }] },
+        ],
+      })
     const key = (id: string) => requestKey(canonicalRequest('POST', converse, body(id), { redactor: createRedactor() }))
     expect(key('tooluse_kZJMlvQmRJ6eAyJE5GIl7Q')).toBe(key('tooluse_Qm3xW9aB2cD4eF6gH8iJ0k'))
-    expect(canonicalRequest('POST', converse, body('tooluse_kZJMlvQmRJ6eAyJE5GIl7Q'), { redactor: createRedactor() }).body).toMatchObject({ messages: [{ content: [{ toolUse: { toolUseId: 'tooluse_<1>' } }] }, {}] })
+    expect(canonicalRequest('POST', converse, body('tooluse_kZJMlvQmRJ6eAyJE5GIl7Q'), { redactor: createRedactor() }).body).toMatchObject({
+      messages: [{ content: [{ toolUse: { toolUseId: 'tooluse_<1>' } }] }, {}],
+    })
   })
 })
 
 describe('bedrock parseResponse', () => {
   it('reads a Converse answer: text, tool use, stop reason, usage with cache tokens added to input', () => {
     const body = JSON.stringify({
-      output: { message: { role: 'assistant', content: [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tooluse_Qm3x', name: 'get_weather', input: { city: 'Paris' } } }] } },
+      output: {
+        message: {
+          role: 'assistant',
+          content: [{ text: 'Checking.' }, { toolUse: { toolUseId: 'tooluse_Qm3x', name: 'get_weather', input: { city: 'Paris' } } }],
+        },
+      },
       stopReason: 'tool_use',
       usage: { inputTokens: 20, outputTokens: 9, totalTokens: 79, cacheReadInputTokens: 40, cacheWriteInputTokens: 10 },
     })
@@ -113,10 +156,18 @@ describe('bedrock parseResponse', () => {
   })
 
   it('reads an exception frame as the error, and an error status body with its __type', () => {
-    const r = parseBytes(join([frame('messageStart', { role: 'assistant' }), frame('throttlingException', { message: 'Too many tokens, please wait.' }, 'exception')]))
+    const r = parseBytes(
+      join([frame('messageStart', { role: 'assistant' }), frame('throttlingException', { message: 'Too many tokens, please wait.' }, 'exception')]),
+    )
     expect(r.error).toEqual({ type: 'throttlingException', message: 'Too many tokens, please wait.' })
-    expect(codec.parseResponse('{"message":"The provided model identifier is invalid."}', 'application/json', 400, converse).error).toEqual({ type: 'ValidationException', message: 'The provided model identifier is invalid.' })
-    expect(codec.parseResponse(JSON.stringify(codec.errorBody(429, 'slow down')), 'application/json', 429, converse).error).toEqual({ type: 'ThrottlingException', message: 'slow down' })
+    expect(codec.parseResponse('{"message":"The provided model identifier is invalid."}', 'application/json', 400, converse).error).toEqual({
+      type: 'ValidationException',
+      message: 'The provided model identifier is invalid.',
+    })
+    expect(codec.parseResponse(JSON.stringify(codec.errorBody(429, 'slow down')), 'application/json', 429, converse).error).toEqual({
+      type: 'ThrottlingException',
+      message: 'slow down',
+    })
   })
 
   it("reads InvokeModelWithResponseStream chunks of Claude's stream events with the Anthropic parser", () => {
@@ -128,7 +179,13 @@ describe('bedrock parseResponse', () => {
       { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 12, outputTokenCount: 4 } },
     ]
     const bytes = join(events.map((e) => frame('chunk', { bytes: Buffer.from(JSON.stringify(e)).toString('base64') })))
-    expect(parseBytes(bytes, invokeStream)).toEqual({ text: 'Hi there', toolCalls: [], usage: { input: 12, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: 'anthropic.claude-3-5-haiku-20241022-v1:0', finishReason: 'end_turn' })
+    expect(parseBytes(bytes, invokeStream)).toEqual({
+      text: 'Hi there',
+      toolCalls: [],
+      usage: { input: 12, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      model: 'anthropic.claude-3-5-haiku-20241022-v1:0',
+      finishReason: 'end_turn',
+    })
   })
 
   it('says so when an event stream comes without its bytes', () => {
@@ -178,6 +235,8 @@ describe('bedrock event streams', () => {
 
   it('describes a body one frame a line for the viewer', () => {
     const view = describeEventStream(join([toolStream[0], toolStream[7], frame('throttlingException', { message: 'slow' }, 'exception')]))
-    expect(view).toBe('event messageStart {"role":"assistant","p":"abcdefgh"}\nevent messageStop {"stopReason":"tool_use"}\nexception throttlingException {"message":"slow"}')
+    expect(view).toBe(
+      'event messageStart {"role":"assistant","p":"abcdefgh"}\nevent messageStop {"stopReason":"tool_use"}\nexception throttlingException {"message":"slow"}',
+    )
   })
 })

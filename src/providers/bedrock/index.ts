@@ -45,7 +45,8 @@ export const bedrockCodec: ModelCallCodec<'bedrock'> = {
   }),
   errorType: bedrockErrorType,
   errorBody: bedrockErrorBody,
-  signedRequests: 'Bedrock requests are signed per request with AWS SigV4 (credentials, region, time), which fluxlab drift does not do; re-record it with FLUX_GOLDEN=update to compare',
+  signedRequests:
+    'Bedrock requests are signed per request with AWS SigV4 (credentials, region, time), which fluxlab drift does not do; re-record it with FLUX_GOLDEN=update to compare',
   binaryBody: {
     matches: (contentType) => (contentType ?? '').toLowerCase().startsWith(EVENT_STREAM),
     redact: redactEventStream,
@@ -119,7 +120,8 @@ function parseBody(body: string, contentType: string | undefined, status: number
   const json = safeJsonParse(body.trim())
   if (!isRecord(json)) return failedResponse({ type: 'parse_error', message: 'response body is neither JSON nor an event stream' })
   // @note the model is the id the request named (as for Converse), not the one Claude's body reports: what-ifs and prices read the same id on every Bedrock cell.
-  if (INVOKE.test(url.pathname) && json.type === 'message') return { ...anthropicCodec.parseResponse(body, 'application/json', status, url), model: modelOf(url) }
+  if (INVOKE.test(url.pathname) && json.type === 'message')
+    return { ...anthropicCodec.parseResponse(body, 'application/json', status, url), model: modelOf(url) }
   if (isRecord(json.output)) return parseConverse(json)
   return parseNativeText(json)
 }
@@ -220,7 +222,13 @@ function parseInvokeStream(frames: readonly Frame[], url: URL): ParsedModelRespo
     if (isRecord(event)) events.push(event)
   }
   const metrics = rec(events.map((e) => e['amazon-bedrock-invocationMetrics']).find(isRecord))
-  const metricsUsage = { input: num(metrics.inputTokenCount), output: num(metrics.outputTokenCount), cacheRead: num(metrics.cacheReadInputTokenCount), cacheWrite: num(metrics.cacheWriteInputTokenCount), reasoning: 0 }
+  const metricsUsage = {
+    input: num(metrics.inputTokenCount),
+    output: num(metrics.outputTokenCount),
+    cacheRead: num(metrics.cacheReadInputTokenCount),
+    cacheWrite: num(metrics.cacheWriteInputTokenCount),
+    reasoning: 0,
+  }
   metricsUsage.input += metricsUsage.cacheRead + metricsUsage.cacheWrite
   let parsed: ParsedModelResponse
   if (events.some((e) => typeof e.type === 'string' && e.type.startsWith('message_'))) {
@@ -228,7 +236,15 @@ function parseInvokeStream(frames: readonly Frame[], url: URL): ParsedModelRespo
     parsed = { ...anthropicCodec.parseResponse(sse, 'text/event-stream', 200, url), model: modelOf(url) }
   } else {
     const texts = events.map((e) => parseNativeText(e))
-    parsed = { text: texts.map((t) => t.text).join(''), toolCalls: [], usage: metricsUsage, finishReason: texts.map((t) => t.finishReason).filter(Boolean).pop() }
+    parsed = {
+      text: texts.map((t) => t.text).join(''),
+      toolCalls: [],
+      usage: metricsUsage,
+      finishReason: texts
+        .map((t) => t.finishReason)
+        .filter(Boolean)
+        .pop(),
+    }
   }
   return error === undefined ? parsed : { ...parsed, error }
 }

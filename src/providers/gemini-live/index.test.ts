@@ -11,9 +11,23 @@ describe('gemini-live', () => {
   })
 
   it('reads the model, instructions and tools from setup, and tool results from toolResponse', () => {
-    const setup = { setup: { model: 'models/gemini-live-2.5-flash', systemInstruction: { parts: [{ text: 'Be brief.' }] }, tools: [{ functionDeclarations: [{ name: 'get_weather' }] }] } }
-    expect(codec.parseRequest(setup, url)).toEqual({ model: 'gemini-live-2.5-flash', stream: true, system: 'Be brief.', tools: ['get_weather'], toolResults: [] })
-    expect(codec.parseRequest({ toolResponse: { functionResponses: [{ id: 'fc_1', name: 'get_weather', response: {} }] } }, url).toolResults).toEqual([{ id: 'fc_1', name: 'get_weather' }])
+    const setup = {
+      setup: {
+        model: 'models/gemini-live-2.5-flash',
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        tools: [{ functionDeclarations: [{ name: 'get_weather' }] }],
+      },
+    }
+    expect(codec.parseRequest(setup, url)).toEqual({
+      model: 'gemini-live-2.5-flash',
+      stream: true,
+      system: 'Be brief.',
+      tools: ['get_weather'],
+      toolResults: [],
+    })
+    expect(codec.parseRequest({ toolResponse: { functionResponses: [{ id: 'fc_1', name: 'get_weather', response: {} }] } }, url).toolResults).toEqual([
+      { id: 'fc_1', name: 'get_weather' },
+    ])
   })
 
   it('joins model-turn text (no thoughts), sums usageMetadata, reads tool calls and the turn end', () => {
@@ -21,7 +35,10 @@ describe('gemini-live', () => {
       lines(
         { serverContent: { modelTurn: { parts: [{ text: 'thinking', thought: true }, { text: 'Hi' }] } } },
         { toolCall: { functionCalls: [{ id: 'fc_1', name: 'get_weather', args: { city: 'Paris' } }] } },
-        { serverContent: { turnComplete: true }, usageMetadata: { promptTokenCount: 10, responseTokenCount: 3, thoughtsTokenCount: 2, cachedContentTokenCount: 4 } },
+        {
+          serverContent: { turnComplete: true },
+          usageMetadata: { promptTokenCount: 10, responseTokenCount: 3, thoughtsTokenCount: 2, cachedContentTokenCount: 4 },
+        },
       ),
       'application/x-ndjson',
       200,

@@ -60,7 +60,8 @@ function parseMessages(body: string): ParsedModelResponse {
     for (const part of records(rec(content.modelTurn).parts)) if (typeof part.text === 'string' && part.thought !== true) text += part.text
     if (content.turnComplete === true) finishReason = 'turnComplete'
     if (content.interrupted === true) finishReason = 'interrupted'
-    for (const call of records(rec(message.toolCall).functionCalls)) toolCalls.push({ id: str(call.id) ?? '', name: str(call.name) ?? '', args: call.args ?? {} })
+    for (const call of records(rec(message.toolCall).functionCalls))
+      toolCalls.push({ id: str(call.id) ?? '', name: str(call.name) ?? '', args: call.args ?? {} })
     if (isRecord(message.usageMetadata)) add(usage, liveUsage(message.usageMetadata))
   }
   return { text, toolCalls, usage, finishReason }
@@ -69,7 +70,13 @@ function parseMessages(body: string): ParsedModelResponse {
 /** Live `usageMetadata`: `responseTokenCount` is the output; cached and thought tokens as in `generateContent`. */
 function liveUsage(meta: Record<string, unknown>): NormalizedUsage {
   const thoughts = num(meta.thoughtsTokenCount)
-  return { input: num(meta.promptTokenCount), output: num(meta.responseTokenCount) + num(meta.candidatesTokenCount) + thoughts, cacheRead: num(meta.cachedContentTokenCount), cacheWrite: 0, reasoning: thoughts }
+  return {
+    input: num(meta.promptTokenCount),
+    output: num(meta.responseTokenCount) + num(meta.candidatesTokenCount) + thoughts,
+    cacheRead: num(meta.cachedContentTokenCount),
+    cacheWrite: 0,
+    reasoning: thoughts,
+  }
 }
 
 function add(into: NormalizedUsage, more: NormalizedUsage): void {

@@ -6,12 +6,21 @@ import { chunksToSse, loadExchanges, readTraffic, truncate, type RecordedExchang
 const api = 'https://generativelanguage.googleapis.com/v1beta/models'
 const sseUrl = new URL(`${api}/gemini-3-pro-preview:streamGenerateContent?alt=sse`)
 const jsonUrl = new URL(`${api}/gemini-3-pro-preview:generateContent`)
-const vertex = new URL('https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse')
+const vertex = new URL(
+  'https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse',
+)
 const parse = (e: RecordedExchange) => codec.parseResponse(e.responseBody, e.contentType, e.status, e.url)
 
 describe('gemini detect', () => {
   it('accepts generate, stream and embed actions on the Gemini API and Vertex AI', () => {
-    for (const u of [jsonUrl, sseUrl, vertex, new URL(`${api}/gemini-embedding-001:embedContent`), new URL(`${api}/text-embedding-004:batchEmbedContents`), new URL(`${api}/gemini-2.5-flash%3AgenerateContent`)]) {
+    for (const u of [
+      jsonUrl,
+      sseUrl,
+      vertex,
+      new URL(`${api}/gemini-embedding-001:embedContent`),
+      new URL(`${api}/text-embedding-004:batchEmbedContents`),
+      new URL(`${api}/gemini-2.5-flash%3AgenerateContent`),
+    ]) {
       expect(codec.detect('POST', u), u.href).toBe(true)
     }
   })
@@ -20,7 +29,14 @@ describe('gemini detect', () => {
     expect(codec.detect('POST', new URL(`${api}/gemini-2.5-flash:countTokens`))).toBe(false)
     expect(codec.detect('GET', new URL(api))).toBe(false)
     expect(codec.detect('GET', jsonUrl)).toBe(false)
-    expect(codec.detect('POST', new URL(vertex.href.replace('publishers/google/models/gemini-3.1-pro-preview:streamGenerateContent', 'publishers/anthropic/models/claude:streamRawPredict')))).toBe(false)
+    expect(
+      codec.detect(
+        'POST',
+        new URL(
+          vertex.href.replace('publishers/google/models/gemini-3.1-pro-preview:streamGenerateContent', 'publishers/anthropic/models/claude:streamRawPredict'),
+        ),
+      ),
+    ).toBe(false)
   })
 })
 
@@ -85,7 +101,12 @@ describe('gemini parseResponse', () => {
   })
 
   it('assembles Vertex partialArgs pieces into the arguments of each call', () => {
-    const r = codec.parseResponse(chunksToSse(readTraffic('gemini/google-stream-tool-call-arguments.chunks.txt'), { crlf: true }), 'text/event-stream', 200, vertex)
+    const r = codec.parseResponse(
+      chunksToSse(readTraffic('gemini/google-stream-tool-call-arguments.chunks.txt'), { crlf: true }),
+      'text/event-stream',
+      200,
+      vertex,
+    )
     expect(r.toolCalls).toEqual([
       { id: 'getWeather#1', name: 'getWeather', args: { location: 'Boston' } },
       { id: 'getWeather#2', name: 'getWeather', args: { location: 'San Francisco' } },
@@ -109,7 +130,7 @@ describe('gemini parseResponse', () => {
   })
 
   it('reports an error chunk sent mid-stream with the text before it', () => {
-    const sse = chunksToSse(readTraffic('gemini/google-text.chunks.txt').split('\n')[0] + '\n')
+    const sse = chunksToSse(`${readTraffic('gemini/google-text.chunks.txt').split('\n')[0]}\n`)
     const body = `${sse}data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\n\n`
     const r = codec.parseResponse(body, 'text/event-stream', 200, sseUrl)
     expect(r.text).toBe('There are **3**')
@@ -127,7 +148,13 @@ describe('gemini parseResponse', () => {
 
   it('reads an embedding response as a model call with zero usage', () => {
     const r = codec.parseResponse('{"embedding":{"values":[0.013,-0.008]}}', 'application/json', 200, new URL(`${api}/gemini-embedding-001:embedContent`))
-    expect(r).toEqual({ text: '', toolCalls: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, model: 'gemini-embedding-001', finishReason: undefined })
+    expect(r).toEqual({
+      text: '',
+      toolCalls: [],
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      model: 'gemini-embedding-001',
+      finishReason: undefined,
+    })
   })
 })
 
@@ -166,7 +193,10 @@ describe('applyPartialArgs', () => {
   it('builds nested values, arrays and continued strings', () => {
     const args = {}
     applyPartialArgs(args, [{ jsonPath: '$.recipe.name', stringValue: 'Lasa', willContinue: true }])
-    applyPartialArgs(args, [{ jsonPath: '$.recipe.name', stringValue: 'gna' }, { jsonPath: '$.recipe.items[0]', numberValue: 2 }])
+    applyPartialArgs(args, [
+      { jsonPath: '$.recipe.name', stringValue: 'gna' },
+      { jsonPath: '$.recipe.items[0]', numberValue: 2 },
+    ])
     applyPartialArgs(args, [{ jsonPath: '$.vegan', boolValue: false }, { jsonPath: '$.tags[]' }, { jsonPath: '$.note', nullValue: 'NULL_VALUE' }])
     expect(args).toEqual({ recipe: { name: 'Lasagna', items: [2] }, vegan: false, tags: [], note: null })
   })

@@ -30,7 +30,7 @@ export const geminiCodec: ModelCallCodec<'gemini'> = {
   hosts: ['generativelanguage.googleapis.com', 'aiplatform.googleapis.com'],
   detect: (method, url) => method.toUpperCase() === 'POST' && PATH.test(decodedPath(url)),
   parseRequest,
-  parseResponse: (body, contentType, status, url) => guardParse(() => httpErrorResponse(body, status) ?? parseBody(body, url)),
+  parseResponse: (body, _contentType, status, url) => guardParse(() => httpErrorResponse(body, status) ?? parseBody(body, url)),
   rewriteRequest: jsonRewrite((body, rw, url) => {
     if (rw.model !== undefined) {
       const path = decodedPath(url)
@@ -76,7 +76,8 @@ function parseRequest(body: unknown, url: URL): ParsedModelRequest {
   for (const content of records(b.contents)) {
     for (const part of records(content.parts)) {
       const response = field(part, 'functionResponse', 'function_response')
-      if (isRecord(response)) toolResults.push(str(response.id) === undefined ? { name: str(response.name) } : { id: str(response.id), name: str(response.name) })
+      if (isRecord(response))
+        toolResults.push(str(response.id) === undefined ? { name: str(response.name) } : { id: str(response.id), name: str(response.name) })
     }
   }
   return {

@@ -34,7 +34,11 @@ export const geminiJudge: JudgeWire = {
       promptFeedback?: { blockReason?: string }
     }
     const candidate = body?.candidates?.[0]
-    if (!candidate) return { ok: false, problem: body?.promptFeedback?.blockReason ? `the prompt was blocked (${body.promptFeedback.blockReason})` : 'expected a "candidates" array' }
+    if (!candidate)
+      return {
+        ok: false,
+        problem: body?.promptFeedback?.blockReason ? `the prompt was blocked (${body.promptFeedback.blockReason})` : 'expected a "candidates" array',
+      }
     const text = (candidate.content?.parts ?? []).flatMap((p) => (!p.thought && typeof p.text === 'string' ? [p.text] : [])).join('')
     if (!text) return { ok: false, problem: `the candidate has no text (finishReason ${candidate.finishReason ?? 'unknown'})` }
     return { ok: true, text }

@@ -66,11 +66,15 @@ export function applyPartialArgs(args: JsonRecord, partialArgs: unknown): void {
       continue
     }
     const value =
-      typeof piece.stringValue === 'string' ? piece.stringValue
-      : typeof piece.numberValue === 'number' ? piece.numberValue
-      : typeof piece.boolValue === 'boolean' ? piece.boolValue
-      : 'nullValue' in piece ? null
-      : undefined
+      typeof piece.stringValue === 'string'
+        ? piece.stringValue
+        : typeof piece.numberValue === 'number'
+          ? piece.numberValue
+          : typeof piece.boolValue === 'boolean'
+            ? piece.boolValue
+            : 'nullValue' in piece
+              ? null
+              : undefined
     if (value !== undefined) setAt(args, segments, value)
     else if (existing === undefined && piece.willContinue !== true) setAt(args, segments, isArray ? [] : {})
   }

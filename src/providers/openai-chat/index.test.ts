@@ -15,7 +15,8 @@ describe('openai-chat detect', () => {
       'https://openrouter.ai/api/v1/chat/completions',
       'http://127.0.0.1:11434/v1/chat/completions',
       'https://my-res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21',
-    ]) expect(codec.detect('POST', new URL(u)), u).toBe(true)
+    ])
+      expect(codec.detect('POST', new URL(u)), u).toBe(true)
   })
 
   it('rejects other methods and paths', () => {

@@ -33,5 +33,9 @@ export const openaiChatVendors: readonly Vendor[] = [
   { hosts: ['api.deepinfra.com'], keyVars: ['DEEPINFRA_API_KEY'] },
   { hosts: ['router.huggingface.co'], keyVars: ['HF_TOKEN'], keyPrefix: 'hf_' },
   // @note an Azure key has no public prefix: its placeholder starts with the marker.
-  { hosts: [/\.openai\.azure\.com$|\.cognitiveservices\.azure\.com$|\.services\.ai\.azure\.com$/], keyVars: ['AZURE_OPENAI_API_KEY', 'AZURE_API_KEY'], keyPrefix: '' },
+  {
+    hosts: [/\.openai\.azure\.com$|\.cognitiveservices\.azure\.com$|\.services\.ai\.azure\.com$/],
+    keyVars: ['AZURE_OPENAI_API_KEY', 'AZURE_API_KEY'],
+    keyPrefix: '',
+  },
 ]

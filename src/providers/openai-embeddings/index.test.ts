@@ -4,7 +4,8 @@ import { loadExchanges } from '../test-helpers.js'
 
 // No embeddings traffic is recorded under test/fixtures/traffic: these bodies follow the documented OpenAI shape.
 const url = new URL('https://api.openai.com/v1/embeddings')
-const body = '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[-0.0069,-0.0053]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}'
+const body =
+  '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[-0.0069,-0.0053]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}'
 
 describe('openai-embeddings', () => {
   it('detects POST …/embeddings on OpenAI, Azure and local servers', () => {
@@ -31,6 +32,11 @@ describe('openai-embeddings', () => {
   })
 
   it('reads the model of the request', () => {
-    expect(codec.parseRequest({ model: 'text-embedding-3-small', input: 'hello' }, url)).toEqual({ model: 'text-embedding-3-small', stream: false, tools: [], toolResults: [] })
+    expect(codec.parseRequest({ model: 'text-embedding-3-small', input: 'hello' }, url)).toEqual({
+      model: 'text-embedding-3-small',
+      stream: false,
+      tools: [],
+      toolResults: [],
+    })
   })
 })

@@ -17,10 +17,19 @@ describe('openai-media', () => {
   })
 
   it('reads image usage and the transcription text; an audio body has no text and never throws', () => {
-    const image = codec.parseResponse('{"created":1,"data":[{"b64_json":"iVBO"}],"usage":{"input_tokens":9,"output_tokens":272,"total_tokens":281}}', 'application/json', 200, url)
+    const image = codec.parseResponse(
+      '{"created":1,"data":[{"b64_json":"iVBO"}],"usage":{"input_tokens":9,"output_tokens":272,"total_tokens":281}}',
+      'application/json',
+      200,
+      url,
+    )
     expect(image.usage).toEqual({ input: 9, output: 272, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
     expect(codec.parseResponse('{"text":"hello there"}', 'application/json', 200, url).text).toBe('hello there')
-    expect(codec.parseResponse('\u00ff\u00fb\u0090d', 'audio/mpeg', 200, url)).toEqual({ text: '', toolCalls: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 } })
+    expect(codec.parseResponse('\u00ff\u00fb\u0090d', 'audio/mpeg', 200, url)).toEqual({
+      text: '',
+      toolCalls: [],
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    })
   })
 
   it('reports an error body', () => {
@@ -36,6 +45,8 @@ describe('openai-media', () => {
   it('leaves Imagen and Veo to the gemini family', () => {
     expect(geminiCodec.detect('POST', new URL('https://generativelanguage.googleapis.com/v1beta/models/imagen-4.0-generate-001:predict'))).toBe(true)
     expect(geminiCodec.detect('POST', new URL('https://generativelanguage.googleapis.com/v1beta/models/veo-3.0-generate-001:predictLongRunning'))).toBe(true)
-    expect(geminiCodec.parseResponse('{"predictions":[{"bytesBase64Encoded":"iVBO","mimeType":"image/png"}]}', 'application/json', 200, url).error).toBeUndefined()
+    expect(
+      geminiCodec.parseResponse('{"predictions":[{"bytesBase64Encoded":"iVBO","mimeType":"image/png"}]}', 'application/json', 200, url).error,
+    ).toBeUndefined()
   })
 })

@@ -14,7 +14,9 @@ describe('openai-realtime', () => {
   it('reads the model from the URL and the tools and instructions from session.update', () => {
     const body = { type: 'session.update', session: { instructions: 'Be brief.', tools: [{ type: 'function', name: 'get_weather' }] } }
     expect(codec.parseRequest(body, url)).toEqual({ model: 'gpt-realtime', stream: true, system: 'Be brief.', tools: ['get_weather'], toolResults: [] })
-    expect(codec.parseRequest({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: 'call_1', output: '{}' } }, url).toolResults).toEqual([{ id: 'call_1' }])
+    expect(
+      codec.parseRequest({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: 'call_1', output: '{}' } }, url).toolResults,
+    ).toEqual([{ id: 'call_1' }])
   })
 
   it('sums usage over response.done events, joins text and transcript deltas, and reads tool calls and errors', () => {
@@ -32,7 +34,10 @@ describe('openai-realtime', () => {
     )
     expect(parsed).toMatchObject({ text: 'Hello', finishReason: 'completed', usage: { input: 15, output: 5, cacheRead: 2 } })
     expect(parsed.toolCalls).toEqual([{ id: 'call_1', name: 'get_weather', args: { city: 'Paris' } }])
-    expect(codec.parseResponse(lines({ type: 'error', error: { type: 'invalid_request_error', message: 'bad event' } }), undefined, 200, url).error).toEqual({ type: 'invalid_request_error', message: 'bad event' })
+    expect(codec.parseResponse(lines({ type: 'error', error: { type: 'invalid_request_error', message: 'bad event' } }), undefined, 200, url).error).toEqual({
+      type: 'invalid_request_error',
+      message: 'bad event',
+    })
   })
 
   it('reads the event type of a frame', () => {

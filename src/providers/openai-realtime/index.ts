@@ -54,8 +54,15 @@ function parseEvents(body: string): ParsedModelResponse {
     const type = str(event.type)
     if (type === undefined) continue
     if (type === 'session.created' || type === 'session.updated') model = str(rec(event.session).model) ?? model
-    else if (type === 'response.output_text.delta' || type === 'response.text.delta' || type === 'response.output_audio_transcript.delta' || type === 'response.audio_transcript.delta') text += str(event.delta) ?? ''
-    else if (type === 'response.function_call_arguments.done') toolCalls.push({ id: str(event.call_id) ?? '', name: str(event.name) ?? '', args: parseToolArgs(event.arguments) })
+    else if (
+      type === 'response.output_text.delta' ||
+      type === 'response.text.delta' ||
+      type === 'response.output_audio_transcript.delta' ||
+      type === 'response.audio_transcript.delta'
+    )
+      text += str(event.delta) ?? ''
+    else if (type === 'response.function_call_arguments.done')
+      toolCalls.push({ id: str(event.call_id) ?? '', name: str(event.name) ?? '', args: parseToolArgs(event.arguments) })
     else if (type === 'response.done') {
       const response = rec(event.response)
       add(usage, realtimeUsage(response.usage))
@@ -68,7 +75,13 @@ function parseEvents(body: string): ParsedModelResponse {
 /** A realtime `usage`: `input_tokens` / `output_tokens`, cached input under `input_token_details.cached_tokens`. */
 function realtimeUsage(usage: unknown): NormalizedUsage {
   if (!isRecord(usage)) return emptyUsage()
-  return { input: num(usage.input_tokens), output: num(usage.output_tokens), cacheRead: num(rec(usage.input_token_details).cached_tokens), cacheWrite: 0, reasoning: 0 }
+  return {
+    input: num(usage.input_tokens),
+    output: num(usage.output_tokens),
+    cacheRead: num(rec(usage.input_token_details).cached_tokens),
+    cacheWrite: 0,
+    reasoning: 0,
+  }
 }
 
 function add(into: NormalizedUsage, more: NormalizedUsage): void {

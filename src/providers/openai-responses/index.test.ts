@@ -33,7 +33,13 @@ describe('openai-responses parseResponse', () => {
 
   it('reads five parallel calls of one response', () => {
     const r = parse(loadExchanges('openai-responses/test_responses_interleaved_reasoning_between_tool_calls.yaml')[3])
-    expect(r.toolCalls.map((c) => c.args)).toEqual([{ key: 'begin' }, { key: 'value' }, { key: 'the value 7' }, { key: 'Begin with the value 7.' }, { key: 'start2' }])
+    expect(r.toolCalls.map((c) => c.args)).toEqual([
+      { key: 'begin' },
+      { key: 'value' },
+      { key: 'the value 7' },
+      { key: 'Begin with the value 7.' },
+      { key: 'start2' },
+    ])
     expect(r.toolCalls[0].id).toBe('call_WbWwKw4J6EXQ7Sn93fgmuZe3')
     expect(r.usage.reasoning).toBe(17)
   })

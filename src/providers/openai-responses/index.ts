@@ -37,17 +37,14 @@ export const openaiResponsesCodec: ModelCallCodec<'openai-responses'> = {
 function parseRequest(body: unknown): ParsedModelRequest {
   const b = rec(body)
   const input = records(b.input)
-  const system = [
-    str(b.instructions),
-    ...input.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => contentText(m.content, '\n')),
-  ].filter((t): t is string => t !== undefined && t !== '')
+  const system = [str(b.instructions), ...input.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => contentText(m.content, '\n'))].filter(
+    (t): t is string => t !== undefined && t !== '',
+  )
   // @note Built-in tools (`web_search`, `file_search`, `code_interpreter`, …) have no name: their type stands in.
   const tools = records(b.tools)
     .map((t) => str(t.name) ?? str(t.type))
     .filter((n): n is string => n !== undefined)
-  const toolResults = input
-    .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
-    .map((i) => ({ id: str(i.call_id) }))
+  const toolResults = input.filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output').map((i) => ({ id: str(i.call_id) }))
   return { model: str(b.model), stream: b.stream === true, system: system.length > 0 ? system.join('\n\n') : undefined, tools, toolResults }
 }
 

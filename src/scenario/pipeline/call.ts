@@ -103,7 +103,13 @@ export interface Counters {
 export function rewriteCall(call: Readonly<ModelRequest>, to: { url: URL; text: string }, config: CanonicalOptions): Readonly<ModelRequest> {
   const headers = new Headers(call.request.headers)
   headers.delete('content-length')
-  const request = new Request(to.url, { method: call.request.method, headers, body: to.text, signal: call.request.signal, redirect: redirectModeOf(call.request) })
+  const request = new Request(to.url, {
+    method: call.request.method,
+    headers,
+    body: to.text,
+    signal: call.request.signal,
+    redirect: redirectModeOf(call.request),
+  })
   const canonical = canonicalRequest(request.method, to.url, to.text, config)
   return Object.freeze({ ...call, request, url: to.url, text: to.text, bytes: Buffer.from(to.text, 'utf8'), canonical, key: requestKey(canonical) })
 }

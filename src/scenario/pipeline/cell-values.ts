@@ -30,7 +30,17 @@ function redactBinary(chunks: Chunk[], redactor: Redactor, binary: BinaryBody): 
   const ends: number[] = []
   let offset = 0
   for (const p of parts) ends.push((offset += p.length))
-  return pieces.map((p) => encodeChunk(p.bytes, chunks[Math.max(0, ends.findIndex((e) => e >= p.end))]?.t ?? 0))
+  return pieces.map((p) =>
+    encodeChunk(
+      p.bytes,
+      chunks[
+        Math.max(
+          0,
+          ends.findIndex((e) => e >= p.end),
+        )
+      ]?.t ?? 0,
+    ),
+  )
 }
 
 export function stripUndefined<T extends object>(o: T): T {

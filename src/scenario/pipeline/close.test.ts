@@ -11,7 +11,10 @@ import { RunLog } from './log.js'
 const log = () => new RunLog('weather', (env) => `${env} npx vitest run`)
 
 /** The tool results a request body sends back, as the run reads them: its family's codec on the body as sent. */
-const sentResults = ({ text, codec, url }: { text: string; codec: ModelCallCodec; url: URL }) => () => codec.parseRequest(JSON.parse(text) as unknown, url).toolResults
+const sentResults =
+  ({ text, codec, url }: { text: string; codec: ModelCallCodec; url: URL }) =>
+  () =>
+    codec.parseRequest(JSON.parse(text) as unknown, url).toolResults
 
 /**
  * One provider family as its SDK speaks it: the first request (a question), the id its reply gives the tool call,
@@ -37,7 +40,11 @@ const families: Record<string, Family> = {
         { role: 'user', content: 'Weather in Paris?' },
         ...(withResult
           ? [
-              { role: 'assistant', content: null, tool_calls: [{ id: 'call_ab12cd34ef', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+              {
+                role: 'assistant',
+                content: null,
+                tool_calls: [{ id: 'call_ab12cd34ef', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+              },
               { role: 'tool', tool_call_id: 'call_ab12cd34ef', content: '18°C' },
             ]
           : [{ role: 'user', content: 'And in Rome?' }]),
@@ -59,7 +66,12 @@ const families: Record<string, Family> = {
     codec: anthropicCodec,
     url: 'https://api.anthropic.com/v1/messages',
     callId: 'toolu_01AbCdEfGh',
-    ask: { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [{ name: 'get_weather', input_schema: {} }] },
+    ask: {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [{ name: 'get_weather', input_schema: {} }],
+    },
     next: (withResult) => ({
       model: 'claude-sonnet-4-5',
       max_tokens: 1024,
@@ -97,7 +109,8 @@ const families: Record<string, Family> = {
 /** A replay's log: model#1 asked for `get_weather`; then, if `next` is given, model#2 was sent with that body. */
 function replayed(f: Family, next?: unknown, extra: (l: RunLog) => void = () => {}): RunLog {
   const l = log()
-  const sent = (seq: number, body: unknown) => l.sent.push({ seq, step: `model#${seq}`, results: sentResults({ text: JSON.stringify(body), codec: f.codec, url: new URL(f.url) }) })
+  const sent = (seq: number, body: unknown) =>
+    l.sent.push({ seq, step: `model#${seq}`, results: sentResults({ text: JSON.stringify(body), codec: f.codec, url: new URL(f.url) }) })
   const asks = model({ toolCalls: [{ name: 'get_weather', id: f.callId, args: { city: 'Paris' } }] })
   asks.cell.step = 'model#1'
   l.entries.push({ seq: 1, ...asks })
@@ -157,7 +170,11 @@ describe('closeReplay, unwrapped_tool', () => {
       l.entries.push({ seq: i + 1, ...s })
       // each request sends back the results of every turn before it
       const back = ids.slice(0, i).map((prev) => ({ role: 'tool', tool_call_id: prev, content: '18°C' }))
-      l.sent.push({ seq: i + 1, step: `model#${i + 1}`, results: sentResults({ text: JSON.stringify({ messages: [{ role: 'user', content: 'go' }, ...back] }), codec: f.codec, url: new URL(f.url) }) })
+      l.sent.push({
+        seq: i + 1,
+        step: `model#${i + 1}`,
+        results: sentResults({ text: JSON.stringify({ messages: [{ role: 'user', content: 'go' }, ...back] }), codec: f.codec, url: new URL(f.url) }),
+      })
     })
     closeReplay(l, undefined, undefined)
     expect(l.divergences.map((d) => [d.code, d.step])).toEqual([['unwrapped_tool', 'model#1']])

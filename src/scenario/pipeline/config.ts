@@ -64,7 +64,8 @@ export interface RunConfig extends RunSettings {
 }
 
 /** What a run is built from: its configuration, with the scenario's shared settings as one object and defaults left out. */
-export type RunInit = Omit<RunConfig, keyof RunSettings | 'live' | 'command' | 'scenario'> & Partial<Pick<RunConfig, 'live' | 'command' | 'scenario'>> & { settings: RunSettings }
+export type RunInit = Omit<RunConfig, keyof RunSettings | 'live' | 'command' | 'scenario'> &
+  Partial<Pick<RunConfig, 'live' | 'command' | 'scenario'>> & { settings: RunSettings }
 
 /**
  * What `durable()` plugs into a recording run (SPEC §9). `intent` is called before a live

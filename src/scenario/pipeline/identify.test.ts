@@ -37,7 +37,12 @@ describe('identifying a request', () => {
     expect(b.key).toBe(a.key)
     expect(Object.isFrozen(a.request) && Object.isFrozen(a.request.body)).toBe(true)
     expect(() => ((a.request.body as { messages: unknown[] }).messages = [])).toThrow(TypeError)
-    const fresh = canonicalRequest('POST', new URL('https://api.openai.com/v1/chat/completions'), JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Paris on 2026-12-06?' }] }), settings)
+    const fresh = canonicalRequest(
+      'POST',
+      new URL('https://api.openai.com/v1/chat/completions'),
+      JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Paris on 2026-12-06?' }] }),
+      settings,
+    )
     expect(a.request).toEqual(fresh)
     expect(a.key).toBe(requestKey(fresh))
   })

@@ -88,7 +88,7 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
     }
   }
   const callTool = async (call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> => {
-    let answer
+    let answer: Awaited<ReturnType<typeof dispatch>>
     const c = classifyToolCall(call, run, counters, config.redactor)
     try {
       answer = await dispatch(c)
@@ -164,7 +164,11 @@ interface Arrival {
  * @example
  * const call = await classifyRequest(request, { codec, seq, n, step: `model#${n}` }, config)
  */
-async function classifyRequest(request: Request, { codec, seq, n, step, origin }: Arrival, config: ClassifyConfig): Promise<Call & (ModelRequest | HttpToolRequest)> {
+async function classifyRequest(
+  request: Request,
+  { codec, seq, n, step, origin }: Arrival,
+  config: ClassifyConfig,
+): Promise<Call & (ModelRequest | HttpToolRequest)> {
   const url = new URL(request.url)
   // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
   // it), and a live send reuses these bytes.
@@ -181,7 +185,23 @@ async function classifyRequest(request: Request, { codec, seq, n, step, origin }
   const { name, args, key, rpcId, legacyKey } = remembered(`tool ${request.method}${mcp ? ' mcp' : ''} ${url.href}\n${text}`, config, () =>
     httpToolCall(request.method, url, text, { redactor: config.redactor, ignore: config.ignore, normalize: config.normalize, mcp }),
   )
-  return Object.freeze({ channel: 'tool', kind: 'http', seq, n, id: step, step: `${step} ${name}`, key, request, url, bytes, name, args, ...(rpcId !== undefined ? { rpcId } : {}), ...(legacyKey ? { legacyKey } : {}), ...(origin ? { origin } : {}) })
+  return Object.freeze({
+    channel: 'tool',
+    kind: 'http',
+    seq,
+    n,
+    id: step,
+    step: `${step} ${name}`,
+    key,
+    request,
+    url,
+    bytes,
+    name,
+    args,
+    ...(rpcId !== undefined ? { rpcId } : {}),
+    ...(legacyKey ? { legacyKey } : {}),
+    ...(origin ? { origin } : {}),
+  })
 }
 
 /**
@@ -254,10 +274,22 @@ function classifyToolCall(call: { name: string; args: unknown; callId?: string }
     return { args, key: toolKey(call.name, args) }
   }
   const { args, key } = text === undefined ? keyed(toJsonValue(call.args)) : remembered(`fn ${call.name}\n${text}`, { redactor }, () => keyed(JSON.parse(text)))
-  return Object.freeze({ channel: 'tool', kind: 'fn', seq, n, id: `tool#${n}`, step: `tool#${n} ${call.name}`, key, name: call.name, callId: call.callId, args, run })
+  return Object.freeze({
+    channel: 'tool',
+    kind: 'fn',
+    seq,
+    n,
+    id: `tool#${n}`,
+    step: `tool#${n} ${call.name}`,
+    key,
+    name: call.name,
+    callId: call.callId,
+    args,
+    run,
+  })
 }
 
-export { type Counters } from './call.js'
+export type { Counters } from './call.js'
 export { RunLog } from './log.js'
 export type { RunConfig, RunInit, RunSettings } from './config.js'
 export type { Refusal } from './refuse.js'

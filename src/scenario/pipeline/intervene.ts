@@ -29,14 +29,30 @@ export function interventionStage(log: RunLog, iv: Intervention, counters: Count
       if (rw) iv.markChanged(call.step, rw.description)
       const fault = iv.modelFault(call.key)
       if (!fault) return next(call)
-      const cell = { family: call.codec.family, url: config.redactor.url(call.url.href), request: call.canonical, model: call.codec.parseRequest(modelIdBody(call, config), call.url).model }
-      const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) => log.entries.push(s))
+      const cell = {
+        family: call.codec.family,
+        url: config.redactor.url(call.url.href),
+        request: call.canonical,
+        model: call.codec.parseRequest(modelIdBody(call, config), call.url).model,
+      }
+      const response = await injectModelFault(iv, fault, { seq: call.seq, step: call.step, key: call.key, call: cell, signal: call.request.signal }, (s) =>
+        log.entries.push(s),
+      )
       return { response }
     }
     const call = arrived
     const dispatch: ToolDispatch =
       call.kind === 'http'
-        ? { kind: 'http', name: call.name, key: call.key, args: call.args, seq: call.seq, n: call.n, url: config.redactor.url(call.url.href), signal: call.request.signal }
+        ? {
+            kind: 'http',
+            name: call.name,
+            key: call.key,
+            args: call.args,
+            seq: call.seq,
+            n: call.n,
+            url: config.redactor.url(call.url.href),
+            signal: call.request.signal,
+          }
         : { kind: 'fn', name: call.name, callId: call.callId, key: call.key, args: call.args, seq: call.seq, n: call.n }
     const answer = interveneTool(iv, dispatch, {
       scenario: log.name,
@@ -85,7 +101,13 @@ interface InterveneContext {
 function injectModelFault(
   iv: Intervention,
   fault: Target,
-  req: { seq: number; step: string; key: string; call: { family: ProviderFamily; url: string; request: CanonicalRequest; model?: string }; signal?: AbortSignal },
+  req: {
+    seq: number
+    step: string
+    key: string
+    call: { family: ProviderFamily; url: string; request: CanonicalRequest; model?: string }
+    signal?: AbortSignal
+  },
   push: (step: RunStep) => void,
 ): Response | Promise<Response> {
   iv.markChanged(req.step, fault.description)
@@ -94,7 +116,14 @@ function injectModelFault(
   const codec = codecFor(req.call.family)
   const answer = fault.kind === 'status' ? httpAnswer(fault.fault as HttpFault, codec, fault.description) : undefined
   const parsed = answer ? codec.parseResponse(answer.body, answer.headers['content-type'], answer.status, new URL(req.call.url)) : undefined
-  const cell = injectedModelCell({ seq: req.seq, step: req.step, key: req.key, injected: fault.description }, fault.kind, req.call, answer, { rec: recorded, n: cutAfter }, parsed)
+  const cell = injectedModelCell(
+    { seq: req.seq, step: req.step, key: req.key, injected: fault.description },
+    fault.kind,
+    req.call,
+    answer,
+    { rec: recorded, n: cutAfter },
+    parsed,
+  )
   push({ seq: req.seq, channel: 'model', cell: storedCell('model', cell) })
   if (answer) return answerResponse(answer)
   if (fault.kind === 'cut') return cutResponse(recorded, cutAfter)
@@ -115,7 +144,13 @@ function interveneTool(iv: Intervention, call: ToolDispatch, ctx: InterveneConte
   if (iv.halted) {
     const reason = `the ${iv.check ? 'check' : 'what-if'} halted at ${iv.halted.step} (${iv.halted.reason})`
     if (call.kind === 'http') return { response: offTapeResponse(`[fluxlab] ${step} of scenario "${ctx.scenario}" is off tape: ${reason}`) }
-    return { error: new FluxError('FLUX_DIVERGED', { failed: `dispatch ${step} in scenario "${ctx.scenario}"`, reason, fix: "Nothing after a halt is served; see the counterfactual's firstDivergence." }) }
+    return {
+      error: new FluxError('FLUX_DIVERGED', {
+        failed: `dispatch ${step} in scenario "${ctx.scenario}"`,
+        reason,
+        fix: "Nothing after a halt is served; see the counterfactual's firstDivergence.",
+      }),
+    }
   }
   const base = { seq: call.seq, step: `tool#${call.n}`, key: call.key }
   const shape = { kind: call.kind, name: call.name, callId: call.callId, args: call.args, url: call.url }
@@ -131,7 +166,11 @@ function interveneTool(iv: Intervention, call: ToolDispatch, ctx: InterveneConte
       push(injectedToolCell({ ...base, injected: `policy denies ${call.name}` }, 'error', shape, { error: { name: 'PolicyDenied', message } }))
       return { error: thrownError({ name: 'PolicyDenied', message }) }
     }
-    const refusal: HttpFault = { status: 403, headers: { 'x-should-retry': 'false' }, body: { type: 'error', error: { type: 'fluxlab_policy_denied', code: 403, message: `[fluxlab] ${step} of scenario "${ctx.scenario}" was ${message}` } } }
+    const refusal: HttpFault = {
+      status: 403,
+      headers: { 'x-should-retry': 'false' },
+      body: { type: 'error', error: { type: 'fluxlab_policy_denied', code: 403, message: `[fluxlab] ${step} of scenario "${ctx.scenario}" was ${message}` } },
+    }
     const answer = httpAnswer(refusal, 'tool', '')
     push(injectedToolCell({ ...base, injected: `policy denies ${call.name}` }, 'status', shape, refusal, answer))
     return { response: answerResponse(answer) }

@@ -1,20 +1,19 @@
 import type { Chunk, ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
-import { bodyBuffer, bodyText, capChunks } from '../../cassette/chunks.js'
+import { capChunks } from '../../cassette/chunks.js'
 import { FluxError, isFluxError } from '../../errors.js'
-import { emptyUsage } from '../../providers/types.js'
-import { modelIdBody, type Answer, type FnToolCall, type HttpToolRequest, type ModelRequest, type Stage } from './call.js'
+import type { Answer, FnToolCall, HttpToolRequest, ModelRequest, Stage } from './call.js'
 import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cell-values.js'
 import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
 import { awaitingAnswer, cutAtCancel, noteCancel } from './mcp-cancel.js'
 import { awaitHeaders, warnUnanswered } from './unanswered.js'
 import { ownSender } from '../../context/own-sender.js'
 import { redirectModeOf } from '../../interceptor/index.js'
-import { socketModel } from '../../context/realtime-socket.js'
 import { carriedKeyVars, placeholderIn } from '../../context/replay-keys.js'
 import { upstreamed } from '../../context/options.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunConfig } from './config.js'
 import type { RunLog, RunStep } from './log.js'
+import { failedModelCell, httpCell, modelCell, transportErrorOf, type Stored } from './live-cells.js'
 
 /**
  * The bottom of the pipeline: send the call for real and keep what came back (record mode,
@@ -25,7 +24,8 @@ import type { RunLog, RunStep } from './log.js'
  */
 export function liveStage(config: RunConfig, log: RunLog): Stage {
   return async (call): Promise<Answer> => {
-    if (call.channel === 'model') return captureLive(config, log, call, (res, stored, transportError, durationMs) => modelCell(config, call, res, stored, transportError, durationMs))
+    if (call.channel === 'model')
+      return captureLive(config, log, call, (res, stored, transportError, durationMs) => modelCell(config, call, res, stored, transportError, durationMs))
     if (call.kind === 'http') {
       noteCancel(log, call)
       return captureLive(config, log, call, (_res, stored, transportError, durationMs) => httpCell(config, call, stored, transportError, durationMs))
@@ -34,17 +34,13 @@ export function liveStage(config: RunConfig, log: RunLog): Stage {
   }
 }
 
-interface Stored {
-  rec: RecordedResponse
-  truncated: boolean
-  originalBytes: number
-}
-
 /**
  * One live HTTP exchange, for both channels: the caller streams its branch of the body while the
  * other branch is captured with per-chunk timestamps, redacted, capped and kept as a cell.
  */
-async function captureLive(config: RunConfig, log: RunLog,
+async function captureLive(
+  config: RunConfig,
+  log: RunLog,
   call: ModelRequest | HttpToolRequest,
   toCell: (res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number) => ModelCell | ToolCell,
 ): Promise<Answer> {
@@ -88,7 +84,8 @@ async function captureLive(config: RunConfig, log: RunLog,
     return { response: Response.error() }
   }
   // the run ended before its headers came: it is on the tape as unanswered, and what comes now is the client's alone
-  const passOn = (body: ReadableStream<Uint8Array> | null) => new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
+  const passOn = (body: ReadableStream<Uint8Array> | null) =>
+    new Response(body, { status: res.status, statusText: res.statusText, headers: decodedHeaders(res.headers) })
   if (!waiting.settle()) return { response: passOn(res.body) }
   if (call.channel === 'model') log.modelLive++
   const late = log.hasEnded
@@ -120,72 +117,23 @@ async function captureLive(config: RunConfig, log: RunLog,
   return { response: passOn(body) }
 }
 
-/** What every model cell of `call` says about the request. */
-function modelCellBase(config: RunConfig, call: ModelRequest): Pick<ModelCell, 'seq' | 'step' | 'key' | 'family' | 'url' | 'request' | 'model'> {
-  const { codec, url, canonical } = call
-  return { seq: call.seq, step: call.step, key: call.key, family: codec.family, url: config.redactor.url(url.href), request: canonical, model: codec.parseRequest(modelIdBody(call, config), url).model ?? socketModel(call.request) }
-}
-
-function modelCell(config: RunConfig, call: ModelRequest, res: Response, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
-  const base = modelCellBase(config, call)
-  const parsed = call.codec.parseResponse(bodyText(stored.rec.chunks), res.headers.get('content-type') ?? undefined, res.status, call.url, call.codec.binaryBody ? bodyBuffer(stored.rec.chunks) : undefined)
-  return {
-    ...base,
-    response: stored.rec,
-    model: parsed.model ?? base.model,
-    usage: parsed.usage,
-    finishReason: parsed.finishReason,
-    text: parsed.text,
-    toolCalls: parsed.toolCalls,
-    providerError: parsed.error,
-    transportError,
-    durationMs,
-    truncated: stored.truncated,
-    ...(stored.truncated ? { originalBytes: stored.originalBytes } : {}),
-  }
-}
-
-/** A model call that never got a response. */
-function failedModelCell(config: RunConfig, call: ModelRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ModelCell {
-  return { ...modelCellBase(config, call), response: stored.rec, usage: emptyUsage(), text: '', toolCalls: [], transportError, durationMs, truncated: false }
-}
-
-/** What a failed fetch says: its class, message and system error code (`ENOTFOUND`, `ECONNREFUSED`), redacted. */
-function transportErrorOf(e: unknown, config: RunConfig): TransportError {
-  const err = e as Error & { code?: string; cause?: { code?: string; message?: string; name?: string } }
-  const cause = err?.cause
-  return {
-    name: cause?.name && cause.name !== 'Error' ? cause.name : (err?.name ?? 'Error'),
-    message: config.redactor.text(cause?.message ?? err?.message ?? String(e)),
-    ...(cause?.code ?? err?.code ? { code: cause?.code ?? err?.code } : {}),
-  }
-}
-
-function httpCell(config: RunConfig, call: HttpToolRequest, stored: Stored, transportError: TransportError | undefined, durationMs: number): ToolCell {
-  return {
-    seq: call.seq,
-    step: call.id,
-    kind: 'http',
-    name: call.name,
-    key: call.key,
-    args: call.args,
-    ...(call.rpcId !== undefined ? { rpcId: call.rpcId } : {}),
-    response: stored.rec,
-    url: config.redactor.url(call.url.href),
-    transportError,
-    durationMs,
-    truncated: stored.truncated,
-    ...(stored.truncated ? { originalBytes: stored.originalBytes } : {}),
-  }
-}
-
 /** What a request made by a running tool body meets: it passes untouched (even past a whole-suite attachment). */
 const INSIDE_TOOL: RequestRoute = { handle: async () => undefined }
 
 /** Run an in-process tool for real and keep its output or thrown error. */
 async function runTool(config: RunConfig, log: RunLog, call: FnToolCall): Promise<Answer> {
   const t0 = performance.now()
-  const cell: ToolCell = { seq: call.seq, step: call.id, kind: 'fn', name: call.name, ...(call.callId ? { callId: call.callId } : {}), key: call.key, args: call.args, durationMs: 0, truncated: false }
+  const cell: ToolCell = {
+    seq: call.seq,
+    step: call.id,
+    kind: 'fn',
+    name: call.name,
+    ...(call.callId ? { callId: call.callId } : {}),
+    key: call.key,
+    args: call.args,
+    durationMs: 0,
+    truncated: false,
+  }
   config.journal?.intent({ kind: 'intent', seq: call.seq, step: call.step, key: call.key })
   try {
     // @note SPEC §3: traffic made inside a wrapped tool belongs to that tool's cell: it goes out as it would

@@ -88,10 +88,12 @@ export class RunLog {
    * never an unhandled rejection, which killed the process.
    */
   track(p: Promise<void>, step: string, stop?: () => void): void {
-    const q = p.then(undefined, (e: unknown) => void this.fail(e, step)).finally(() => {
-      this.pending.delete(q)
-      this.stops.delete(q)
-    })
+    const q = p
+      .then(undefined, (e: unknown) => void this.fail(e, step))
+      .finally(() => {
+        this.pending.delete(q)
+        this.stops.delete(q)
+      })
     this.pending.add(q)
     if (stop) this.stops.set(q, stop)
   }
@@ -151,14 +153,22 @@ export class RunLog {
   /** SPEC §3 `truncated_cell`: a cell stored cut over the cap is never served as whole. */
   refuseTruncated(cell: { step: string; originalBytes?: number }): Response {
     const rerecord = this.truncatedCommand(cell)
-    this.diverge('truncated_cell', cell.step, `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: ${rerecord}`)
+    this.diverge(
+      'truncated_cell',
+      cell.step,
+      `the recorded response was ${cell.originalBytes} bytes, over the cap, and was stored cut; re-record with a larger cap: ${rerecord}`,
+    )
     return this.offTape(cell.step, `the recorded response is truncated (${cell.originalBytes} bytes). Re-record with a larger cap: ${rerecord}`)
   }
 
   /** `truncated_cell` for an in-process tool: its output was over the cap and not stored, so it cannot be served. */
   truncatedError(cell: { step: string; name: string; originalBytes?: number }): FluxError {
     const rerecord = this.truncatedCommand(cell)
-    this.diverge('truncated_cell', cell.step, `the recorded output of ${cell.name} was ${cell.originalBytes} bytes, over the cap, and was not stored; re-record with a larger cap: ${rerecord}`)
+    this.diverge(
+      'truncated_cell',
+      cell.step,
+      `the recorded output of ${cell.name} was ${cell.originalBytes} bytes, over the cap, and was not stored; re-record with a larger cap: ${rerecord}`,
+    )
     return new FluxError('FLUX_DIVERGED', {
       failed: `replay ${cell.step} ${cell.name} of scenario "${this.name}"`,
       reason: `its recorded output was ${cell.originalBytes} bytes, over the cap (truncated_cell), so it was not stored; the tool was not run`,
@@ -183,7 +193,10 @@ function internalError(e: unknown, step: string, scenario: string): FluxError {
       failed: `serve ${step} of scenario "${scenario}"`,
       reason: `fluxlab hit an unexpected ${err.name} (${err.message}). This is a bug in fluxlab, not a network error`,
       fix: 'Please report it with the stack below.',
-      details: (err.stack ?? '').split('\n').slice(1, 8).map((l) => l.trim()),
+      details: (err.stack ?? '')
+        .split('\n')
+        .slice(1, 8)
+        .map((l) => l.trim()),
     },
     { cause: err },
   )

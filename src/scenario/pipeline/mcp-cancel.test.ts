@@ -11,10 +11,25 @@ function post(seq: number, body: object, session = 'shared'): Readonly<HttpToolR
   const method = (body as { method: string }).method
   const name = method === 'tools/call' ? 'mcp mark_item' : `mcp ${method}`
   const rpcId = (body as { id?: number }).id
-  return { channel: 'tool', kind: 'http', seq, n: seq, id: `tool#${seq}`, step: `tool#${seq} ${name}`, key: '', request, url: new URL(URL_), bytes: Buffer.from(text), name, args: {}, ...(rpcId !== undefined ? { rpcId } : {}) }
+  return {
+    channel: 'tool',
+    kind: 'http',
+    seq,
+    n: seq,
+    id: `tool#${seq}`,
+    step: `tool#${seq} ${name}`,
+    key: '',
+    request,
+    url: new URL(URL_),
+    bytes: Buffer.from(text),
+    name,
+    args: {},
+    ...(rpcId !== undefined ? { rpcId } : {}),
+  }
 }
 const call = (seq: number, session?: string) => post(seq, { id: 0, method: 'tools/call', params: { name: 'mark_item', arguments: { id: seq } } }, session)
-const cancel = (seq: number, requestId: number, session?: string) => post(seq, { method: 'notifications/cancelled', params: { requestId, reason: 'timed out' } }, session)
+const cancel = (seq: number, requestId: number, session?: string) =>
+  post(seq, { method: 'notifications/cancelled', params: { requestId, reason: 'timed out' } }, session)
 const answer = { status: 200, headers: {}, chunks: [{ t: 5, text: '{"result":{}}' }] }
 
 describe('MCP cancels', () => {

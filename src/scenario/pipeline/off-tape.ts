@@ -42,12 +42,17 @@ export function offTapeStage(config: RunConfig, log: RunLog, iv: Intervention | 
       log.diverge('model_index_overflow', call.step, `${why}${details}; ${how}`, { diff, closest })
       iv.halt({ step: call.step, reason: why, kind: live ? 'offline' : 'off-tape', closest, diff })
       return {
-        response: log.offTape(call.step, `${why}. The what-if halts here: record its fork with ${config.command('FLUX_GOLDEN=update')}, or bridge to the provider with .offTape('live').`),
+        response: log.offTape(
+          call.step,
+          `${why}. The what-if halts here: record its fork with ${config.command('FLUX_GOLDEN=update')}, or bridge to the provider with .offTape('live').`,
+        ),
       }
     }
     const live = iv?.missAction('tool') === 'live'
     if (live && !offline) return next()
-    const halts = iv ? `; the ${iv.check ? 'check' : 'what-if'} halts here${iv.check && call.kind === 'fn' ? ' (the tool channel stays pinned to the tape)' : ''}` : ''
+    const halts = iv
+      ? `; the ${iv.check ? 'check' : 'what-if'} halts here${iv.check && call.kind === 'fn' ? ' (the tool channel stays pinned to the tape)' : ''}`
+      : ''
     log.diverge('tool_call_unrecorded', call.step, `${why}${details}${halts}`, { diff, closest })
     iv?.halt({ step: call.step, reason: why, kind: live ? 'offline' : 'off-tape', closest, diff })
     if (call.kind === 'http') return { response: log.offTape(call.step, `${why}. ${log.rerecordHint}`) }

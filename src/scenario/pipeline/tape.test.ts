@@ -3,8 +3,18 @@ import type { ModelCell } from '../../cassette/cell.js'
 import { ModelTape, ToolTape } from './tape.js'
 
 const cell = (seq: number, path: string, family: ModelCell['family'], body: unknown): ModelCell => ({
-  seq, step: `model#${seq}`, key: `k${seq}`, family, url: `https://api.openai.com${path}`, request: { method: 'POST', path, body },
-  response: { status: 200, headers: {}, chunks: [] }, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, text: '', toolCalls: [], durationMs: 0, truncated: false,
+  seq,
+  step: `model#${seq}`,
+  key: `k${seq}`,
+  family,
+  url: `https://api.openai.com${path}`,
+  request: { method: 'POST', path, body },
+  response: { status: 200, headers: {}, chunks: [] },
+  usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+  text: '',
+  toolCalls: [],
+  durationMs: 0,
+  truncated: false,
 })
 
 describe('ModelTape.take', () => {
@@ -26,7 +36,18 @@ describe('ModelTape.take', () => {
 
 describe('ToolTape.take', () => {
   test('a miss on an HTTP tool at another host:port names the call at the same method and path as the closest, with a diff', () => {
-    const tape = new ToolTape([{ seq: 1, step: 'tool#1', kind: 'http', name: 'GET 127.0.0.1:4010/weather', key: 'a', args: { query: { city: 'Paris' } }, durationMs: 0, truncated: false }])
+    const tape = new ToolTape([
+      {
+        seq: 1,
+        step: 'tool#1',
+        kind: 'http',
+        name: 'GET 127.0.0.1:4010/weather',
+        key: 'a',
+        args: { query: { city: 'Paris' } },
+        durationMs: 0,
+        truncated: false,
+      },
+    ])
     const take = tape.take({ kind: 'http', name: 'GET 127.0.0.1:5123/weather', key: 'b', args: { query: { city: 'Oslo' } } })
     expect(take).toMatchObject({ kind: 'miss', closest: { step: 'tool#1' }, diff: [{ path: 'query.city', recorded: 'Paris', actual: 'Oslo' }] })
   })

@@ -4,6 +4,7 @@
  */
 import type { CanonicalRequest, Fixture, ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
 import { decodeChunk } from '../../cassette/chunks.js'
+import { NULL_BODY } from '../../cassette/cell-fields.js'
 import { diffJson, renderDiff, type JsonDiffRow } from '../../cassette/json-diff.js'
 import { rawCells } from '../../cassette/handout.js'
 import { isMcpHandshake } from '../../cassette/canonical.js'
@@ -16,6 +17,7 @@ import { restoreError } from './cell-values.js'
 import { untilAbort } from './until-abort.js'
 import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
+import type { ModelTake, ToolTake, UsedCells } from './takes.js'
 
 /** The tape stage and what the end of the run asks of it. */
 export interface TapeStage extends Stage {
@@ -27,18 +29,16 @@ export interface TapeStage extends Stage {
   markUsed(used: UsedCells): void
 }
 
-/** Cells of a fixture served, by `seq` on each channel. */
-export type UsedCells = { model: number[]; tools: number[] }
-
-const NULL_BODY = new Set([101, 204, 205, 304])
-
 /**
  * A Response that replays recorded chunks with their exact byte boundaries, optionally paced by recorded gaps, and
  * fails mid-stream like the original when it did. Built where the cell is served (the journal stage replays with it too).
  * @example
  * replayResponse(cell.response, { timing: 'recorded' })
  */
-export function replayResponse(rec: RecordedResponse, opts: { timing?: 'recorded' | number; transportError?: TransportError; signal?: AbortSignal } = {}): Response {
+export function replayResponse(
+  rec: RecordedResponse,
+  opts: { timing?: 'recorded' | number; transportError?: TransportError; signal?: AbortSignal } = {},
+): Response {
   // @note status 0 is a call that never got a response (a fault a what-if injected: reset, timeout).
   if (rec.status === 0) return Response.error()
   const headers = new Headers(rec.headers)
@@ -99,7 +99,8 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
   const model = new ModelTape(world(fixture.model))
   const tools = new ToolTape(world(fixture.tools))
   const timing = config.timing
-  const closest = (step: string | undefined, diff: JsonDiffRow[] | undefined) => (diff?.length ? `; closest recorded ${step}: ${renderDiff(diff).join('; ')}` : '')
+  const closest = (step: string | undefined, diff: JsonDiffRow[] | undefined) =>
+    diff?.length ? `; closest recorded ${step}: ${renderDiff(diff).join('; ')}` : ''
 
   const stage = async (call: Call, next: Next): Promise<Answer> => {
     if (call.channel === 'model') {
@@ -116,7 +117,13 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
         return next(call, { why, details: closest(take.closest?.step, take.diff) + absorbHint(take.diff), closest: take.closest?.step, diff: take.diff })
       }
       const cell = take.cell
-      if (take.kind === 'drift') log.diverge('model_request_drift', cell.step, `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`, { diff: take.diff, closest: cell.step })
+      if (take.kind === 'drift')
+        log.diverge(
+          'model_request_drift',
+          cell.step,
+          `request differs from the recording, served by position: ${renderDiff(take.diff).join('; ')}${absorbHint(take.diff)}`,
+          { diff: take.diff, closest: cell.step },
+        )
       if (cell.truncated) return { response: log.refuseTruncated(cell) }
       log.entries.push({ seq: call.seq, channel: 'model', cell })
       if (neverAnswered(cell.response)) return { response: await untilAbort(call.request) }
@@ -154,12 +161,6 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     markUsed: (used: UsedCells) => (model.markUsed(used.model), tools.markUsed(used.tools)),
   })
 }
-
-export type ModelTake =
-  | { kind: 'hit'; cell: ModelCell }
-  | { kind: 'drift'; cell: ModelCell; diff: JsonDiffRow[] }
-  | { kind: 'miss'; closest?: ModelCell; diff?: JsonDiffRow[]; reason: 'overflow' | 'exact-only' | 'endpoint' | 'event' }
-export type ToolTake = { kind: 'hit'; cell: ToolCell } | { kind: 'miss'; closest?: ToolCell; diff?: JsonDiffRow[]; idMismatch: boolean }
 
 /**
  * One channel of a fixture during replay: each recorded cell is served at most once. Matching reads the cells as the

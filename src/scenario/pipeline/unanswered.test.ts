@@ -11,7 +11,21 @@ function post(seq: number, body: object, signal?: AbortSignal): Readonly<HttpToo
   const request = new Request(URL_, { method: 'POST', headers: { 'mcp-session-id': 's1' }, body: text, signal })
   const name = `mcp ${(body as { method: string }).method}`
   const rpcId = (body as { id?: number }).id
-  return { channel: 'tool', kind: 'http', seq, n: seq, id: `tool#${seq}`, step: `tool#${seq} ${name}`, key: '', request, url: new URL(URL_), bytes: Buffer.from(text), name, args: {}, ...(rpcId !== undefined ? { rpcId } : {}) }
+  return {
+    channel: 'tool',
+    kind: 'http',
+    seq,
+    n: seq,
+    id: `tool#${seq}`,
+    step: `tool#${seq} ${name}`,
+    key: '',
+    request,
+    url: new URL(URL_),
+    bytes: Buffer.from(text),
+    name,
+    args: {},
+    ...(rpcId !== undefined ? { rpcId } : {}),
+  }
 }
 
 describe('a call whose response headers never came', () => {
@@ -37,7 +51,10 @@ describe('a call whose response headers never came', () => {
     awaitHeaders(log, cancelled, performance.now() - 2_000, (rec) => stored.push(rec))
     noteCancel(log, post(3, { method: 'notifications/cancelled', params: { requestId: 0 } }))
     await log.closeStreams(10)
-    expect(stored.map((r) => [r.status, r.open, r.clientAbort && Math.round(r.clientAbort.t / 1_000)])).toEqual([[0, undefined, 1], [0, undefined, 2]])
+    expect(stored.map((r) => [r.status, r.open, r.clientAbort && Math.round(r.clientAbort.t / 1_000)])).toEqual([
+      [0, undefined, 1],
+      [0, undefined, 2],
+    ])
     expect(log.divergences.map((d) => d.message.replace(/\d+ ms/, 'N ms'))).toEqual([
       'tool#1 never got an answer (the client aborted it after N ms); the replay waits as the client did',
       'tool#2 never got an answer (the client cancelled it (notifications/cancelled) after N ms); the replay waits as the client did',
