@@ -17,7 +17,9 @@ export function derivedProblem(cell: ModelCell, file: string, line: number, comm
     file,
     line,
     field: m.field,
-    reason: `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read "${m.field}")`,
+    reason:
+      `its stored "${m.field}" is ${clip(m.stored)}, but its response.chunks say ${clip(m.parsed)} (the agent is served the chunks; matchers read ` +
+      `"${m.field}")`,
     fix: `Re-record the scenario with ${command()}, or restore the line from version control.`,
   }
 }
@@ -30,7 +32,11 @@ export function digestProblem(m: DigestMismatch, file: string, line: number, man
     file,
     line,
     field: 'digest',
-    reason: `digest_mismatch: the line was changed since it was recorded (its "digest" is ${m.stored.slice(0, 19)}…, what replay would serve from it hashes to ${m.served.slice(0, 19)}…), and replay never serves an edited cell silently`,
-    fix: `If the edit is deliberate, accept it with \`npx fluxlab test --accept ${name ?? '<scenario>'}\`; otherwise restore the line from version control or re-record the scenario with ${command()}.`,
+    reason:
+      `digest_mismatch: the line was changed since it was recorded (its "digest" is ${m.stored.slice(0, 19)}…, what replay would serve from it hashes ` +
+      `to ${m.served.slice(0, 19)}…), and replay never serves an edited cell silently`,
+    fix:
+      `If the edit is deliberate, accept it with \`npx fluxlab test --accept ${name ?? '<scenario>'}\`; otherwise restore the line from version control ` +
+      `or re-record the scenario with ${command()}.`,
   }
 }

@@ -29,7 +29,9 @@ export function requireFixture(name: string, root: string, cwd = process.cwd()):
   const known = findFixtures(root).map((d) => relative(root, d).split(sep).join('/'))
   throw new CliError(EXIT.error, {
     failed: `find scenario "${name}"`,
-    reason: `there is no fixture (a directory with ${FILES.manifest}) at ${display(resolve(root, name))}${resolve(root, name) !== resolve(cwd, name) ? ` or ${display(resolve(cwd, name))}` : ''}`,
+    reason:
+      `there is no fixture (a directory with ${FILES.manifest}) at ` +
+      `${display(resolve(root, name))}${resolve(root, name) !== resolve(cwd, name) ? ` or ${display(resolve(cwd, name))}` : ''}`,
     fix: known.length
       ? `Use one of the scenarios under ${display(root)}, or pass --dir <fixture root>.`
       : `Pass --dir <fixture root> (default tests/scenarios, or "dir" in fluxlab.config.mjs), or record one: npx fluxlab record ${name} -- node agent.js.`,

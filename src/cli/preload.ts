@@ -70,7 +70,9 @@ function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
       // Never out unseen, and never a bare network error: the process that holds the tape is gone (the test ended).
       const error = new FluxError('FLUX_NOT_IN_TEST', {
         failed: `send ${request.method} ${request.url.split('?')[0]}`,
-        reason: `this process was started inside a fluxlab run, and the process holding its tape cannot be reached (${(e as Error).message}), so the request was not sent`,
+        reason:
+          `this process was started inside a fluxlab run, and the process holding its tape cannot be reached (${(e as Error).message}), so the request ` +
+          `was not sent`,
         fix: requestRun.getStore()
           ? 'Let the page finish what it asked the server for before the Playwright test ends (await the answer on the page).'
           : 'Wait for child processes to exit inside the test that starts them.',

@@ -65,7 +65,8 @@ function pointAt(tests: string, from: string, env: NodeJS.ProcessEnv): string {
   const dir = shown(tests, from)
   return env[PLAYWRIGHT_DIR_ENV] !== undefined
     ? `Give both one root: webServer: withFluxlab(entry, { dir: '${dir}' }) (from the config's directory)`
-    : `Pass it to serve, \`fluxlab serve --dir ${dir} -- …\`, or wrap the entry in withFluxlab() from fluxlab/playwright, which runs serve in the config's directory`
+    : `Pass it to serve, \`fluxlab serve --dir ${dir} -- …\`, or wrap the entry in withFluxlab() from fluxlab/playwright, which runs serve in the config's ` +
+        `directory`
 }
 
 /**
@@ -77,7 +78,9 @@ export function rootMismatch(root: string, tests: string | undefined, from: stri
   if (!tests || resolve(root) === resolve(tests) || hasFixtures(root) || !hasFixtures(tests)) return undefined
   return {
     failed: 'find the fixtures of the Playwright tests',
-    reason: `serve reads ${shown(root, from)}/, which holds no fixture, while the tests' fixtures are in ${shown(tests, from)}/: the app server gets no placeholder key and replays nothing of its own`,
+    reason:
+      `serve reads ${shown(root, from)}/, which holds no fixture, while the tests' fixtures are in ${shown(tests, from)}/: the app server gets no ` +
+      `placeholder key and replays nothing of its own`,
     fix: pointAt(tests, from, env),
   }
 }

@@ -59,7 +59,9 @@ export function checkModelCell(cell: ModelCell, file: string, line: number | und
       file,
       line,
       step,
-      message: `its key ${short(cell.key)} is not the hash of its stored canonical request (${short(key)}): the request was edited by hand or written by another fluxlab. Restore the line from version control, or ${rerecord}.`,
+      message:
+        `its key ${short(cell.key)} is not the hash of its stored canonical request (${short(key)}): the request was edited by hand or written by ` +
+        `another fluxlab. Restore the line from version control, or ${rerecord}.`,
     })
   if (cell.truncated) problems.push(truncated(cell, file, line, step))
 }
@@ -73,7 +75,9 @@ export function checkToolCell(cell: ToolCell, file: string, line: number | undef
       file,
       line,
       step: `${step} ${cell.name}`,
-      message: `its key ${short(cell.key)} is not the hash of its name and args (${short(key)}): the args were edited by hand. Restore the line from version control, or ${rerecord}.`,
+      message:
+        `its key ${short(cell.key)} is not the hash of its name and args (${short(key)}): the args were edited by hand. Restore the line from version ` +
+        `control, or ${rerecord}.`,
     })
   if (cell.truncated) problems.push(truncated(cell, file, line, `${step} ${cell.name}`))
 }
@@ -85,7 +89,9 @@ function truncated(cell: ModelCell | ToolCell, file: string, line: number | unde
     file,
     line,
     step,
-    message: `the recorded body was ${cell.originalBytes ?? 'more than the cap in'} bytes, over the cap, and was stored cut, so replay refuses it. Re-record with a larger cap: FLUX_CASSETTE_MAX_BYTES=${cap} FLUX_GOLDEN=update.`,
+    message:
+      `the recorded body was ${cell.originalBytes ?? 'more than the cap in'} bytes, over the cap, and was stored cut, so replay refuses it. Re-record ` +
+      `with a larger cap: FLUX_CASSETTE_MAX_BYTES=${cap} FLUX_GOLDEN=update.`,
   }
 }
 

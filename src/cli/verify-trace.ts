@@ -51,7 +51,8 @@ export function checkTrace(dir: string, fx: Fixture, rewrite: boolean, disable: 
     file: display(traceFile),
     line: firstDifferentLine(fx.trace, trace),
     message:
-      'trace.snap differs from the trace rebuilt from the cells (model.jsonl, tools.jsonl). If the cells are right, rewrite it offline with FLUX_GOLDEN=snapshots npx fluxlab test; if trace.snap is right, the cells were edited: re-record with FLUX_GOLDEN=update.',
+      'trace.snap differs from the trace rebuilt from the cells (model.jsonl, tools.jsonl). If the cells are right, rewrite it offline with ' +
+      'FLUX_GOLDEN=snapshots npx fluxlab test; if trace.snap is right, the cells were edited: re-record with FLUX_GOLDEN=update.',
     diff: unifiedDiff(fx.trace, trace),
   })
   return 'mismatch'

@@ -101,7 +101,9 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
         code: 'credential_found',
         file: display(path),
         line: f.line,
-        message: `a secret-looking value (rule ${f.rule}${f.path ? ` at ${f.path}` : ''}). Remove it from the file and rotate it (it may have been committed), or re-record with FLUX_GOLDEN=update.`,
+        message:
+          `a secret-looking value (rule ${f.rule}${f.path ? ` at ${f.path}` : ''}). Remove it from the file and rotate it (it may have been ` +
+          `committed), or re-record with FLUX_GOLDEN=update.`,
       })
     }
   }
@@ -151,7 +153,9 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
       code: 'redaction_mismatch',
       file: display(join(dir, FILES.manifest)),
       line: lineOf(join(dir, FILES.manifest), /^redaction:/m),
-      message: `the fixture was redacted under ${JSON.stringify(fx.manifest.redaction)}, today's rules give ${marker}. Re-record it with FLUX_GOLDEN=update, or put the redact options it was recorded with in fluxlab.config.mjs.`,
+      message:
+        `the fixture was redacted under ${JSON.stringify(fx.manifest.redaction)}, today's rules give ${marker}. Re-record it with FLUX_GOLDEN=update, ` +
+        `or put the redact options it was recorded with in fluxlab.config.mjs.`,
     })
   const normalized = createNormalizer(opts.normalize).marker
   if (fx.manifest.normalize !== normalized)
@@ -159,7 +163,9 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
       code: 'redaction_mismatch',
       file: display(join(dir, FILES.manifest)),
       line: lineOf(join(dir, FILES.manifest), /^normalize:/m),
-      message: `the fixture's requests were normalized under ${fx.manifest.normalize ?? 'no normalize rules'}, today's rules give ${normalized ?? 'none'}. Re-record it with FLUX_GOLDEN=update, or put the normalize rules it was recorded with in fluxlab.config.mjs.`,
+      message:
+        `the fixture's requests were normalized under ${fx.manifest.normalize ?? 'no normalize rules'}, today's rules give ${normalized ?? 'none'}. ` +
+        `Re-record it with FLUX_GOLDEN=update, or put the normalize rules it was recorded with in fluxlab.config.mjs.`,
     })
 
   // @note with a bad cell left out, the rebuilt trace would differ for that reason alone: the bad line is the problem.

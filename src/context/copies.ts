@@ -46,7 +46,8 @@ function describeCopies(copies: Copy[]): string {
   const list = copies.map((c) => `${c.version} (${c.where})`).join(' and ')
   return (
     `fluxlab: ${copies.length} copies of fluxlab are loaded: ${list}. Each version keeps its own test state, so the runner setup of one ` +
-    `cannot see the scenarios of the other. Fix: install one version (\`npm ls fluxlab\` shows where each comes from; \`npm dedupe\` or one version in every package.json).`
+    `cannot see the scenarios of the other. Fix: install one version (\`npm ls fluxlab\` shows where each comes from; \`npm dedupe\` or one version in every ` +
+    `package.json).`
   )
 }
 

@@ -63,9 +63,12 @@ export async function finishTest(ctx: TestContext, check: EndCheck = endCheckFro
   const error = new FluxError('FLUX_DIVERGED', {
     failed: `replay scenario "${name}"`,
     reason: onlyWarnings
-      ? `the run drifted from the tape (${failures.length} warning${failures.length > 1 ? 's' : ''}), the end check is 'strict', and the test did not assert on it`
+      ? `the run drifted from the tape (${failures.length} warning${failures.length > 1 ? 's' : ''}), the end check is 'strict', and the test did not assert ` +
+        `on it`
       : `the run left the tape (${failures.length} failure${failures.length > 1 ? 's' : ''}) and the test did not assert on it`,
-    fix: `If the change is intended, re-record: ${testCommand(testRef(ctx), 'FLUX_GOLDEN=update')}; assert with \`expect(out).toReplayFaithfully()\` to see the full report.`,
+    fix:
+      `If the change is intended, re-record: ${testCommand(testRef(ctx), 'FLUX_GOLDEN=update')}; assert with \`expect(out).toReplayFaithfully()\` to see ` +
+      `the full report.`,
     details: failures.map(({ d }) => `${d.step}: ${d.code}: ${d.message}`),
   })
   // @note nothing is silent: with the check off, the report still reaches the test's output.

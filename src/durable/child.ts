@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   const agent = mod[env.FLUX_CHILD_EXPORT || 'default']
   if (typeof agent !== 'function') {
     process.stderr.write(
-      `[fluxlab] Failed to load the crash-test agent: ${spec} has no function export "${env.FLUX_CHILD_EXPORT || 'default'}". Export the agent as (lab) => Promise<result>.\n`,
+      `[fluxlab] Failed to load the crash-test agent: ${spec} has no function export "${env.FLUX_CHILD_EXPORT || 'default'}". Export the agent as (lab) => ` +
+        `Promise<result>.\n`,
     )
     process.exit(3)
   }

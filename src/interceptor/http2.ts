@@ -43,14 +43,17 @@ export function guardHttp2(): { patched: boolean; undo: () => boolean } {
       throw new FluxError('FLUX_OFFLINE', {
         failed: `open an HTTP/2 session to ${origin}`,
         reason: 'FLUX_OFFLINE=1 forbids every live request, and fluxlab cannot record or replay HTTP/2',
-        fix: "Send the client over HTTP/1.1 (a Bedrock Runtime client: `new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() })` from '@smithy/node-http-handler'), or unset FLUX_OFFLINE.",
+        fix:
+          'Send the client over HTTP/1.1 (a Bedrock Runtime client: `new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() })` from ' +
+          "'@smithy/node-http-handler'), or unset FLUX_OFFLINE.",
       })
     if (!st.warned.has(origin)) {
       st.warned.add(origin)
       process.emitWarning(
         notice(
           `an HTTP/2 session to ${origin} is not intercepted: its requests are neither recorded nor replayed (they go to the network). ` +
-            "A Bedrock Runtime client sends over HTTP/2 by default: give it the HTTP/1.1 handler, `new BedrockRuntimeClient({ requestHandler: new NodeHttpHandler() })` (from '@smithy/node-http-handler').",
+            'A Bedrock Runtime client sends over HTTP/2 by default: give it the HTTP/1.1 handler, `new BedrockRuntimeClient({ requestHandler: new ' +
+            "NodeHttpHandler() })` (from '@smithy/node-http-handler').",
         ),
         { code: 'FLUX_HTTP2_UNSEEN' },
       )

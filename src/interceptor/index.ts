@@ -142,8 +142,11 @@ function assertInterceptorsLine(): void {
   throw new FluxError('FLUX_BAD_CONFIG', {
     failed: 'start intercepting requests',
     reason:
-      "the @mswjs/interceptors that fluxlab resolves is a newer line than the 0.41 it is built for (its interceptors have the `singleton` API of msw 3's 0.45); an npm `overrides` entry for @mswjs/interceptors usually put it there",
-    fix: 'Remove that override (forcing fluxlab\'s msw to 3.x is fine: `"overrides": { "fluxlab": { "msw": "3.0.5" } }`), then run `npm install` (see docs/compatibility.md#msw-2-and-msw-3)',
+      "the @mswjs/interceptors that fluxlab resolves is a newer line than the 0.41 it is built for (its interceptors have the `singleton` API of msw 3's " +
+      '0.45); an npm `overrides` entry for @mswjs/interceptors usually put it there',
+    fix:
+      'Remove that override (forcing fluxlab\'s msw to 3.x is fine: `"overrides": { "fluxlab": { "msw": "3.0.5" } }`), then run `npm install` (see ' +
+      'docs/compatibility.md#msw-2-and-msw-3)',
   })
 }
 

@@ -257,7 +257,8 @@ export function refuseUnseen(router: UndiciRouter, method: string, url: URL, wha
     failed: `send ${method} ${url.host}${url.pathname}`,
     reason: `it is a model call made through ${what}, which fluxlab can neither record nor replay, so it was refused rather than sent live`,
     fix: what.includes('websocket')
-      ? "Open realtime sockets with the global `WebSocket` (Node 22+, e.g. the `openai` SDK's `OpenAIRealtimeWebSocket` rather than `OpenAIRealtimeWS`), which fluxlab records and replays; see docs/realtime.md."
+      ? "Open realtime sockets with the global `WebSocket` (Node 22+, e.g. the `openai` SDK's `OpenAIRealtimeWebSocket` rather than `OpenAIRealtimeWS`), " +
+        'which fluxlab records and replays; see docs/realtime.md.'
       : 'Call the model over plain HTTP (`fetch`, `undici.request`, `node:http`, or an SDK) so fluxlab can route it.',
   })
   router.report?.(error)

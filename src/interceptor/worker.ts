@@ -32,7 +32,9 @@ export function attachWorkers(mod: { Worker: WorkerClass }, route: () => ChildRo
         filename instanceof URL || /^(file|data):/.test(String(filename))
           ? String(filename)
           : pathToFileURL(isAbsolute(filename) ? filename : resolve(filename)).href
-      const start = `globalThis[Symbol.for(${JSON.stringify(WORKER_TREE.description)})] = ${JSON.stringify(add.env)}; import(${JSON.stringify(add.preload)}).then(() => import(${JSON.stringify(target)}))`
+      const start =
+        `globalThis[Symbol.for(${JSON.stringify(WORKER_TREE.description)})] = ${JSON.stringify(add.env)}; ` +
+        `import(${JSON.stringify(add.preload)}).then(() => import(${JSON.stringify(target)}))`
       super(start, { ...options, eval: true })
       if (add.exited) (this as unknown as { once(event: 'exit', f: () => void): void }).once('exit', add.exited)
     }

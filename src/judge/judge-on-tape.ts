@@ -135,7 +135,8 @@ export async function judgeOnTape(input: JudgeOnTapeInput): Promise<Verdict> {
   if (stale.length)
     console.warn(
       notice(
-        `${rel(judgeFile(dir))} (scenario "${input.scenario}"): replaced ${stale.length} stale verdict${stale.length > 1 ? 's' : ''} of "${criterion}" by ${rubric.model} (${staleWhy(stale, entry)})`,
+        `${rel(judgeFile(dir))} (scenario "${input.scenario}"): replaced ${stale.length} stale verdict${stale.length > 1 ? 's' : ''} of "${criterion}" by ` +
+          `${rubric.model} (${staleWhy(stale, entry)})`,
       ),
     )
   return toVerdict(entry, rubric, text, 'live')
@@ -236,7 +237,8 @@ function closest(now: CanonicalJudgeRequest, entries: JudgeEntry[], file: string
     if (e.textDigest !== nowDigest) out.push(`judged text differs: recorded ${e.textDigest}, now ${nowDigest}`)
     if ((e.instructions ?? '') !== (now.instructions ?? ''))
       out.push(
-        `rubric instructions differ: recorded ${e.instructions === undefined ? 'none' : clip(e.instructions, 120)}, now ${now.instructions === undefined ? 'none' : clip(now.instructions, 120)}`,
+        `rubric instructions differ: recorded ${e.instructions === undefined ? 'none' : clip(e.instructions, 120)}, now ` +
+          `${now.instructions === undefined ? 'none' : clip(now.instructions, 120)}`,
       )
     if (e.threshold !== now.threshold) out.push(`threshold differs: recorded ${e.threshold ?? 'none'}, now ${now.threshold ?? 'none'}`)
     if (e.templateVersion !== now.templateVersion)

@@ -43,7 +43,8 @@ export function replySchema(scored: boolean): Record<string, unknown> {
 export function buildPrompt(input: { criterion: string; text: string; instructions?: string; threshold?: number }): JudgePrompt {
   const scored = input.threshold !== undefined
   const shape = scored
-    ? '{"verdict": "PASS" or "FAIL", "rationale": "<one or two sentences>", "score": <a number from 0 (does not meet the criterion at all) to 1 (fully meets it)>}'
+    ? '{"verdict": "PASS" or "FAIL", "rationale": "<one or two sentences>", "score": <a number from 0 (does not meet the criterion at all) to 1 (fully meets ' +
+      'it)>}'
     : '{"verdict": "PASS" or "FAIL", "rationale": "<one or two sentences>"}'
   const system = [
     'You grade the output of an AI agent for an automated test.',

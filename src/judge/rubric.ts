@@ -191,7 +191,9 @@ function badRubric(what: string, reason: string): FluxError {
   return new FluxError('FLUX_BAD_CONFIG', {
     failed: `create ${what}`,
     reason,
-    fix: "Name the judge model: Rubric.model('anthropic/claude-haiku-4-5'), Rubric.model('openai/gpt-4.1-mini'), Rubric.model('google/gemini-2.5-flash'), or pass your own function to Rubric.fn().",
+    fix:
+      "Name the judge model: Rubric.model('anthropic/claude-haiku-4-5'), Rubric.model('openai/gpt-4.1-mini'), Rubric.model('google/gemini-2.5-flash'), or " +
+      'pass your own function to Rubric.fn().',
   })
 }
 

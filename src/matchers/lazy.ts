@@ -64,8 +64,12 @@ function loadOrExplain(load: () => MatcherSet, name: MatcherName): MatcherSet {
       'FLUX_BAD_CONFIG',
       {
         failed: `run the matcher \`${name}\``,
-        reason: `fluxlab's matcher code loads with the \`fluxlab\` module, which this test file has not imported, and it could not be loaded here (${(e as Error).message})`,
-        fix: `Import what the test checks from fluxlab (\`import { scenario } from 'fluxlab'\`), which loads the matchers; or use Node 20.19 or later, which can load them on first use.`,
+        reason:
+          `fluxlab's matcher code loads with the \`fluxlab\` module, which this test file has not imported, and it could not be loaded here ` +
+          `(${(e as Error).message})`,
+        fix:
+          `Import what the test checks from fluxlab (\`import { scenario } from 'fluxlab'\`), which loads the matchers; or use Node 20.19 or later, which ` +
+          `can load them on first use.`,
       },
       { cause: e },
     )

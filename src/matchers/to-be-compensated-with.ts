@@ -33,9 +33,15 @@ export function toBeCompensatedWith(this: FluxMatcherContext, received: unknown,
       const l = labels(this)
       const head = `${cfHint(this, matcher, 'name')}\n\n${l.expected}a call of ${name} after ${where}\n`
       if (!fault)
-        return `${head}${l.received}the change never applied (the run did not reach it), so nothing was compensated${endNote(received)}\n\nTrace:\n${traceFrom(received, undefined, 1000)}`
+        return (
+          `${head}${l.received}the change never applied (the run did not reach it), so nothing was ` +
+          `compensated${endNote(received)}\n\nTrace:\n${traceFrom(received, undefined, 1000)}`
+        )
       if (pass)
-        return `${head}${l.received}${plural(hits.length, 'call')} of ${name} after step ${faultIndex}:\n${callRows(hits, false)}\n\nTrace after the fault:\n${traceFrom(received, faultIndex)}`
+        return (
+          `${head}${l.received}${plural(hits.length, 'call')} of ${name} after step ${faultIndex}:\n${callRows(hits, false)}\n\nTrace after the ` +
+          `fault:\n${traceFrom(received, faultIndex)}`
+        )
       const others = after.map((c) => c.name)
       return (
         `${head}${l.received}no call of ${name} after step ${faultIndex}; calls after it: ${inlineReceived(others, 1000)}${endNote(received)}\n\n` +

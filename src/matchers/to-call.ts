@@ -114,7 +114,8 @@ function compareStrict(names: readonly string[], calls: readonly TrajectoryCall[
     const last = calls[calls.length - 1]
     return {
       problems: [
-        `  • missing after call ${calls.length}: ${names.slice(calls.length).join(', ')} (the run made ${plural(calls.length, 'call')}, expected ${names.length})`,
+        `  • missing after call ${calls.length}: ${names.slice(calls.length).join(', ')} (the run made ${plural(calls.length, 'call')}, expected ` +
+          `${names.length})`,
       ],
       step: last && stepOf(last),
     }

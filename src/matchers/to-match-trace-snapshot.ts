@@ -17,7 +17,8 @@ export function toMatchTraceSnapshot(this: FluxMatcherContext, received: unknown
   const snap = received.traceSnapshot
   if (!snap)
     throw new Error(
-      `${hint(this, name)}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no trace.snap to compare with. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,
+      `${hint(this, name)}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no trace.snap to compare with. Use the Outcome from \`await ` +
+        `s.run(...)\` or \`await s.replay()\`.`,
     )
   count(this.snapshotState, snap.status)
   const pass = snap.status !== 'mismatch'

@@ -47,7 +47,8 @@ export async function toPassJudge(
   const dir = received.dir
   if (!dir)
     throw new Error(
-      `${hint(this, matcher, 'criterion, rubric')}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no judge.jsonl to grade from. Use the Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,
+      `${hint(this, matcher, 'criterion, rubric')}\n\n[fluxlab] This outcome is not tied to a fixture, so there is no judge.jsonl to grade from. Use the ` +
+        `Outcome from \`await s.run(...)\` or \`await s.replay()\`.`,
     )
   // @note issue 14: the judge (with zod, YAML and the fixture reader) loads on the first toPassJudge, not with the matchers.
   const { judgeOnTape, regradeCommand } = await import('../judge/judge-on-tape.js')

@@ -27,7 +27,10 @@ export function toReplayFaithfully(this: FluxMatcherContext, received: unknown, 
     message: () => {
       const head = `${hint(this, name, options.strict ? '{ strict: true }' : '')}\n\n`
       if (pass)
-        return `${head}Expected: the run ${printExpected(this, 'to diverge from the recording')}\nReceived: ${printReceived(this, `scenario "${received.scenario}" replayed faithfully (${received.modelCalls.length} model calls)`)}`
+        return (
+          `${head}Expected: the run ${printExpected(this, 'to diverge from the recording')}\nReceived: ` +
+          `${printReceived(this, `scenario "${received.scenario}" replayed faithfully (${received.modelCalls.length} model calls)`)}`
+        )
       const first = counted[0]
       const rows = counted.map((d) => {
         const diff = d.diff?.length ? `\n      ${renderDiff(d.diff).join('\n      ')}` : ''

@@ -12,7 +12,8 @@ export function toResumeWithoutReexecution(this: FluxMatcherContext, received: u
   const name = 'toResumeWithoutReexecution'
   if (!isReport(received))
     throw new Error(
-      `${hint(this, name, '', { comment: 'crash report' })}\n\n[fluxlab] ${name} expects the report of \`await s.crashMatrix(agent)\` (or \`{ scenario, rows: [await s.crashAt(...)] }\`).`,
+      `${hint(this, name, '', { comment: 'crash report' })}\n\n[fluxlab] ${name} expects the report of \`await s.crashMatrix(agent)\` (or \`{ scenario, ` +
+        `rows: [await s.crashAt(...)] }\`).`,
     )
   const problems = received.rows.flatMap((row) => rowProblems(row))
   const pass = problems.length === 0
@@ -20,9 +21,13 @@ export function toResumeWithoutReexecution(this: FluxMatcherContext, received: u
     pass,
     message: () => {
       const l = labels(this)
-      const head = `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}every boundary resumes, and nothing but the in-flight operation runs twice\n`
+      const head =
+        `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}every boundary resumes, and nothing but the in-flight operation runs twice\n`
       if (pass)
-        return `${head}${l.received}${received.rows.length} boundar${received.rows.length === 1 ? 'y' : 'ies'} of scenario "${received.scenario}" resumed without re-execution`
+        return (
+          `${head}${l.received}${received.rows.length} boundar${received.rows.length === 1 ? 'y' : 'ies'} of scenario "${received.scenario}" resumed ` +
+          `without re-execution`
+        )
       return `${head}${l.received}${plural(problems.length, 'problem')} in scenario "${received.scenario}":\n${problems.map((p) => `  • ${p}`).join('\n')}\n\nAn operation outside the in-flight window ran again: its result was not journaled before the agent used it (an unwrapped tool? wrap it with lab.tools), or the agent changed between the runs.`
     },
   }

@@ -29,7 +29,9 @@ export function checkVitestVersion(version: string): { error?: FluxError; warnin
     }
   if (parts[0] > NEWEST_MAJOR)
     return {
-      warning: `[fluxlab] vitest ${version} is newer than the tested range (${VITEST_RANGE}); it may work. If it does not, pin vitest@^${NEWEST_MAJOR} and report it.`,
+      warning:
+        `[fluxlab] vitest ${version} is newer than the tested range (${VITEST_RANGE}); it may work. If it does not, pin vitest@^${NEWEST_MAJOR} and ` +
+        `report it.`,
     }
   return {}
 }

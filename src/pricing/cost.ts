@@ -114,7 +114,9 @@ function checkPricing(pricing: unknown): asserts pricing is PricingTable | undef
     new FluxError('FLUX_BAD_CONFIG', {
       failed: key ? `read the price of "${key}"` : 'read the pricing option',
       reason,
-      fix: `Pass USD per million tokens, as in { pricing: { 'my-model': { input: 0.15, output: 0.6, cacheRead: 0.075 } } } (cacheRead, cacheWrite and longContext are optional).`,
+      fix:
+        `Pass USD per million tokens, as in { pricing: { 'my-model': { input: 0.15, output: 0.6, cacheRead: 0.075 } } } (cacheRead, cacheWrite and ` +
+        `longContext are optional).`,
     })
   if (typeof pricing !== 'object' || pricing === null || Array.isArray(pricing)) throw bad('', `expected an object of prices by model id, got ${show(pricing)}`)
   for (const [key, price] of Object.entries(pricing)) {

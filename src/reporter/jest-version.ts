@@ -21,7 +21,8 @@ export function checkJestVersion(version: string): string | undefined {
   if (!Number.isInteger(major) || MAJORS.includes(major)) return undefined
   const newest = MAJORS[MAJORS.length - 1]
   return major < MAJORS[0]
-    ? `[fluxlab] jest ${version} is older than the tested range (${JEST_RANGE}): fluxlab's setup, matchers and reporter are not tested on it and may fail in ways that look like your tests' fault. Upgrade jest: \`npm install -D jest@^${newest}\` (see docs/compatibility.md).`
+    ? `[fluxlab] jest ${version} is older than the tested range (${JEST_RANGE}): fluxlab's setup, matchers and reporter are not tested on it and may fail in ` +
+        `ways that look like your tests' fault. Upgrade jest: \`npm install -D jest@^${newest}\` (see docs/compatibility.md).`
     : `[fluxlab] jest ${version} is newer than the tested range (${JEST_RANGE}); it may work. If it does not, pin jest@^${newest} and report it.`
 }
 

@@ -48,7 +48,8 @@ export function namesakeLines(names: ReturnType<typeof namesakes>, rel: (file: s
 export function sharedLines(shared: ReadonlyArray<{ scenario: string; step: string; from: string }>, pad: string): string[] {
   if (!shared.length) return []
   const lines = [
-    `${pad}· ${shared.length} read${shared.length === 1 ? '' : 's'} answered from another test's fixture of the same file (a download the app keeps across tests):`,
+    `${pad}· ${shared.length} read${shared.length === 1 ? '' : 's'} answered from another test's fixture of the same file (a download the app keeps across ` +
+      `tests):`,
   ]
   for (const r of shared.slice(0, 5)) lines.push(`${pad}  ${r.scenario} ${r.step} ← ${r.from}`)
   if (shared.length > 5) lines.push(`${pad}  … ${shared.length - 5} more`)

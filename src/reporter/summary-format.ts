@@ -30,8 +30,10 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && quiet && passed + failed + skipped + flaky === 0) return `${tag} no scenarios ran`
   const fluxOwn = codes.length ? ` (${codes.map(([code, n]) => `${n} ${code}`).join(', ')})` : ''
   const head = [
-    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} recorded${s.empty ? ` (${s.empty} test${s.empty === 1 ? '' : 's'} with no model call: nothing to record)` : ''}`,
-    `tests ${passed} passed, ${flaky ? `${c.yellow(`${flaky} flaky`)}, ` : ''}${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
+    `${s.scenarios} scenario${s.scenarios === 1 ? '' : 's'}: ${s.replayed} replayed, ${s.recorded} ` +
+      `recorded${s.empty ? ` (${s.empty} test${s.empty === 1 ? '' : 's'} with no model call: nothing to record)` : ''}`,
+    `tests ${passed} passed, ${flaky ? `${c.yellow(`${flaky} flaky`)}, ` : ''}${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ` +
+      `${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
     ...(s.fileFailures.length ? [c.red(fileFailuresPart(s.fileFailures))] : []),
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
@@ -66,15 +68,18 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
 function skippedLines(skipped: SuiteSummary['skippedWithFixture'], c: ReturnType<typeof pc.createColors>, pad: string): string[] {
   const n = skipped.length
   const lines = [
-    `${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate closed here and the fixture tests nothing:`,
+    `${pad}${c.yellow(`⚠ ${n} skipped test${n > 1 ? 's have' : ' has'} a fixture`)}: ${n > 1 ? 'they' : 'it'} ran while recording, so a skip gate closed ` +
+      `here and the fixture tests nothing:`,
   ]
   for (const t of skipped.slice(0, 10)) lines.push(`${pad}  ${t.test}${t.unsetKeys.length ? ` (its file read ${t.unsetKeys.join(', ')} unset)` : ''}`)
   if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
   const names = [...new Set(skipped.flatMap((t) => t.unsetKeys))].sort()
   lines.push(
     names.length
-      ? `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on one that never reaches the wire opens with the \`keys\` option: keys: [${names.map((k) => `'${k}'`).join(', ')}] (or FLUX_KEYS=${names.join(',')})`
-      : `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on another variable (a flag, or a key that never reaches the wire) opens with the \`keys\` option (or FLUX_KEYS), naming it`,
+      ? `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on one that never reaches the wire opens with the \`keys\` option: ` +
+          `keys: [${names.map((k) => `'${k}'`).join(', ')}] (or FLUX_KEYS=${names.join(',')})`
+      : `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on another variable (a flag, or a key that never reaches the wire) ` +
+          `opens with the \`keys\` option (or FLUX_KEYS), naming it`,
   )
   return lines
 }
@@ -84,12 +89,14 @@ function unseenLines(unseen: SuiteSummary['drift'], c: ReturnType<typeof pc.crea
   if (!unseen.length) return []
   const n = unseen.length
   const lines = [
-    `${pad}${c.yellow('⚠')} ${n} child process${n === 1 ? '' : 'es'} of a run never reached fluxlab (no preload loaded, nothing through a base-URL variable), so what ${n === 1 ? 'it' : 'they'} sent went out unseen and is on no tape:`,
+    `${pad}${c.yellow('⚠')} ${n} child process${n === 1 ? '' : 'es'} of a run never reached fluxlab (no preload loaded, nothing through a base-URL ` +
+      `variable), so what ${n === 1 ? 'it' : 'they'} sent went out unseen and is on no tape:`,
   ]
   for (const d of unseen.slice(0, 10)) lines.push(`${pad}  \`${/`([^`]+)`/.exec(d.message)?.[1] ?? '?'}\` in ${d.scenario}`)
   if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
   lines.push(
-    `${pad}  keep NODE_OPTIONS in ${n === 1 ? 'its' : 'their'} environment (add to it, do not replace it), or set \`childBaseUrls: true\` (FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)`,
+    `${pad}  keep NODE_OPTIONS in ${n === 1 ? 'its' : 'their'} environment (add to it, do not replace it), or set \`childBaseUrls: true\` ` +
+      `(FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)`,
   )
   return lines
 }

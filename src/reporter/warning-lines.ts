@@ -39,14 +39,16 @@ export function driftLines(drift: ReadonlyArray<Warned>, c: ReturnType<typeof pc
     const scenarios = new Set(g.map((d) => d.scenario)).size
     const first = g[0]
     lines.push(
-      `${pad}${c.yellow('⚠')} ${g.length}× ${first.code} in ${scenarios} scenario${scenarios === 1 ? '' : 's'}, first ${first.scenario} ${first.step}: ${clip(first.message, width)}`,
+      `${pad}${c.yellow('⚠')} ${g.length}× ${first.code} in ${scenarios} scenario${scenarios === 1 ? '' : 's'}, first ${first.scenario} ${first.step}: ` +
+        `${clip(first.message, width)}`,
     )
   }
   const rest = [...groups.values()].slice(5).reduce((n, g) => n + g.length, 0)
   if (rest > 0) lines.push(`${pad}  … ${rest} more`)
   if (drift.some((d) => d.code === 'model_request_drift')) {
     lines.push(
-      `${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: key it with a \`normalize\` rule (built-ins for dates, uuids, temp paths, model date suffixes, or a pattern), or leave its field out of the key with \`ignore\` (docs/matching-and-divergence.md)`,
+      `${pad}  a prompt part that changes every run (a date, a temp path, an id) drifts on every replay: key it with a \`normalize\` rule (built-ins for ` +
+        `dates, uuids, temp paths, model date suffixes, or a pattern), or leave its field out of the key with \`ignore\` (docs/matching-and-divergence.md)`,
     )
   }
   return lines

@@ -55,7 +55,9 @@ export function openCore(name: string, options: ScenarioOptions, test: TestConte
     return {
       refused: new FluxError('FLUX_OFFLINE', {
         failed: `record scenario "${name}"`,
-        reason: `FLUX_OFFLINE=1 forbids live requests and there is no fixture to replay at ${rel(dir)}${golden === 'update' ? ' (FLUX_GOLDEN=update asks to re-record)' : ''}`,
+        reason:
+          `FLUX_OFFLINE=1 forbids live requests and there is no fixture to replay at ` +
+          `${rel(dir)}${golden === 'update' ? ' (FLUX_GOLDEN=update asks to re-record)' : ''}`,
         fix: 'Unset FLUX_OFFLINE to record, or commit the recorded fixture.',
       }),
       dir,
@@ -191,8 +193,12 @@ export function refuseProviderWithoutModelCall(
   const url = new URL(hit.url)
   throw new FluxError('FLUX_RECORD_FAILED', {
     failed: `record scenario "${name}"`,
-    reason: `the run reached ${url.host} (${providerOfHost(url.host, hosts)}) at ${hit.name.split(' ')[0]} ${url.pathname}, which fluxlab does not know as a model call, and made no model call it knows: the fixture would replay that provider as a plain tool`,
-    fix: 'If it is a model endpoint fluxlab should know, report it; until then map its host to the family with the `hosts` option when its path is one the family serves. Nothing was written.',
+    reason:
+      `the run reached ${url.host} (${providerOfHost(url.host, hosts)}) at ${hit.name.split(' ')[0]} ${url.pathname}, which fluxlab does not know as a ` +
+      `model call, and made no model call it knows: the fixture would replay that provider as a plain tool`,
+    fix:
+      'If it is a model endpoint fluxlab should know, report it; until then map its host to the family with the `hosts` option when its path is one the ' +
+      'family serves. Nothing was written.',
   })
 }
 

@@ -154,8 +154,12 @@ export class Counterfactual<R = unknown> extends Outcome<R> {
    * console.log(cf.report())
    */
   report(): string {
-    const head = `what-if ${JSON.stringify(this.scenario)} of scenario ${JSON.stringify(this.parentScenario)}: ${this.applied.length ? this.applied.map((a) => `${a.description} at ${a.step}`).join(', ') : 'the change never applied (the run did not reach it)'}`
-    const status = `hermetic: ${this.hermetic}${this.halted ? ` (halted at ${this.halted.step}: ${this.halted.reason})` : ''} · fork: ${this.fork.status}${this.fork.reason ? ` (${this.fork.reason})` : ''}`
+    const head =
+      `what-if ${JSON.stringify(this.scenario)} of scenario ${JSON.stringify(this.parentScenario)}: ` +
+      `${this.applied.length ? this.applied.map((a) => `${a.description} at ${a.step}`).join(', ') : 'the change never applied (the run did not reach it)'}`
+    const status =
+      `hermetic: ${this.hermetic}${this.halted ? ` (halted at ${this.halted.step}: ${this.halted.reason})` : ''} · fork: ` +
+      `${this.fork.status}${this.fork.reason ? ` (${this.fork.reason})` : ''}`
     const first = this.firstDivergence
       ? `first divergence: ${this.firstDivergence.index} ${this.firstDivergence.step} (${this.firstDivergence.reason})`
       : 'no divergence from the recording'

@@ -64,7 +64,9 @@ export function faultKind(fault: unknown, where: string): FaultKind {
   throw new FluxError('FLUX_BAD_CONFIG', {
     failed: `inject a fault at ${where}`,
     reason: `${JSON.stringify(fault)} is not one fault (${kinds.length > 1 ? `it sets ${kinds.join(' and ')}` : 'no fault kind recognised'})`,
-    fix: "Pass one of { status: 429, headers: { 'retry-after': '0' } }, { reset: true }, { timeout: true }, { cutAfter: 2 }, { error: 'disk full' }, { output: … } (each optionally with times: n).",
+    fix:
+      "Pass one of { status: 429, headers: { 'retry-after': '0' } }, { reset: true }, { timeout: true }, { cutAfter: 2 }, { error: 'disk full' }, { " +
+      'output: … } (each optionally with times: n).',
   })
 }
 
@@ -85,7 +87,9 @@ export function checkFaultTarget(kind: FaultKind, target: { channel: 'model' | '
         : '{ error } or { output }'
   throw new FluxError('FLUX_BAD_CONFIG', {
     failed: `inject a fault at ${where}`,
-    reason: `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} fault does not apply to ${target.channel === 'model' ? 'a model call' : target.kind === 'http' ? 'an HTTP tool call' : 'an in-process tool call'}`,
+    reason:
+      `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} fault does not apply to ` +
+      `${target.channel === 'model' ? 'a model call' : target.kind === 'http' ? 'an HTTP tool call' : 'an in-process tool call'}`,
     fix: `Use ${valid} there.`,
   })
 }

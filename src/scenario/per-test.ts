@@ -183,7 +183,8 @@ export function testOutcome(): Outcome<undefined> {
         : 'whole-suite mode is off, so the test has no scenario of its own',
     fix: !test
       ? 'Call testOutcome() inside a test body or its afterEach.'
-      : "Turn whole-suite mode on (`fluxlab({ scenarios: 'per-test' })`, jest `globals: { fluxlab: { scenarios: 'per-test' } }` or FLUX_SCENARIOS=per-test), or use the Outcome that `await scenario(name).run(agent)` returns.",
+      : "Turn whole-suite mode on (`fluxlab({ scenarios: 'per-test' })`, jest `globals: { fluxlab: { scenarios: 'per-test' } }` or FLUX_SCENARIOS=per-test), " +
+        'or use the Outcome that `await scenario(name).run(agent)` returns.',
   })
 }
 

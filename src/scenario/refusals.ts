@@ -42,7 +42,8 @@ export function outsideRefusal(): Run {
         ? new FluxError('FLUX_NOT_IN_TEST', {
             failed: `send ${request.method} ${hostPath(request)}`,
             reason:
-              'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither records nor sends live',
+              'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither ' +
+              'records nor sends live',
             fix: 'Make the call inside a test, or inside `scenario(name).run(agent)` in a beforeAll.',
           })
         : offlineError(request, 'outside every test file'),
@@ -121,8 +122,12 @@ export function offlineError(request: Request, where: string): FluxError {
   const offline = readFlag('FLUX_OFFLINE')
   return new FluxError(offline ? 'FLUX_OFFLINE' : 'FLUX_NO_RECORDING', {
     failed: `send ${request.method} ${hostPath(request)} ${where}`,
-    reason: `${offline ? 'FLUX_OFFLINE=1 forbids every live request' : 'recording is off here (CI or --ci)'}, and no fixture answers this one (no app mock answered either)`,
-    fix: `${offline ? 'Unset FLUX_OFFLINE and record' : 'Record'} the test where the network is reachable and commit its fixture; or mock the request in the test.`,
+    reason:
+      `${offline ? 'FLUX_OFFLINE=1 forbids every live request' : 'recording is off here (CI or --ci)'}, and no fixture answers this one (no app mock ` +
+      `answered either)`,
+    fix:
+      `${offline ? 'Unset FLUX_OFFLINE and record' : 'Record'} the test where the network is reachable and commit its fixture; or mock the request in the ` +
+      `test.`,
   })
 }
 

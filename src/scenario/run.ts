@@ -175,7 +175,8 @@ export class Run implements TrackedRun, RequestRoute {
       this.log.diverge(
         'redaction_mismatch',
         'scenario.yaml',
-        `the fixture's requests were normalized with ${was ?? 'no normalize rules'}, today's normalize rules are ${normalize.marker ?? 'none'} (${JSON.stringify(normalize.config.map(String))}); ${rerun}`,
+        `the fixture's requests were normalized with ${was ?? 'no normalize rules'}, today's normalize rules are ${normalize.marker ?? 'none'} ` +
+          `(${JSON.stringify(normalize.config.map(String))}); ${rerun}`,
       )
   }
 

@@ -99,7 +99,9 @@ export class Scenario {
         'FLUX_DIVERGED',
         {
           failed: `replay scenario "${this.name}"`,
-          reason: `the agent threw (${String((failure.error as Error)?.message ?? failure.error).split('\n')[0]}) after ${offTape[0].step} went off tape (${offTape[0].code})`,
+          reason:
+            `the agent threw (${String((failure.error as Error)?.message ?? failure.error).split('\n')[0]}) after ${offTape[0].step} went off tape ` +
+            `(${offTape[0].code})`,
           fix: `If the agent changed on purpose, re-record: ${run.config.command('FLUX_GOLDEN=update')}; otherwise the steps below say what changed.`,
           details: failures.map((d) => `${d.step} ${d.code}: ${d.message}`),
         },

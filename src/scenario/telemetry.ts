@@ -34,7 +34,8 @@ export function telemetryAdmission(url: URL): Admission | undefined {
         warned.add(url.host)
         console.warn(
           notice(
-            `OpenTelemetry exports to ${url.host} are not recorded or replayed, and FLUX_OFFLINE=1 keeps them on the machine: each is answered as a collector that is down`,
+            `OpenTelemetry exports to ${url.host} are not recorded or replayed, and FLUX_OFFLINE=1 keeps them on the machine: each is answered as a ` +
+              `collector that is down`,
           ),
         )
       }

@@ -187,7 +187,9 @@ async function runWhatIf<R>(s: ScenarioCore, spec: WhatIfSpec, agent: Agent<R>):
     throw new FluxError('FLUX_BAD_CONFIG', {
       failed: `run a what-if of scenario "${s.name}"`,
       reason: 'it changes nothing',
-      fix: 'Add a change: .injectAt(step, fault), .substitute(tool, output), .substituteAt(step, output), .model(id), .instructions(text) or .policy({ allow, deny }).',
+      fix:
+        'Add a change: .injectAt(step, fault), .substitute(tool, output), .substituteAt(step, output), .model(id), .instructions(text) or .policy({ ' +
+        'allow, deny }).',
     })
   const name = forkName(spec)
   const dir = forkDir(s.dir, name)

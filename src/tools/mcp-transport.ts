@@ -117,7 +117,8 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
       if (!untouched && !warned) {
         warned = true
         console.warn(
-          `[fluxlab] MCP server ${url.host} sent ${m.method ?? `a response to ${String(m.id)}`} before the client sent anything: it reaches the client, but it is not recorded, so a replay will not send it.`,
+          `[fluxlab] MCP server ${url.host} sent ${m.method ?? `a response to ${String(m.id)}`} before the client sent anything: it reaches the client, but ` +
+            `it is not recorded, so a replay will not send it.`,
         )
       }
       return wrapper.onmessage?.(m)

@@ -39,7 +39,8 @@ export function wrapTool<T>(name: string, tool: T, invoke: ToolInvoker): T {
     }
   }
   throw new TypeError(
-    `[fluxlab] Failed to wrap tool "${name}": expected a function, an object with execute() (Vercel AI SDK), or invoke() (OpenAI Agents JS, LangChain.js). Pass the tool itself, e.g. lab.tools({ ${name}: tool({ execute }) }).`,
+    `[fluxlab] Failed to wrap tool "${name}": expected a function, an object with execute() (Vercel AI SDK), or invoke() (OpenAI Agents JS, LangChain.js). ` +
+      `Pass the tool itself, e.g. lab.tools({ ${name}: tool({ execute }) }).`,
   )
 }
 

@@ -126,7 +126,8 @@ async function drift(
   if (readFlag('FLUX_OFFLINE'))
     throw new FluxError('FLUX_OFFLINE', {
       failed: 'check the fixtures for drift',
-      reason: `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${doc.plan.length === 1 ? '' : 's'}; nothing was sent`,
+      reason:
+        `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${doc.plan.length === 1 ? '' : 's'}; nothing was sent`,
       fix: 'Unset FLUX_OFFLINE for the drift job, or see the plan with `npx fluxlab drift --dry-run`',
     })
   const keys = resolveKeys([...distinct.values()])
@@ -183,7 +184,8 @@ async function drift(
     report?.line()
     report?.line(
       out.c.green(
-        `✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} request${answers.size === 1 ? '' : 's'} sent, no fixture written).`,
+        `✓ ${fixtures.length} fixture${fixtures.length === 1 ? '' : 's'}: the providers still answer in the recorded shape (${answers.size} ` +
+          `request${answers.size === 1 ? '' : 's'} sent, no fixture written).`,
       ),
     )
     return EXIT.ok
@@ -198,7 +200,8 @@ async function drift(
       .filter(Boolean)
       .join('; '),
     fix: changed
-      ? 'If the new shape is what your code should handle, re-record those fixtures with FLUX_GOLDEN=update (the command is in each scenario.yaml) and check your agent against it'
+      ? 'If the new shape is what your code should handle, re-record those fixtures with FLUX_GOLDEN=update (the command is in each scenario.yaml) and check ' +
+        'your agent against it'
       : 'Fix the cause named above (key, upstream, network) and run `npx fluxlab drift` again',
   })
   return changed ? EXIT.failed : EXIT.error
@@ -225,7 +228,8 @@ function printPlan(out: Output, fixtures: number, sends: number, distinct: Plann
     const p = ps[0]
     const key = p.keyVars.length ? `key from ${p.keyVars.join(' or ')}` : 'no key (a local server)'
     out.err.write(
-      `  • ${p.host} (${p.cell.family}): ${ps.length} request${ps.length === 1 ? '' : 's'}, ${key}${p.upstream ? `, sent to ${p.target.origin} (upstream)` : ''}\n`,
+      `  • ${p.host} (${p.cell.family}): ${ps.length} request${ps.length === 1 ? '' : 's'}, ` +
+        `${key}${p.upstream ? `, sent to ${p.target.origin} (upstream)` : ''}\n`,
     )
     for (const note of new Set(ps.flatMap((x) => x.notes))) out.err.write(`      ${note}\n`)
     plan.push({ host: p.host, family: p.cell.family, requests: ps.length, keyVars: p.keyVars, target: p.target.origin, upstream: p.upstream })
@@ -256,7 +260,9 @@ function resolveKeys(plans: PlannedRequest[], env: NodeJS.ProcessEnv = process.e
   const one = sets.length === 1 && sets[0].length === 1
   throw new FluxError('FLUX_NO_KEY', {
     failed: 'check the fixtures for drift',
-    reason: `${sets.map((vars) => vars.join(' / ')).join(' and ')} ${one ? 'is' : 'are'} not set, and drift sends the recorded requests to the live provider with the real key; nothing was sent`,
+    reason:
+      `${sets.map((vars) => vars.join(' / ')).join(' and ')} ${one ? 'is' : 'are'} not set, and drift sends the recorded requests to the live provider ` +
+      `with the real key; nothing was sent`,
     fix: `Set ${sets.map((vars) => vars[0]).join(' and ')} to a key for the provider (drift costs money), or see the plan with \`npx fluxlab drift --dry-run\``,
     details: [...missing.values()].map((ps) => `${ps[0].host}: ${ps.length} request${ps.length === 1 ? '' : 's'}`),
   })
@@ -273,7 +279,8 @@ async function send(p: PlannedRequest, key: string | undefined, scrub: (t: strin
     const why = err.name === 'TimeoutError' ? `no whole answer within ${TIMEOUT_MS / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message)
     return {
       failed: scrub(
-        `${p.cell.request.method} ${p.target.origin}${p.target.pathname} failed (${why})${p.upstream ? '' : '; to send it elsewhere, set FLUX_UPSTREAM=<host>=<url> or "upstream" in fluxlab.config.mjs'}`,
+        `${p.cell.request.method} ${p.target.origin}${p.target.pathname} failed ` +
+          `(${why})${p.upstream ? '' : '; to send it elsewhere, set FLUX_UPSTREAM=<host>=<url> or "upstream" in fluxlab.config.mjs'}`,
       ),
     }
   }

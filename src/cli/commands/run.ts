@@ -154,7 +154,8 @@ function decide(
   }
   for (const w of r.warnings) out.warn(`warning: ${w.step} ${w.code}: ${w.message}`)
   const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`
-  const counts = `${n(r.steps.filter((s) => s.channel === 'model').length, 'model call')}, ${n(r.steps.filter((s) => s.channel === 'tool').length, 'tool call')}`
+  const counts =
+    `${n(r.steps.filter((s) => s.channel === 'model').length, 'model call')}, ` + `${n(r.steps.filter((s) => s.channel === 'tool').length, 'tool call')}`
 
   if (mode === 'record') {
     if (failed) {
@@ -169,7 +170,9 @@ function decide(
       out.error({
         failed: `record scenario "${name}"`,
         reason: `the program made no HTTP request that fluxlab could see, so there is nothing to replay`,
-        fix: 'Make sure it is a Node program started directly (node …, not through a shell script that resets NODE_OPTIONS), and that it calls a model or a tool over HTTP',
+        fix:
+          'Make sure it is a Node program started directly (node …, not through a shell script that resets NODE_OPTIONS), and that it calls a model or a ' +
+          'tool over HTTP',
       })
       return EXIT.error
     }
@@ -182,7 +185,9 @@ function decide(
   if (diverged) {
     out.error({
       failed: `replay scenario "${name}"`,
-      reason: `the program left the tape at ${r.failures[0].step} (${r.failures[0].code}; ${r.failures.length} failure${r.failures.length > 1 ? 's' : ''} in all)${failed ? ` and ${how}` : ''}; nothing was sent to the network`,
+      reason:
+        `the program left the tape at ${r.failures[0].step} (${r.failures[0].code}; ${r.failures.length} failure${r.failures.length > 1 ? 's' : ''} in ` +
+        `all)${failed ? ` and ${how}` : ''}; nothing was sent to the network`,
       fix: `If the change is intended, re-record: FLUX_GOLDEN=update ${cmdline}`,
       details: r.failures.map((d) => `${d.step} ${d.code}: ${d.message}`),
     })
@@ -200,7 +205,8 @@ function decide(
   if (r.trace === 'mismatch') out.warn('warning: the replayed trace differs from trace.snap; see `npx fluxlab test` for the diff')
   if (r.trace === 'updated' || r.trace === 'added') out.note(`trace.snap ${r.trace}`)
   out.note(
-    `replayed scenario "${name}" from the tape (${counts}${r.warnings.length ? `, ${n(r.warnings.length, 'warning')}` : ''}): hermetic, nothing reached the network`,
+    `replayed scenario "${name}" from the tape (${counts}${r.warnings.length ? `, ${n(r.warnings.length, 'warning')}` : ''}): hermetic, nothing reached the ` +
+      `network`,
   )
   return EXIT.ok
 }

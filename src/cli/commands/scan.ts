@@ -50,8 +50,12 @@ export async function scanCommand(argv: string[], out: Output): Promise<number> 
   if (found) {
     out.error({
       failed: 'pass the secret scan',
-      reason: `${found} secret-looking value${found > 1 ? 's' : ''} in ${withFindings.size} of ${files.length} file${files.length > 1 ? 's' : ''}, listed above as file:line:rule`,
-      fix: 'Remove them, and rotate any that were committed; for a fixture, re-record with FLUX_GOLDEN=update, or add a rule with redact.replace in fluxlab.config.mjs',
+      reason:
+        `${found} secret-looking value${found > 1 ? 's' : ''} in ${withFindings.size} of ${files.length} file${files.length > 1 ? 's' : ''}, listed ` +
+        `above as file:line:rule`,
+      fix:
+        'Remove them, and rotate any that were committed; for a fixture, re-record with FLUX_GOLDEN=update, or add a rule with redact.replace in ' +
+        'fluxlab.config.mjs',
     })
     return EXIT.failed
   }

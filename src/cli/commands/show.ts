@@ -52,7 +52,8 @@ function printTree(view: RunView, dir: string, recordedAt: string, fork: { paren
   out.line(`${c.bold(view.name)} ${c.dim(`· ${dir} · recorded ${recordedAt}`)}`)
   out.line(
     c.dim(
-      `${models} model call${models === 1 ? '' : 's'} · ${tools} tool call${tools === 1 ? '' : 's'} · in ${view.usage.input} · out ${view.usage.output} · ${usd(view.cost)}${view.unpriced.length ? ` + no price for ${view.unpriced.join(', ')}` : ''} (list prices as of ${PRICES_AS_OF})`,
+      `${models} model call${models === 1 ? '' : 's'} · ${tools} tool call${tools === 1 ? '' : 's'} · in ${view.usage.input} · out ${view.usage.output} · ` +
+        `${usd(view.cost)}${view.unpriced.length ? ` + no price for ${view.unpriced.join(', ')}` : ''} (list prices as of ${PRICES_AS_OF})`,
     ),
   )
   if (fork) out.line(c.magenta(fork.at ? `fork of ${fork.parent}: diverges at step ${fork.at}` : `fork of ${fork.parent}: same steps as its parent`))
@@ -71,7 +72,10 @@ function headLine(s: StepView, c: Output['c']): string {
     const tokens = `in ${u.input} · out ${u.output}${u.reasoning ? ` (reasoning ${u.reasoning})` : ''}${u.cacheRead ? ` · cache read ${u.cacheRead}` : ''}`
     const cost = s.cost === null ? c.yellow('no price') : usd(s.cost ?? 0)
     const status = s.status !== 200 ? c.red(` · HTTP ${s.status}`) : ''
-    return `${n} ${c.cyan(s.id)} ${c.bold(s.model ?? '?')} ${c.dim(`(${s.family})`)} · ${tokens} · ${cost}${s.finishReason ? ` · ${s.finishReason}` : ''}${status} ${c.dim(`· ${s.durationMs} ms`)}`
+    return (
+      `${n} ${c.cyan(s.id)} ${c.bold(s.model ?? '?')} ${c.dim(`(${s.family})`)} · ${tokens} · ` +
+      `${cost}${s.finishReason ? ` · ${s.finishReason}` : ''}${status} ${c.dim(`· ${s.durationMs} ms`)}`
+    )
   }
   const args = s.args === undefined ? '' : ` ${clip(JSON.stringify(s.args), 60)}`
   const result = s.error ? c.red(` ✗ ${clip(s.error, 60)}`) : s.status !== undefined ? ` → ${s.status >= 400 ? c.red(String(s.status)) : s.status}` : ''

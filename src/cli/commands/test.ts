@@ -63,7 +63,8 @@ export async function testCommand(argv: string[], out: Output): Promise<number> 
       if (!json)
         out.line(
           accepted.length
-            ? `${out.c.yellow('↻')} accepted the edits of ${accepted.length} cell${accepted.length > 1 ? 's' : ''} of ${accept} (digests rewritten): ${accepted.join(', ')}`
+            ? `${out.c.yellow('↻')} accepted the edits of ${accepted.length} cell${accepted.length > 1 ? 's' : ''} of ${accept} (digests rewritten): ` +
+                `${accepted.join(', ')}`
             : `${out.c.dim(`nothing to accept in ${accept}: no cell was edited (digests written for any cell without one)`)}`,
         )
     }

@@ -79,7 +79,10 @@ function skipReason(cell: ModelCell): string | undefined {
   const codec = codecFor(cell.family)
   if (codec.signedRequests) return codec.signedRequests
   if (codec.socket)
-    return 'it is one frame of a realtime WebSocket session, which fluxlab drift does not open (a frame alone is no request); re-record it with FLUX_GOLDEN=update to compare'
+    return (
+      'it is one frame of a realtime WebSocket session, which fluxlab drift does not open (a frame alone is no request); re-record it with ' +
+      'FLUX_GOLDEN=update to compare'
+    )
   if (cell.transportError) return `the recording is a transport failure (${cell.transportError.code ?? cell.transportError.name}), not a response`
   if ((cell as { injected?: string }).injected !== undefined) return 'it is an injected fault, not a provider answer'
   if (r.clientAbort)

@@ -96,7 +96,8 @@ ${view.steps.map((s) => stepCard(s, opts)).join('\n')}
 function forkBanner(fork: { parent: string; at?: number }, change: unknown): string {
   const what = typeof change === 'string' && change ? ` (${esc(change)})` : ''
   return fork.at
-    ? `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: diverges from its parent at <a href="#step-${fork.at}">step ${fork.at}</a>.</p>`
+    ? `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: diverges from its parent at <a href="#step-${fork.at}">step ` +
+        `${fork.at}</a>.</p>`
     : `<p class="fork" role="note">Fork of <code>${esc(fork.parent)}</code>${what}: the same steps as its parent.</p>`
 }
 
@@ -119,7 +120,8 @@ function timeline(steps: StepView[], { divergedAt, prefix = '', marks }: TraceOp
   const rows = steps
     .map(
       (s, i) =>
-        `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ms</span></div>`,
+        `<div class="lane"><span class="lane-label">${s.index} ${esc(s.id)}</span><div class="track">${bars[i]}</div><span class="lane-ms">${s.durationMs} ` +
+        `ms</span></div>`,
     )
     .join('\n')
   return `<div class="timeline">${rows}</div>`
@@ -136,7 +138,8 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: Trac
   if (s.usage) {
     const u = s.usage
     facts.push(
-      `in ${u.input}${u.cacheRead ? ` (cache read ${u.cacheRead})` : ''}${u.cacheWrite ? ` (cache write ${u.cacheWrite})` : ''} · out ${u.output}${u.reasoning ? ` (reasoning ${u.reasoning})` : ''}`,
+      `in ${u.input}${u.cacheRead ? ` (cache read ${u.cacheRead})` : ''}${u.cacheWrite ? ` (cache write ${u.cacheWrite})` : ''} · out ` +
+        `${u.output}${u.reasoning ? ` (reasoning ${u.reasoning})` : ''}`,
     )
     facts.push(s.cost === null ? '<span class="noprice">no price</span>' : `<span class="cost">${usd(s.cost ?? 0)}</span>`)
   }
@@ -149,7 +152,8 @@ function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: Trac
   if (s.channel === 'tool' && s.args !== undefined) lines.push(`<div class="args">args <code>${esc(clip(JSON.stringify(s.args), 300))}</code></div>`)
   if (s.frames)
     lines.push(
-      `<div class="frames"><span class="transport websocket">WebSocket</span> sent <code>${esc(s.frames.sent)}</code> · received <code>${esc(clip(s.frames.received.join(', '), 300))}</code></div>`,
+      `<div class="frames"><span class="transport websocket">WebSocket</span> sent <code>${esc(s.frames.sent)}</code> · received ` +
+        `<code>${esc(clip(s.frames.received.join(', '), 300))}</code></div>`,
     )
   if (s.text) lines.push(`<div class="text">${esc(s.text)}</div>`)
   if (s.channel === 'tool' && s.output !== undefined && !s.error) lines.push(`<div class="output">→ <code>${esc(clip(s.output, 300))}</code></div>`)

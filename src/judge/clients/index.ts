@@ -35,7 +35,9 @@ export async function gradeLive(rubric: Rubric, prompt: JudgePrompt, what: strin
       throw new FluxError('FLUX_JUDGE_ERROR', {
         failed: what,
         reason: `the judge function returned something that is not a verdict: ${checked.problem}`,
-        fix: "Nothing was written to judge.jsonl. Return { verdict: 'PASS' | 'FAIL', rationale?: string, score?: number } from the function passed to Rubric.fn().",
+        fix:
+          "Nothing was written to judge.jsonl. Return { verdict: 'PASS' | 'FAIL', rationale?: string, score?: number } from the function passed to " +
+          'Rubric.fn().',
         details: [`returned: ${excerptOf(safeJson(value))}`],
       })
     return checked.reply

@@ -22,7 +22,8 @@ export function assertCounterfactual(ctx: FluxMatcherContext, name: string, rece
       typeof (received as { diff?: unknown }).diff === 'function')
   if (!ok)
     throw new Error(
-      `${cfHint(ctx, name, '')}\n\n[fluxlab] ${name} expects the Counterfactual returned by \`await s.injectAt(step, fault).run(agent)\` or \`await s.whatIf()…run(agent)\`.\nReceived: ${printReceived(ctx, received)}`,
+      `${cfHint(ctx, name, '')}\n\n[fluxlab] ${name} expects the Counterfactual returned by \`await s.injectAt(step, fault).run(agent)\` or \`await ` +
+        `s.whatIf()…run(agent)\`.\nReceived: ${printReceived(ctx, received)}`,
     )
 }
 

@@ -46,7 +46,8 @@ export const bedrockCodec: ModelCallCodec<'bedrock'> = {
   errorType: bedrockErrorType,
   errorBody: bedrockErrorBody,
   signedRequests:
-    'Bedrock requests are signed per request with AWS SigV4 (credentials, region, time), which fluxlab drift does not do; re-record it with FLUX_GOLDEN=update to compare',
+    'Bedrock requests are signed per request with AWS SigV4 (credentials, region, time), which fluxlab drift does not do; re-record it with ' +
+    'FLUX_GOLDEN=update to compare',
   binaryBody: {
     matches: (contentType) => (contentType ?? '').toLowerCase().startsWith(EVENT_STREAM),
     redact: redactEventStream,

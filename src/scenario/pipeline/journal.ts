@@ -48,7 +48,9 @@ export function journalStage(config: RunConfig, log: RunLog, hooks: JournalHooks
 function divergence(config: RunConfig, log: RunLog, step: string, closest: string | undefined, diff: JsonDiffRow[] | undefined): FluxError {
   return new FluxError('FLUX_DIVERGED', {
     failed: `resume durable run "${log.name}" at ${step}`,
-    reason: `the agent now sends a request the journal did not record${closest ? ` (journaled ${closest} differs)` : ''}: the code changed between the crash and the resume, and resuming will not improvise`,
+    reason:
+      `the agent now sends a request the journal did not record${closest ? ` (journaled ${closest} differs)` : ''}: the code changed between the crash ` +
+      `and the resume, and resuming will not improvise`,
     fix: `Resume with the code that started the run, or discard the run by deleting ${config.dir}.`,
     details: diff?.length ? renderDiff(diff) : undefined,
   })

@@ -177,7 +177,9 @@ async function send(config: RunConfig, log: RunLog, request: Request, bytes: Buf
     const name = placeholder || 'its key variable'
     throw new FluxError('FLUX_NO_KEY', {
       failed,
-      reason: `the request to ${url.host} carries fluxlab's placeholder for ${name}: this test file replays fixtures that use ${name}, so fluxlab filled it while it is unset, but this ${recording ? 'scenario has no fixture and records' : 'run goes live'}, which needs the real key`,
+      reason:
+        `the request to ${url.host} carries fluxlab's placeholder for ${name}: this test file replays fixtures that use ${name}, so fluxlab filled it ` +
+        `while it is unset, but this ${recording ? 'scenario has no fixture and records' : 'run goes live'}, which needs the real key`,
       fix: `Set ${name} and run it again: ${config.command(`${placeholder || 'THE_KEY'}=<your key>`)}`,
     })
   }

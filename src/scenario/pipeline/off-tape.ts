@@ -35,7 +35,9 @@ export function offTapeStage(config: RunConfig, log: RunLog, iv: Intervention | 
         throw new FluxError('FLUX_OFFLINE', {
           failed: `check ${call.step} of scenario "${log.name}"`,
           reason: `${why}, and FLUX_OFFLINE=1 forbids sending it to the provider`,
-          fix: `Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: ${config.command('FLUX_GOLDEN=update')}`,
+          fix:
+            `Unset FLUX_OFFLINE to let check send it live (it is counted in modelLive), or, if the change is intended, re-record: ` +
+            `${config.command('FLUX_GOLDEN=update')}`,
           details: diff?.length ? [`closest recorded ${closest}:`, ...renderDiff(diff)] : undefined,
         })
       const how = live ? 'FLUX_OFFLINE=1 forbids going live, so the what-if halts here' : "the what-if halts here (offTape: 'halt')"
