@@ -21,8 +21,7 @@ export function toResumeWithoutReexecution(this: FluxMatcherContext, received: u
     pass,
     message: () => {
       const l = labels(this)
-      const head =
-        `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}every boundary resumes, and nothing but the in-flight operation runs twice\n`
+      const head = `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}every boundary resumes, and nothing but the in-flight operation runs twice\n`
       if (pass)
         return (
           `${head}${l.received}${received.rows.length} boundar${received.rows.length === 1 ? 'y' : 'ies'} of scenario "${received.scenario}" resumed ` +

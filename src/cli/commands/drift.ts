@@ -126,8 +126,7 @@ async function drift(
   if (readFlag('FLUX_OFFLINE'))
     throw new FluxError('FLUX_OFFLINE', {
       failed: 'check the fixtures for drift',
-      reason:
-        `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${doc.plan.length === 1 ? '' : 's'}; nothing was sent`,
+      reason: `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${doc.plan.length === 1 ? '' : 's'}; nothing was sent`,
       fix: 'Unset FLUX_OFFLINE for the drift job, or see the plan with `npx fluxlab drift --dry-run`',
     })
   const keys = resolveKeys([...distinct.values()])

@@ -29,8 +29,7 @@ function sdkCodec(): EventStreamCodec {
   } catch (e) {
     throw new FluxError('FLUX_BAD_CONFIG', {
       failed: 'read an AWS event stream (a Bedrock streaming response)',
-      reason:
-        `fluxlab reads it with the AWS SDK's codec from @smithy/core, which it cannot load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+      reason: `fluxlab reads it with the AWS SDK's codec from @smithy/core, which it cannot load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
       fix: 'Install it beside fluxlab: npm install --save-dev @smithy/core',
     })
   }
