@@ -209,7 +209,8 @@ export const ENV_ROWS: readonly EnvRow[] = [
     values: 'a file path, or `0`',
     doc:
       'where the vitest, jest and Playwright reporters write the last run for [`fluxlab report`](cli.md#fluxlab-report-names-or-globs) ' +
-      "(relative to the runner's root; default `node_modules/.cache/fluxlab/last-run.json`); `0` writes none",
+      "(relative to the runner's root; default `node_modules/.cache/fluxlab/last-run.json` in the nearest folder at or above it " +
+      'that has a `node_modules`); `0` writes none',
   },
   {
     name: 'NO_COLOR / FORCE_COLOR',

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
@@ -60,7 +60,17 @@ test('the last run keeps each scenario with its mode, result and redacted proble
 })
 
 test('goes to node_modules/.cache/fluxlab/last-run.json, or where FLUX_LAST_RUN says, or nowhere', () => {
-  expect(lastRunFile('/repo', {})).toBe('/repo/node_modules/.cache/fluxlab/last-run.json')
+  expect(lastRunFile('/repo', {})).toBe('/repo/node_modules/.cache/fluxlab/last-run.json') // no node_modules above it
+  // a config in a subfolder of a project writes where the report run from the project's root reads, and makes no node_modules
+  const project = mkdtempSync(join(tmpdir(), 'flux-last-run-root-'))
+  try {
+    mkdirSync(join(project, 'node_modules'))
+    mkdirSync(join(project, 'e2e'))
+    expect(lastRunFile(join(project, 'e2e'), {})).toBe(join(project, 'node_modules/.cache/fluxlab/last-run.json'))
+    expect(lastRunFile(project, {})).toBe(join(project, 'node_modules/.cache/fluxlab/last-run.json'))
+  } finally {
+    rmSync(project, { recursive: true, force: true })
+  }
   expect(lastRunFile('/repo', { FLUX_LAST_RUN: 'out/run.json' })).toBe('/repo/out/run.json')
   expect(lastRunFile('/repo', { FLUX_LAST_RUN: '0' })).toBeUndefined()
 })

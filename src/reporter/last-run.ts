@@ -5,7 +5,7 @@
  * cache of the last run, overwritten by the next one: `node_modules/.cache/fluxlab/last-run.json` under the runner's
  * root, or the file `FLUX_LAST_RUN` names (`FLUX_LAST_RUN=0` writes none).
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { redactMessage } from '../secrets/redact.js'
 import type { SessionFacts } from './facts.js'
@@ -91,14 +91,20 @@ function lastRunOf(tests: readonly RanTest[], runner: string, rootDir: string): 
 }
 
 /**
- * Where the last run goes: `FLUX_LAST_RUN` (a path, relative to `rootDir`), else {@link LAST_RUN}; none under `FLUX_LAST_RUN=0`.
+ * Where the last run goes: `FLUX_LAST_RUN` (a path, relative to `rootDir`), else {@link LAST_RUN} in the nearest folder
+ * at or above `rootDir` that has a `node_modules` (a config in a subfolder, `e2e/playwright.config.ts`, writes where
+ * `fluxlab report` run from the project root reads, and makes no `node_modules` of its own); none under `FLUX_LAST_RUN=0`.
  * @example
- * lastRunFile('/repo') // '/repo/node_modules/.cache/fluxlab/last-run.json'
+ * lastRunFile('/repo/e2e') // '/repo/node_modules/.cache/fluxlab/last-run.json' (when /repo/node_modules exists)
  */
 export function lastRunFile(rootDir: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const named = env.FLUX_LAST_RUN
   if (named === '0' || named === 'false') return undefined
-  return resolve(rootDir, named || LAST_RUN)
+  if (named) return resolve(rootDir, named)
+  for (let dir = resolve(rootDir); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'node_modules'))) return join(dir, LAST_RUN)
+    if (dirname(dir) === dir) return resolve(rootDir, LAST_RUN)
+  }
 }
 
 /**
