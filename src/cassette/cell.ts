@@ -38,7 +38,10 @@ export interface RecordedResponse {
   afterEnd?: true
 }
 
-/** What a request is keyed by: method, path with query (secret params removed), canonical body. Host is not part (see docs/decisions/0002-key-without-host.md). */
+/**
+ * What a request is keyed by: method, path with query (secret params removed), canonical body. Host is not part (see
+ * docs/decisions/0002-key-without-host.md).
+ */
 export interface CanonicalRequest {
   method: string
   path: string

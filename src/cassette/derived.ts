@@ -40,7 +40,8 @@ export function derivedMismatch(cell: ModelCell): DerivedMismatch | undefined {
             url,
             codec.binaryBody ? bodyBuffer(response.chunks) : undefined,
           )
-          // @note a realtime socket's frame may name no model (Gemini Live names it in `setup` only): its cell keeps the session's, which no one cell can check.
+          // @note a realtime socket's frame may name no model (Gemini Live names it in `setup` only): its cell keeps the
+          // session's, which no one cell can check.
           const model = parsed.model ?? codec.parseRequest(cell.request.body, url).model ?? (codec.socket ? cell.model : undefined)
           return { ...parsed, model, providerError: parsed.error }
         })()

@@ -96,7 +96,8 @@ export function parseJsonl<T>(data: Uint8Array | undefined, file: string, opts: 
   const size = data.length
   const fix = () => (typeof opts.fix === 'string' ? opts.fix : opts.fix())
   if (size > MAX_FILE_BYTES) {
-    const reason = `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads (a body over the cap is stored cut, so a recording is never this big)`
+    const reason =
+      `the file is ${size} bytes, more than the ${MAX_FILE_BYTES} fluxlab reads ` + '(a body over the cap is stored cut, so a recording is never this big)'
     throw fixtureError('FLUX_FIXTURE_INVALID', { file, reason, fix: fix() }, noun)
   }
   const all = Buffer.from(data.buffer, data.byteOffset, data.byteLength)

@@ -38,8 +38,9 @@ export interface Normalizer {
 /** Bumped when a built-in's pattern changes, so fixtures keyed under the old one say so. */
 const BUILTINS_VERSION = 1
 
-const ISO =
-  /(?<!\d)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?(?![\d:])/g
+const ISO_DATE = String.raw`\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])`
+const ISO_TIME = String.raw`(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?`
+const ISO = new RegExp(String.raw`(?<!\d)${ISO_DATE}${ISO_TIME}(?![\d:])`, 'g')
 const UUID = /(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[1-8][0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])/g
 /** `gpt-4o-2024-08-06`, `claude-3-5-sonnet-20241022`: a name that starts with a letter, then `-` and a date. */
 const MODEL_DATE = /(?<![\w.-])([A-Za-z][\w.]*(?:-[\w.:]+)*?)-(?:20\d\d-[01]\d-[0-3]\d|20\d\d[01]\d[0-3]\d)(?![\w])/g

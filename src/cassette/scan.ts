@@ -79,7 +79,8 @@ const SPELLS_ANY = /\\[u/]/
 /**
  * An escape in raw JSON text: `\t`, `\b`, `\f` (a control character `walk` (./scan-value.ts) searches decoded), or a line break
  * followed by a letter that can start one of `GUARDED_AT_START` (./scan-value.ts) (`(aws_)secret…`, `Bearer`, `api_key`, `access_token`,
- * `auth…`, `refresh…`, `client…`, `password`, in either case; a JSON escape itself is lowercase). An even run of backslashes before it is an escaped backslash, not an escape.
+ * `auth…`, `refresh…`, `client…`, `password`, in either case; a JSON escape itself is lowercase). An even run of
+ * backslashes before it is an escaped backslash, not an escape.
  */
 const ESCAPE_HINT = /\\(?:[tbf]|[nr][asbrcpASBRCP])/g
 

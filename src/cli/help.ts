@@ -75,7 +75,8 @@ Examples:
   npx fluxlab record triage -- node dist/agent.js "triage the failing build"
   FLUX_GOLDEN=update npx fluxlab record triage -- node dist/agent.js "triage the failing build"
 
-Exit codes: 0 recorded · 1 the program failed (nothing written) · 3 fixture exists, FLUX_OFFLINE, nothing seen, or a secret blocked the write · 64 bad command line`,
+Exit codes: 0 recorded · 1 the program failed (nothing written) · 3 fixture exists, FLUX_OFFLINE, nothing seen, or a
+secret blocked the write · 64 bad command line`,
 
   replay: `Usage: fluxlab replay <name> [options] -- <cmd…>
 

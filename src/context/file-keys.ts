@@ -123,7 +123,8 @@ export interface FileRecord {
  * Issue 38 item 4: where test file `testFile`'s record is kept, `<base>/.files/<its path from the root, / as __>.yaml`, and
  * that path as the record names it (a record that names another file is not this one's).
  * @example
- * fileRecordPath('/repo/tests/scenarios', '/repo', '/repo/test/azure.test.ts') // { path: '/repo/tests/scenarios/.files/test__azure.test.ts.yaml', file: 'test/azure.test.ts' }
+ * fileRecordPath('/repo/tests/scenarios', '/repo', '/repo/test/azure.test.ts')
+ * // { path: '/repo/tests/scenarios/.files/test__azure.test.ts.yaml', file: 'test/azure.test.ts' }
  */
 export function fileRecordPath(base: string, rootDir: string, testFile: string): { path: string; file: string } {
   const file = relative(rootDir, testFile).split(sep).join('/')

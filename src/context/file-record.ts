@@ -13,7 +13,8 @@ import { fileRecordPath, GLOBAL_SETUP, readFileRecord, type FileRecord } from '.
  * record run, `FLUX_GOLDEN=update`, fills no placeholder) makes it exactly `reads`, and removes it when the file read no
  * key; any other run that can record only adds names, as the placeholders it filled hide the names it already had.
  * @example
- * keepFileRecord({ base: '/repo/tests/scenarios', rootDir: '/repo', testFile: '/repo/test/azure.test.ts', reads: { keyVars: ['AZURE_OPENAI_API_KEY'], unsetVars: [] }, exact: false })
+ * const reads = { keyVars: ['AZURE_OPENAI_API_KEY'], unsetVars: [] }
+ * keepFileRecord({ base: '/repo/tests/scenarios', rootDir: '/repo', testFile: '/repo/test/azure.test.ts', reads, exact: false })
  */
 export function keepFileRecord(o: { base: string; rootDir: string; testFile: string; reads: FileRecord; exact: boolean }): void {
   const { path, file } = fileRecordPath(o.base, o.rootDir, o.testFile)

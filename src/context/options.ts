@@ -159,7 +159,8 @@ export function upstreamFrom(options: FluxOptions, env: NodeJS.ProcessEnv = proc
  * Where `url` goes under the upstream map (`upstreamFrom`): its host's base URL with the request's path after the base's
  * own, or `undefined` when its host has none.
  * @example
- * upstreamed(new URL('https://api.openai.com/v1/chat/completions'), { 'api.openai.com': new URL('http://localhost:4000') })?.href // 'http://localhost:4000/v1/chat/completions'
+ * const upstream = { 'api.openai.com': new URL('http://localhost:4000') }
+ * upstreamed(new URL('https://api.openai.com/v1/chat/completions'), upstream)?.href // 'http://localhost:4000/v1/chat/completions'
  */
 export function upstreamed(url: URL, upstream: Record<string, URL>): URL | undefined {
   const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]

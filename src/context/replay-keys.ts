@@ -100,7 +100,8 @@ const COMPANIONS: Record<string, readonly string[]> = { AWS_ACCESS_KEY_ID: ['AWS
  * variable whose value a credential header or query parameter carries. Values shorter than 8 characters, with
  * whitespace, or holding a URL are never taken for keys (a base URL the request was sent to is not a key).
  * @example
- * carriedKeyVars(new Request('https://api.groq.com/openai/v1/chat/completions', { headers: { authorization: 'Bearer gsk_x…' } }), process.env) // ['GROQ_API_KEY']
+ * const groq = new Request('https://api.groq.com/openai/v1/chat/completions', { headers: { authorization: 'Bearer gsk_x…' } })
+ * carriedKeyVars(groq, process.env) // ['GROQ_API_KEY']
  */
 export function carriedKeyVars(request: { url: string; headers: Headers }, env: NodeJS.ProcessEnv = process.env): string[] {
   const credential: string[] = []

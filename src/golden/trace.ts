@@ -54,7 +54,10 @@ function render(name: string, steps: readonly TraceStep[]): string {
     if (step.channel === 'model') {
       const c = step.cell
       model++
-      const usage = `in ${c.usage.input} · out ${c.usage.output}${c.usage.reasoning ? ` (reasoning ${c.usage.reasoning})` : ''}${c.usage.cacheRead ? ` · cache read ${c.usage.cacheRead}` : ''}${c.usage.cacheWrite ? ` · cache write ${c.usage.cacheWrite}` : ''}`
+      const { input, output, reasoning, cacheRead, cacheWrite } = c.usage
+      const cache = `${cacheRead ? ` · cache read ${cacheRead}` : ''}${cacheWrite ? ` · cache write ${cacheWrite}` : ''}`
+      const extra = `${reasoning ? ` (reasoning ${reasoning})` : ''}${cache}`
+      const usage = `in ${input} · out ${output}${extra}`
       const status = c.response.status === 200 ? '' : ` · HTTP ${c.response.status}`
       lines.push(`${n} model#${model} ${c.family} ${c.model ?? '?'} · ${usage}${c.finishReason ? ` · ${c.finishReason}` : ''}${status}`)
       const socket = codecFor(c.family).socket

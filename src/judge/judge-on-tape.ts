@@ -62,7 +62,8 @@ export interface Verdict {
  * live and the verdict is written; a stale verdict of the same criterion and judge that
  * this process did not use is replaced. Returns the verdict, PASS or FAIL: it does not throw on FAIL.
  * @example
- * const v = await judgeOnTape({ dir: s.dir, scenario: s.name, mode: s.mode, criterion: 'cites the refund policy', text: out.text, rubric: Rubric.model('openai/gpt-4.1-mini') })
+ * const rubric = Rubric.model('openai/gpt-4.1-mini')
+ * const v = await judgeOnTape({ dir: s.dir, scenario: s.name, mode: s.mode, criterion: 'cites the refund policy', text: out.text, rubric })
  * v.pass; v.rationale
  */
 export async function judgeOnTape(input: JudgeOnTapeInput): Promise<Verdict> {

@@ -166,7 +166,8 @@ export class Rubric {
    * `{ verdict: 'PASS' | 'FAIL', rationale?, score? }`. Its verdicts go on the tape
    * too unless `tape: false`.
    * @example
-   * Rubric.fn(async ({ criterion, text }) => ({ verdict: text.includes('refund') ? 'PASS' : 'FAIL', rationale: 'keyword check' }), { name: 'keyword', tape: false })
+   * const keyword: JudgeFn = async ({ text }) => ({ verdict: text.includes('refund') ? 'PASS' : 'FAIL', rationale: 'keyword check' })
+   * Rubric.fn(keyword, { name: 'keyword', tape: false })
    */
   static fn(fn: JudgeFn, options: FnRubricOptions = {}): Rubric {
     if (typeof fn !== 'function') throw badRubric('Rubric.fn()', `the judge must be a function (received ${describe(fn)})`)

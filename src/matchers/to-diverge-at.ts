@@ -33,14 +33,21 @@ export function toDivergeAt(this: FluxMatcherContext, received: unknown, step: S
     message: () => {
       const l = labels(this)
       const head = `${cfHint(this, name, 'step')}\n\n${l.expected}the first divergence at ${printExpected(this, step)}\n`
-      if (!first)
-        return `${head}${l.received}no divergence: ${received.applied.length ? 'the counterfactual made the same steps as the recording' : 'the change never applied (the run did not reach it)'}${endNote(received)}${traceBlock(received, undefined)}`
+      if (!first) {
+        const why = received.applied.length ? 'the counterfactual made the same steps as the recording' : 'the change never applied (the run did not reach it)'
+        return `${head}${l.received}no divergence: ${why}${endNote(received)}${traceBlock(received, undefined)}`
+      }
       const rows = [
         `  recorded: ${first.recorded ? first.recorded.split('\n').join('\n            ') : '(no step there)'}`,
         `  actual:   ${first.actual.split('\n').join('\n            ')}`,
       ]
+      const reason = {
+        change: 'the change itself',
+        halt: 'where the frozen world stopped explaining the run',
+        diverged: 'a step the change led to',
+      }[first.reason]
       return (
-        `${head}${l.received}the first divergence at ${printReceived(this, `${first.index} ${first.step}`)} (${first.reason === 'change' ? 'the change itself' : first.reason === 'halt' ? 'where the frozen world stopped explaining the run' : 'a step the change led to'})\n` +
+        `${head}${l.received}the first divergence at ${printReceived(this, `${first.index} ${first.step}`)} (${reason})\n` +
         `${rows.join('\n')}${traceBlock(received, first.reason === 'halt' ? undefined : first.step)}`
       )
     },

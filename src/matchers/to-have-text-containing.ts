@@ -26,8 +26,9 @@ export function toHaveTextContaining(this: FluxMatcherContext, received: unknown
     pass,
     message: () => {
       const expectedLabel = `Expected ${typeof text === 'string' ? 'substring' : 'pattern'}: ${this.isNot ? 'not ' : ''}`
+      const part = pass ? `${SHOWN} of ${final.length} chars, around the match at ${at}` : `first ${SHOWN} of ${final.length} chars`
       const shown = final
-        ? `${printReceived(this, excerpt(final, pass ? at : 0, SHOWN))}${final.length > SHOWN ? ` (${pass ? `${SHOWN} of ${final.length} chars, around the match at ${at}` : `first ${SHOWN} of ${final.length} chars`})` : ''}`
+        ? `${printReceived(this, excerpt(final, pass ? at : 0, SHOWN))}${final.length > SHOWN ? ` (${part})` : ''}`
         : `${printReceived(this, '')} (no model call produced text)`
       return (
         `${hint(this, matcher, 'text')}\n\n` +

@@ -42,7 +42,8 @@ export function toMatchTraceSnapshot(this: FluxMatcherContext, received: unknown
             })
       const ci = snap.updateState === 'none' ? ' (nothing is written under CI without it)' : ''
       return (
-        `${head}Expected: ${printExpected(this, `the trace in ${file}`)}\nReceived: ${printReceived(this, `a different trace for scenario "${received.scenario}"`)}\n\n${diff}\n\n` +
+        `${head}Expected: ${printExpected(this, `the trace in ${file}`)}\n` +
+        `Received: ${printReceived(this, `a different trace for scenario "${received.scenario}"`)}\n\n${diff}\n\n` +
         `If the change is intended, update it offline${ci}: ${nextCommand(received, 'updateTrace')} (or the runner's -u).`
       )
     },

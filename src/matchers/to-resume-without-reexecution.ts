@@ -21,13 +21,18 @@ export function toResumeWithoutReexecution(this: FluxMatcherContext, received: u
     pass,
     message: () => {
       const l = labels(this)
-      const head = `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}every boundary resumes, and nothing but the in-flight operation runs twice\n`
+      const expected = 'every boundary resumes, and nothing but the in-flight operation runs twice'
+      const head = `${hint(this, name, '', { comment: 'crash report' })}\n\n${l.expected}${expected}\n`
       if (pass)
         return (
           `${head}${l.received}${received.rows.length} boundar${received.rows.length === 1 ? 'y' : 'ies'} of scenario "${received.scenario}" resumed ` +
           `without re-execution`
         )
-      return `${head}${l.received}${plural(problems.length, 'problem')} in scenario "${received.scenario}":\n${problems.map((p) => `  • ${p}`).join('\n')}\n\nAn operation outside the in-flight window ran again: its result was not journaled before the agent used it (an unwrapped tool? wrap it with lab.tools), or the agent changed between the runs.`
+      return (
+        `${head}${l.received}${plural(problems.length, 'problem')} in scenario "${received.scenario}":\n${problems.map((p) => `  • ${p}`).join('\n')}\n\n` +
+        'An operation outside the in-flight window ran again: its result was not journaled before the agent used it ' +
+        '(an unwrapped tool? wrap it with lab.tools), or the agent changed between the runs.'
+      )
     },
   }
 }

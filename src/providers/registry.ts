@@ -44,7 +44,8 @@ export type ProviderFamily = (typeof BUILT_IN)[number]['family'] | keyof Registe
 /**
  * Every provider family's codec, one per family: the built-in ones, then those `registerFamily` added.
  * @example
- * codecs.map((c) => c.family) // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live']
+ * codecs.map((c) => c.family)
+ * // ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'openai-embeddings', 'openai-media', 'bedrock', 'openai-realtime', 'gemini-live']
  */
 export const codecs: readonly ModelCallCodec<ProviderFamily>[] = [...BUILT_IN]
 

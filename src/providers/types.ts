@@ -38,7 +38,10 @@ export interface ParsedModelRequest {
   system?: string
   /** Tool names the request offers to the model. */
   tools: string[]
-  /** Tool results the request sends back, by call id (OpenAI `tool` messages, Anthropic `tool_result`, Responses `function_call_output`, Gemini `functionResponse` keyed by name). */
+  /**
+   * Tool results the request sends back, by call id (OpenAI `tool` messages, Anthropic `tool_result`, Responses
+   * `function_call_output`, Gemini `functionResponse` keyed by name).
+   */
   toolResults: Array<{ id?: string; name?: string }>
 }
 

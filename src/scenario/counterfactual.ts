@@ -16,7 +16,10 @@ export interface FirstDivergence {
   recorded?: string
   /** What the counterfactual did there; for a halt, why the tape could not explain it. */
   actual: string
-  /** `change`: the what-if's own change (a fault, a substitute, a rewrite, a denial); `halt`: the frozen world stopped explaining the run; `diverged`: a step the change led to. */
+  /**
+   * `change`: the what-if's own change (a fault, a substitute, a rewrite, a denial); `halt`: the frozen world stopped
+   * explaining the run; `diverged`: a step the change led to.
+   */
   reason: 'change' | 'halt' | 'diverged'
 }
 

@@ -171,7 +171,10 @@ export class Intervention {
     return this.offTape
   }
 
-  /** Whether recorded calls never made are reported: yes from a fork (this run's own recording), no for the parent's path once the change took the run elsewhere. */
+  /**
+   * Whether recorded calls never made are reported: yes from a fork (this run's own recording), no for the parent's path
+   * once the change took the run elsewhere.
+   */
   reportUnused(): boolean {
     if (this.check) return false
     return this.usingFork || this.changedAt === undefined

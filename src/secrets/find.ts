@@ -28,7 +28,10 @@ interface SearchForm {
   /** The guard taken off the front: `START`, or `(?<![A-Za-z0-9])` (issue 14: halved labelled-secret's search). */
   guarded: 'start' | 'word' | false
 }
-/** The other leading guard of the rules: no letter or digit before (case-insensitive rules included: under `i` without `u`, no non-ASCII character folds to ASCII). */
+/**
+ * The other leading guard of the rules: no letter or digit before (case-insensitive rules included: under `i` without
+ * `u`, no non-ASCII character folds to ASCII).
+ */
 const WORD_START = '(?<![A-Za-z0-9])'
 const globalCache = new WeakMap<RegExp, SearchForm>()
 function globalOf(pattern: RegExp): SearchForm {

@@ -34,6 +34,10 @@ const rule = (id: string, description: string, anchors: readonly string[], sourc
 /** Context words before a labelled value: `api_key: "`, `"apiKey":"`, `\"password\": \"`. */
 const LABEL_GAP = String.raw`[\\"']*[ \t]*[:=][ \t]*[\\"']*`
 const TOKEN_CHARS = String.raw`[A-Za-z0-9._~+/=!@#$%^*-]`
+/** The query parameters that carry a credential in a URL (`url-key-param`). */
+const URL_KEY_PARAMS = 'key|api[_-]?key|access[_-]?token|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|client_secret'
+/** The labels a credential follows in text (`labelled-secret`). */
+const SECRET_LABELS = 'api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd'
 
 /**
  * Built-in secret rules, most specific first.
@@ -102,14 +106,14 @@ export const SECRET_RULES: readonly SecretRule[] = Object.freeze([
     'url-key-param',
     'credential query parameter in a URL (?key=, &api_key=, &access_token=, &sig=, …)',
     ['key=', 'token=', 'sig=', 'signature=', 'secret='],
-    String.raw`[?&](?:key|api[_-]?key|access[_-]?token|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|client_secret)=(?<secret>[A-Za-z0-9._~%+/-]{16,})`,
+    String.raw`[?&](?:${URL_KEY_PARAMS})=(?<secret>[A-Za-z0-9._~%+/-]{16,})`,
     'i',
   ),
   rule(
     'labelled-secret',
     'value (8+ characters with a digit) after a label such as api_key, access_token, client_secret, password',
     ['key', 'access', 'auth', 'refresh', 'secret', 'passw'],
-    String.raw`(?<![A-Za-z0-9])(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)${LABEL_GAP}(?<secret>(?=${TOKEN_CHARS}*\d)${TOKEN_CHARS}{8,})`,
+    String.raw`(?<![A-Za-z0-9])(?:${SECRET_LABELS})${LABEL_GAP}(?<secret>(?=${TOKEN_CHARS}*\d)${TOKEN_CHARS}{8,})`,
     'i',
   ),
 ])

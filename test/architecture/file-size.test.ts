@@ -34,7 +34,7 @@ test(`every source file in src/ is at most ${MAX_LINES} lines`, () => {
  * number may only fall: lower LONG_LINES when you split some.
  */
 const MAX_WIDTH = 160
-const LONG_LINES = 54
+const LONG_LINES = 8
 
 /** The lines of src/ (unit tests excepted) longer than {@link MAX_WIDTH} characters, as `src/x.ts:12`. */
 function longLines(root: string): string[] {

@@ -17,6 +17,8 @@ import { renderChange, type ShapeChange } from '../drift/shape.js'
 
 /** How long one live request may take, body included. */
 const TIMEOUT_MS = 120_000
+/** The plural ending of a count's noun. */
+const s = (n: number): string => (n === 1 ? '' : 's')
 
 interface StepResult {
   step: string
@@ -79,9 +81,8 @@ export async function driftCommand(argv: string[], out: Output): Promise<number>
   } catch (e) {
     if (json && (e instanceof CliError || isFluxError(e))) {
       const exitCode = e instanceof CliError ? e.exitCode : EXIT.error
-      out.raw(
-        `${redactMessage(JSON.stringify({ ...doc, error: { exitCode, message: e instanceof CliError ? formatMessage(e.parts) : e.message } }, null, 2))}\n`,
-      )
+      const message = e instanceof CliError ? formatMessage(e.parts) : e.message
+      out.raw(`${redactMessage(JSON.stringify({ ...doc, error: { exitCode, message } }, null, 2))}\n`)
     }
     throw e
   }
@@ -126,7 +127,7 @@ async function drift(
   if (readFlag('FLUX_OFFLINE'))
     throw new FluxError('FLUX_OFFLINE', {
       failed: 'check the fixtures for drift',
-      reason: `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${doc.plan.length === 1 ? '' : 's'}; nothing was sent`,
+      reason: `FLUX_OFFLINE=1 forbids live requests, and drift sends ${distinct.size} to the live provider${s(doc.plan.length)}; nothing was sent`,
       fix: 'Unset FLUX_OFFLINE for the drift job, or see the plan with `npx fluxlab drift --dry-run`',
     })
   const keys = resolveKeys([...distinct.values()])
@@ -219,9 +220,9 @@ function printPlan(out: Output, fixtures: number, sends: number, distinct: Plann
   const byHost = new Map<string, PlannedRequest[]>()
   for (const p of distinct) byHost.set(`${p.host}\0${p.cell.family}`, [...(byHost.get(`${p.host}\0${p.cell.family}`) ?? []), p])
   const same = sends - distinct.length
-  out.note(
-    `drift ${dryRun ? 'would re-send' : 're-sends'} ${distinct.length} recorded model request${distinct.length === 1 ? '' : 's'} from ${fixtures} fixture${fixtures === 1 ? '' : 's'} to the live provider${byHost.size === 1 ? '' : 's'}${same ? ` (${same} identical one${same === 1 ? '' : 's'} sent once)` : ''}:`,
-  )
+  const identical = same ? ` (${same} identical one${s(same)} sent once)` : ''
+  const what = `${distinct.length} recorded model request${s(distinct.length)} from ${fixtures} fixture${s(fixtures)}`
+  out.note(`drift ${dryRun ? 'would re-send' : 're-sends'} ${what} to the live provider${s(byHost.size)}${identical}:`)
   const plan: DriftJson['plan'] = []
   for (const ps of byHost.values()) {
     const p = ps[0]

@@ -26,6 +26,9 @@ export const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'u
 export function renderHtml(view: RunView, ctx: HtmlContext): string {
   const models = view.steps.filter((s) => s.channel === 'model').length
   const title = `fluxlab · ${view.name}`
+  const { manifest } = ctx
+  const modelNames = manifest.models.length ? ` · ${esc(manifest.models.join(', '))}` : ''
+  const unpriced = view.unpriced.length ? ` + <span class="noprice">no price for ${esc(view.unpriced.join(', '))}</span>` : ''
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -39,13 +42,13 @@ export function renderHtml(view: RunView, ctx: HtmlContext): string {
 <body>
 <header>
   <h1>${esc(view.name)}</h1>
-  <p class="meta">${esc(ctx.dir)} · recorded ${esc(ctx.manifest.recordedAt)} · fluxlab ${esc(ctx.manifest.fluxlabVersion)}${ctx.manifest.models.length ? ` · ${esc(ctx.manifest.models.join(', '))}` : ''}</p>
+  <p class="meta">${esc(ctx.dir)} · recorded ${esc(manifest.recordedAt)} · fluxlab ${esc(manifest.fluxlabVersion)}${modelNames}</p>
   <ul class="totals">
     <li><b>${view.steps.length}</b> steps</li>
     <li><b>${models}</b> model</li>
     <li><b>${view.steps.length - models}</b> tool</li>
     <li>in <b>${view.usage.input}</b> · out <b>${view.usage.output}</b> tokens</li>
-    <li><b>${usd(view.cost)}</b>${view.unpriced.length ? ` + <span class="noprice">no price for ${esc(view.unpriced.join(', '))}</span>` : ''} <span class="dim">(list prices as of ${esc(ctx.pricesAsOf)})</span></li>
+    <li><b>${usd(view.cost)}</b>${unpriced} <span class="dim">(list prices as of ${esc(ctx.pricesAsOf)})</span></li>
   </ul>
   ${ctx.fork ? forkBanner(ctx.fork, (ctx.manifest as { fork?: { change?: unknown } }).fork?.change) : ''}
   <div class="actions"><button type="button" id="expand-all">Expand all bodies</button> <button type="button" id="collapse-all">Collapse all</button></div>
@@ -130,10 +133,12 @@ function timeline(steps: StepView[], { divergedAt, prefix = '', marks }: TraceOp
 function stepCard(s: StepView, { divergedAt, prefix = '', maxBody, marks }: TraceOptions): string {
   const mark = marks?.get(s.id)
   const diverged = divergedAt === s.index || mark !== undefined
+  const transport = s.mcp ? ` <span class="transport ${s.mcp}" title="${esc(mcpTitle(s))}">MCP ${s.mcp}</span>` : ''
+  const callId = s.callId ? ` <span class="dim">${esc(s.callId)}</span>` : ''
   const head =
     s.channel === 'model'
       ? `<span class="id">${esc(s.id)}</span> <b>${esc(s.model ?? '?')}</b> <span class="dim">${esc(s.family ?? '')}</span>`
-      : `<span class="id">${esc(s.id)}</span> <b>${esc(s.title)}</b>${s.mcp ? ` <span class="transport ${s.mcp}" title="${esc(mcpTitle(s))}">MCP ${s.mcp}</span>` : ''}${s.callId ? ` <span class="dim">${esc(s.callId)}</span>` : ''}`
+      : `<span class="id">${esc(s.id)}</span> <b>${esc(s.title)}</b>${transport}${callId}`
   const facts: string[] = []
   if (s.usage) {
     const u = s.usage
@@ -185,8 +190,10 @@ function chunkStrip(s: StepView): string {
   const span = Math.max(1, s.durationMs, ...s.chunks.map((c) => c.t))
   const ticks = s.chunks.map((c, i) => `<i style="left:${((c.t / span) * 100).toFixed(2)}%" title="chunk ${i + 1}: ${c.t} ms, ${c.bytes} B"></i>`).join('')
   const rows = s.chunks.map((c, i) => `<tr><td>${i + 1}</td><td>${c.t}</td><td>${c.bytes}</td></tr>`).join('')
-  return `<div class="chunks"><div class="strip" aria-label="chunk timing">${ticks}</div><span class="dim">first chunk ${s.chunks[0].t} ms · last ${s.chunks[s.chunks.length - 1].t} ms</span>
-      <details class="chunk-table"><summary>Chunk timing</summary><table><thead><tr><th>#</th><th>t (ms)</th><th>bytes</th></tr></thead><tbody>${rows}</tbody></table></details></div>`
+  const times = `first chunk ${s.chunks[0].t} ms · last ${s.chunks[s.chunks.length - 1].t} ms`
+  const head = '<thead><tr><th>#</th><th>t (ms)</th><th>bytes</th></tr></thead>'
+  return `<div class="chunks"><div class="strip" aria-label="chunk timing">${ticks}</div><span class="dim">${times}</span>
+      <details class="chunk-table"><summary>Chunk timing</summary><table>${head}<tbody>${rows}</tbody></table></details></div>`
 }
 
 function body(kind: 'request' | 'response', label: string, text: string, max = Infinity): string {

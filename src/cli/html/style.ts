@@ -1,7 +1,15 @@
 /** The viewer's stylesheet, inlined into the page (no external assets). Light and dark. */
 export const STYLE = `
-:root { --bg:#fff; --fg:#1d2127; --dim:#6b7280; --line:#e5e7eb; --card:#f9fafb; --model:#2563eb; --tool:#059669; --fork:#c026d3; --bad:#dc2626; --warn:#b45309; }
-@media (prefers-color-scheme: dark) { :root { --bg:#0f1115; --fg:#e5e7eb; --dim:#9ca3af; --line:#262a33; --card:#161a21; --model:#60a5fa; --tool:#34d399; --fork:#e879f9; --bad:#f87171; --warn:#fbbf24; } }
+:root {
+  --bg:#fff; --fg:#1d2127; --dim:#6b7280; --line:#e5e7eb; --card:#f9fafb;
+  --model:#2563eb; --tool:#059669; --fork:#c026d3; --bad:#dc2626; --warn:#b45309;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg:#0f1115; --fg:#e5e7eb; --dim:#9ca3af; --line:#262a33; --card:#161a21;
+    --model:#60a5fa; --tool:#34d399; --fork:#e879f9; --bad:#f87171; --warn:#fbbf24;
+  }
+}
 * { box-sizing: border-box; }
 body { margin: 0; padding: 24px 32px 64px; background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
 h1 { margin: 0 0 4px; font-size: 22px; } h2 { font-size: 16px; margin: 28px 0 6px; }
@@ -10,7 +18,10 @@ code, pre, .lane-label, .lane-ms, .id, .n, table { font-family: ui-monospace, SF
 .totals { list-style: none; padding: 0; margin: 10px 0; display: flex; flex-wrap: wrap; gap: 6px 18px; }
 .noprice { color: var(--warn); } .bad { color: var(--bad); } .warn { color: var(--warn); } .cost { font-weight: 600; }
 .fork { border-left: 4px solid var(--fork); padding: 6px 12px; background: var(--card); }
-.actions button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 6px; background: var(--card); color: var(--fg); cursor: pointer; }
+.actions button {
+  font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--card); color: var(--fg); cursor: pointer;
+}
 .timeline { border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; background: var(--card); }
 .lane { display: grid; grid-template-columns: 110px 1fr 70px; align-items: center; gap: 8px; height: 22px; }
 .lane-ms { text-align: right; color: var(--dim); }
@@ -36,7 +47,10 @@ code, pre, .lane-label, .lane-ms, .id, .n, table { font-family: ui-monospace, SF
 .strip i { background: var(--model); width: 2px; } .tool .strip i { background: var(--tool); }
 details { margin: 4px 0; } summary { cursor: pointer; color: var(--dim); }
 details[open] > summary { color: var(--fg); }
-pre { margin: 6px 0 0; padding: 10px; max-height: 480px; overflow: auto; white-space: pre-wrap; word-break: break-word; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
+pre {
+  margin: 6px 0 0; padding: 10px; max-height: 480px; overflow: auto; white-space: pre-wrap; word-break: break-word;
+  background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
+}
 table { border-collapse: collapse; margin-top: 4px; } td, th { border: 1px solid var(--line); padding: 1px 8px; text-align: right; }
 .final { margin-top: 14px; padding: 8px 12px; border: 1px dashed var(--line); border-radius: 8px; white-space: pre-wrap; }
 .label { color: var(--dim); margin-right: 6px; }

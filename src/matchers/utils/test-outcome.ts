@@ -2,7 +2,8 @@
  * TEST-ONLY: builds Outcomes for the matcher unit tests without running a
  * scenario. No entry point imports this file, so it never ships in `dist/`.
  * @example
- * const out = testOutcome({ steps: [model({ toolCalls: [{ name: 'read', id: 'call_read0001', args: {} }] }), tool({ name: 'read', callId: 'call_read0001' })] })
+ * const call = { name: 'read', id: 'call_read0001', args: {} }
+ * const out = testOutcome({ steps: [model({ toolCalls: [call] }), tool({ name: 'read', callId: 'call_read0001' })] })
  */
 import type { ModelCell, ToolCell } from '../../cassette/cell.js'
 import type { Divergence } from '../../cassette/divergence.js'

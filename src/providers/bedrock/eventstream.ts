@@ -27,9 +27,10 @@ function sdkCodec(): EventStreamCodec {
   try {
     mod = createRequire(import.meta.url)('@smithy/core/event-streams') as typeof import('@smithy/core/event-streams')
   } catch (e) {
+    const cause = e instanceof Error ? e.message.split('\n')[0] : String(e)
     throw new FluxError('FLUX_BAD_CONFIG', {
       failed: 'read an AWS event stream (a Bedrock streaming response)',
-      reason: `fluxlab reads it with the AWS SDK's codec from @smithy/core, which it cannot load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+      reason: `fluxlab reads it with the AWS SDK's codec from @smithy/core, which it cannot load (${cause})`,
       fix: 'Install it beside fluxlab: npm install --save-dev @smithy/core',
     })
   }

@@ -120,7 +120,8 @@ function parseBody(body: string, contentType: string | undefined, status: number
   }
   const json = safeJsonParse(body.trim())
   if (!isRecord(json)) return failedResponse({ type: 'parse_error', message: 'response body is neither JSON nor an event stream' })
-  // @note the model is the id the request named (as for Converse), not the one Claude's body reports: what-ifs and prices read the same id on every Bedrock cell.
+  // @note the model is the id the request named (as for Converse), not the one Claude's body reports: what-ifs and prices
+  // read the same id on every Bedrock cell.
   if (INVOKE.test(url.pathname) && json.type === 'message')
     return { ...anthropicCodec.parseResponse(body, 'application/json', status, url), model: modelOf(url) }
   if (isRecord(json.output)) return parseConverse(json)

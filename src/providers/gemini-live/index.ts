@@ -4,7 +4,10 @@ import { geminiErrorBody, geminiErrorType } from '../gemini/errors.js'
 import { guardParse, httpErrorResponse } from '../response.js'
 import { isOpenFrame, OPEN_FRAME } from '../socket.js'
 
-/** `wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent` (and the v1alpha / constrained variants). */
+/**
+ * `wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent`
+ * (and the v1alpha / constrained variants).
+ */
 const PATH = /\.GenerativeService\.BidiGenerateContent(Constrained)?$/
 
 /**
@@ -13,7 +16,8 @@ const PATH = /\.GenerativeService\.BidiGenerateContent(Constrained)?$/
  * it, one JSON message a line. Usage is summed over the frames' `usageMetadata`, text joins the
  * model turns' text parts, tool calls come from `toolCall.functionCalls`.
  * @example
- * geminiLiveCodec.detect('POST', new URL('wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent')) // true
+ * const live = 'wss://generativelanguage.googleapis.com/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent'
+ * geminiLiveCodec.detect('POST', new URL(live)) // true
  */
 export const geminiLiveCodec: ModelCallCodec<'gemini-live'> = {
   family: 'gemini-live',

@@ -13,7 +13,8 @@ const PATH = /\/embeddings\/?$/
  * usage (`prompt_tokens` → input) and the model id.
  * @example
  * openaiEmbeddingsCodec.detect('POST', new URL('https://api.openai.com/v1/embeddings')) // true
- * openaiEmbeddingsCodec.parseResponse('{"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}', 'application/json', 200, url).usage.input // 8
+ * const body = '{"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}'
+ * openaiEmbeddingsCodec.parseResponse(body, 'application/json', 200, url).usage.input // 8
  */
 export const openaiEmbeddingsCodec: ModelCallCodec<'openai-embeddings'> = {
   family: 'openai-embeddings',

@@ -21,7 +21,8 @@ const PATH = /\/(?:images\/(?:generations|edits|variations)|audio\/(?:speech|tra
  * random boundary does not count toward the request key (see the canonical body).
  * @example
  * openaiMediaCodec.detect('POST', new URL('https://api.openai.com/v1/audio/speech')) // true
- * openaiMediaCodec.parseResponse('{"data":[{"b64_json":"iVBO"}],"usage":{"input_tokens":9,"output_tokens":272}}', 'application/json', 200, url).usage.output // 272
+ * const body = '{"data":[{"b64_json":"iVBO"}],"usage":{"input_tokens":9,"output_tokens":272}}'
+ * openaiMediaCodec.parseResponse(body, 'application/json', 200, url).usage.output // 272
  */
 export const openaiMediaCodec: ModelCallCodec<'openai-media'> = {
   family: 'openai-media',

@@ -13,7 +13,8 @@ const PATH = /\/realtime\/?$/
  * the text and transcript deltas, tool calls from `response.function_call_arguments.done`.
  * @example
  * openaiRealtimeCodec.detect('POST', new URL('wss://api.openai.com/v1/realtime?model=gpt-realtime')) // true
- * openaiRealtimeCodec.parseResponse('{"type":"response.done","response":{"usage":{"input_tokens":9,"output_tokens":4}}}\n', 'application/x-ndjson', 200, url).usage.output // 4
+ * const done = '{"type":"response.done","response":{"usage":{"input_tokens":9,"output_tokens":4}}}\n'
+ * openaiRealtimeCodec.parseResponse(done, 'application/x-ndjson', 200, url).usage.output // 4
  */
 export const openaiRealtimeCodec: ModelCallCodec<'openai-realtime'> = {
   family: 'openai-realtime',
