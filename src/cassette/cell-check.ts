@@ -7,6 +7,7 @@
  */
 import { HEADER_NAME, HEADER_VALUE, isCanonicalBase64, isRunnerToken, NEVER_KEPT, NULL_BODY, wellFormed } from './cell-fields.js'
 import { familyTables } from '../providers/registry.js'
+import { isStrings } from '../providers/json.js'
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -105,8 +106,6 @@ export function isToolCell(v: unknown): boolean {
   if (kind === 'fn' && (response !== undefined || (v.output !== undefined && error !== undefined))) return false
   return kind !== 'http' || response !== undefined || v.transportError !== undefined
 }
-
-const isStrings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
 
 const isSource = (s: unknown): boolean =>
   isObj(s) &&

@@ -1,3 +1,5 @@
+import { isRecord } from '../providers/json.js'
+
 /** One difference between a recorded and an actual JSON value. */
 export interface JsonDiffRow {
   path: string
@@ -31,7 +33,7 @@ function walk(a: unknown, b: unknown, path: string, rows: JsonDiffRow[], limit: 
     }
     return
   }
-  if (isObject(a) && isObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()
     for (const k of keys) {
       if (rows.length >= limit) return
@@ -44,8 +46,6 @@ function walk(a: unknown, b: unknown, path: string, rows: JsonDiffRow[], limit: 
   }
   rows.push({ path: path || '(root)', kind: 'changed', recorded: a, actual: b })
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * One line per row, values shortened: `messages[3].content differs: "hi" → "hello"`.

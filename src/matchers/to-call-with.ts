@@ -1,3 +1,4 @@
+import { isRecord } from '../providers/json.js'
 import type { TrajectoryCall } from '../scenario/outcome.js'
 import { assertOutcome, hint, type FluxMatcherContext, type MatcherResult } from './utils/context.js'
 import { callRows, inlineExpected, inlineReceived, labels, plural, stepOf, traceBlock, usageError, whereCalled } from './utils/format.js'
@@ -73,8 +74,6 @@ function closestCall(ctx: FluxMatcherContext, calls: readonly TrajectoryCall[], 
   }
   return best
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** `expect.objectContaining(x)` carries `x` as `sample` in both vitest and jest. */
 function sampleOf(v: unknown): unknown {

@@ -139,3 +139,13 @@ export function jsonArrayObjects(body: string): unknown[] {
   }
   return out
 }
+
+/**
+ * True for an array of strings only.
+ * @example
+ * isStrings(['a', 'b']) // true
+ * isStrings(['a', 1]) // false
+ */
+export function isStrings(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((x) => typeof x === 'string')
+}

@@ -3,24 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { SessionFacts, TestFacts } from './facts.js'
+import { sessionFacts } from './test-facts.js'
 import { annotation, declarationLine, escapeData, escapeProperty, githubAnnotations, githubOn, placeable, reportToGithub, stepSummary } from './github.js'
 import { summarize, type RanTest } from './summary.js'
 
 const ROOT = '/repo'
-const run = (over: Partial<SessionFacts> = {}): SessionFacts => ({
-  name: 'capital',
-  dir: '',
-  mode: 'replay',
-  modelCalls: 2,
-  toolCalls: 1,
-  modelLive: 0,
-  hermetic: true,
-  failures: [],
-  warnings: [],
-  cost: 0.001,
-  unpriced: [],
-  ...over,
-})
+const run = sessionFacts
 const facts = (test: string, sessions: SessionFacts[]): TestFacts => ({
   runner: 'vitest',
   file: `${ROOT}/test/a.test.ts`,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import type { SessionFacts, TestFacts } from './facts.js'
+import { sessionFacts } from './test-facts.js'
 import { lastRunFile, writeLastRun } from './last-run.js'
 import type { RanTest } from './summary.js'
 
@@ -12,20 +13,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
 
-const session = (over: Partial<SessionFacts>): SessionFacts => ({
-  name: 'capital',
-  dir: '/repo/tests/scenarios/capital',
-  mode: 'replay',
-  modelCalls: 2,
-  toolCalls: 1,
-  modelLive: 0,
-  hermetic: true,
-  failures: [],
-  warnings: [],
-  cost: 0.0001,
-  unpriced: [],
-  ...over,
-})
+const session = (over: Partial<SessionFacts>): SessionFacts => sessionFacts({ dir: '/repo/tests/scenarios/capital', cost: 0.0001, ...over })
 const ran = (name: string, state: RanTest['state'], sessions: SessionFacts[]): RanTest => ({
   file: '/repo/test/a.test.ts',
   name,

@@ -4,23 +4,21 @@
  * load what only the reporter uses.
  */
 import { readJsonl } from '../cassette/jsonl.js'
+import { isRecord, isStrings } from '../providers/json.js'
 import { afterRetry, type FileFacts, type TestFacts } from './facts.js'
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string')
 
 /**
  * What a facts line must be for the summary to use it, as a message (`undefined`: it is one): one test's facts, or one
  * test file's (`kind: 'file'`).
  */
 function factsProblem(v: unknown): string | undefined {
-  if (!isObject(v)) return 'expected a JSON object'
+  if (!isRecord(v)) return 'expected a JSON object'
   if (typeof v.file !== 'string') return 'expected a string "file"'
   if (typeof v.base !== 'string') return 'expected a string "base"'
   if (v.kind === 'file') return isStrings(v.unsetKeys) ? undefined : 'expected "unsetKeys" to be an array of strings'
   if (typeof v.test !== 'string') return 'expected a string "test"'
   if (!isStrings(v.opened)) return 'expected "opened" to be an array of strings'
-  return Array.isArray(v.sessions) && v.sessions.every(isObject) ? undefined : 'expected "sessions" to be an array'
+  return Array.isArray(v.sessions) && v.sessions.every(isRecord) ? undefined : 'expected "sessions" to be an array'
 }
 
 /**

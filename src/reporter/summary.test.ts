@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import pc from 'picocolors'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SessionFacts, TestFacts } from './facts.js'
+import { sessionFacts } from './test-facts.js'
 import { formatSummary } from './summary-format.js'
 import { summarize, type RanTest } from './summary.js'
 
@@ -28,20 +29,7 @@ function project(fixtures: Record<string, string | null>): string {
   return root
 }
 
-const run = (over: Partial<SessionFacts> = {}): SessionFacts => ({
-  name: 'capital',
-  dir: '',
-  mode: 'replay',
-  modelCalls: 2,
-  toolCalls: 1,
-  modelLive: 0,
-  hermetic: true,
-  failures: [],
-  warnings: [],
-  cost: 0.001,
-  unpriced: [],
-  ...over,
-})
+const run = sessionFacts
 const facts = (root: string, opened: string[], sessions: SessionFacts[]): TestFacts => ({
   runner: 'vitest',
   file: join(root, 'a.test.ts'),
