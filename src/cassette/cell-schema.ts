@@ -103,6 +103,14 @@ function buildSchemas(z: typeof Zod) {
   )
 
   const key = z.string('expected "key" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "key" (sha256:<64 hex>)'))
+  /** The fields a model and a tool call both end with: timing, the cut of a long body, injection and the digest. */
+  const cellTail = {
+    durationMs: nonNegative('"durationMs"'),
+    truncated: z.boolean('expected "truncated" (true or false)'),
+    originalBytes: z.optional(count('"originalBytes"')),
+    injected: optionalText('"injected"'),
+    digest: z.optional(z.string('expected "digest" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "digest" (sha256:<64 hex>)'))),
+  }
 
   /** What a model.jsonl line must be for replay to serve it as it says. */
   const modelCellSchema = z
@@ -137,11 +145,7 @@ function buildSchemas(z: typeof Zod) {
         ),
         providerError: z.optional(z.looseObject({ type: optionalText('"type"'), message: text('"message"') }, 'expected "providerError" {"message"}')),
         transportError: transportErrorSchema,
-        durationMs: nonNegative('"durationMs"'),
-        truncated: z.boolean('expected "truncated" (true or false)'),
-        originalBytes: z.optional(count('"originalBytes"')),
-        injected: optionalText('"injected"'),
-        digest: z.optional(z.string('expected "digest" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "digest" (sha256:<64 hex>)'))),
+        ...cellTail,
       },
       'expected a JSON object (one model call)',
     )
@@ -176,11 +180,7 @@ function buildSchemas(z: typeof Zod) {
         rpcId: z.optional(z.union([z.string(), z.number()], 'expected "rpcId" (a string or number)')),
         url: optionalText('"url"'),
         transportError: transportErrorSchema,
-        durationMs: nonNegative('"durationMs"'),
-        truncated: z.boolean('expected "truncated" (true or false)'),
-        originalBytes: z.optional(count('"originalBytes"')),
-        injected: optionalText('"injected"'),
-        digest: z.optional(z.string('expected "digest" (sha256:<64 hex>)').check(z.regex(KEY, 'expected "digest" (sha256:<64 hex>)'))),
+        ...cellTail,
       },
       'expected a JSON object (one tool call)',
     )

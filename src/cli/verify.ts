@@ -58,29 +58,20 @@ export function verifyFixture(dir: string, opts: VerifyOptions = {}): FixtureRep
     return verifyInto(dir, opts, problems)
   } catch (e) {
     // @note a bug in fluxlab, not in the fixture: said so, with its stack, and the other fixtures are still verified.
-    const parent = forkParent(dir)
     problems.push({
       code: 'internal_error',
       file: display(dir),
       message: `fluxlab failed while verifying this fixture (a bug in fluxlab, please report it with this stack): ${String((e as Error)?.stack ?? e)}`,
     })
     redactProblems(problems)
-    return {
-      name: dir.split(/[\\/]/).pop() ?? dir,
-      dir: display(dir),
-      ...(parent ? { forkOf: display(parent) } : {}),
-      ok: false,
-      modelCalls: 0,
-      toolCalls: 0,
-      trace: 'unchecked',
-      problems,
-    }
+    return unchecked(dir, problems)
   }
 }
 
-function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): FixtureReport {
+/** A fixture's report before anything is checked: not ok, nothing counted, its trace unchecked. */
+function unchecked(dir: string, problems: Problem[]): FixtureReport {
   const parent = forkParent(dir)
-  const report: FixtureReport = {
+  return {
     name: dir.split(/[\\/]/).pop() ?? dir,
     dir: display(dir),
     ...(parent ? { forkOf: display(parent) } : {}),
@@ -90,6 +81,10 @@ function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): Fixt
     trace: 'unchecked',
     problems,
   }
+}
+
+function verifyInto(dir: string, opts: VerifyOptions, problems: Problem[]): FixtureReport {
+  const report = unchecked(dir, problems)
   const disable = opts.redact?.disable ?? []
 
   // Secrets first, in every file, so a fixture that also fails to parse still reports them all.

@@ -16,7 +16,26 @@ export interface HtmlContext {
   pricesAsOf: string
 }
 
-export const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+/**
+ * A page's head, up to and with `<body>`: the strict CSP, no referrer, its title and its inlined stylesheet.
+ * @example
+ * `${documentHead('fluxlab report', STYLE)}\n<h1>…</h1>\n</body>\n</html>\n`
+ */
+export function documentHead(title: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)}</title>
+<style>${style}</style>
+</head>
+<body>`
+}
 
 /**
  * Render the viewer.
@@ -29,17 +48,7 @@ export function renderHtml(view: RunView, ctx: HtmlContext): string {
   const { manifest } = ctx
   const modelNames = manifest.models.length ? ` · ${esc(manifest.models.join(', '))}` : ''
   const unpriced = view.unpriced.length ? ` + <span class="noprice">no price for ${esc(view.unpriced.join(', '))}</span>` : ''
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${esc(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
+  return `${documentHead(title, STYLE)}
 <header>
   <h1>${esc(view.name)}</h1>
   <p class="meta">${esc(ctx.dir)} · recorded ${esc(manifest.recordedAt)} · fluxlab ${esc(manifest.fluxlabVersion)}${modelNames}</p>

@@ -2,7 +2,7 @@
  * The frame of the report's HTML pages: one self-contained document (inline style and script, a Content-Security-Policy
  * that forbids every fetch), the `show --html` stylesheet plus the report's own rules.
  */
-import { CSP, esc } from '../html/render.js'
+import { documentHead } from '../html/render.js'
 import { STYLE } from '../html/style.js'
 
 const REPORT_STYLE = `
@@ -35,17 +35,7 @@ del, ins { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace
  * page('fluxlab report', '<h1>…</h1>', 'document.title')
  */
 export function page(title: string, body: string, script = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${esc(title)}</title>
-<style>${STYLE}${REPORT_STYLE}</style>
-</head>
-<body>
+  return `${documentHead(title, STYLE + REPORT_STYLE)}
 ${body}
 <script>
 ${script}
