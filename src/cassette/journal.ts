@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import { join, relative, resolve } from 'node:path'
-import YAML from 'yaml'
+import type * as Yaml from 'yaml'
 import { fixtureStore } from '../store/current.js'
 import type { FixtureStore, LineSink } from '../store/store.js'
 import { stableJson } from './stable-json.js'
@@ -15,6 +16,13 @@ import { VERSION } from '../version.js'
 export const JOURNAL_FILE = 'journal.jsonl'
 const JOURNAL_META = 'journal.yaml'
 const JOURNAL_FORMAT = 1
+
+/**
+ * The yaml package, loaded on first use (CommonJS, synchronously). @note issue 39 (bench section 6): only durable()
+ * journals read or write YAML, yet every process that imports `fluxlab` paid about 35 ms of CPU to load it.
+ */
+const yaml = (): typeof Yaml => (loadedYaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml)
+let loadedYaml: typeof Yaml | undefined
 
 /** Written (and fsynced) before a live operation is dispatched. */
 export interface IntentEntry {
@@ -147,7 +155,7 @@ export class Journal {
         : { formatVersion: JOURNAL_FORMAT, fluxlabVersion: VERSION, status: 'running', startedAt: new Date().toISOString(), resumes: 0 }
     if (!resume) this.store.writeFile(join(this.dir, JOURNAL_FILE), '')
     else if (this.tornTail) this.dropTornTail()
-    this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
+    this.store.writeFile(join(this.dir, JOURNAL_META), yaml().stringify(this.meta))
     this.out = this.store.appendTo(join(this.dir, JOURNAL_FILE), { durable: true })
   }
 
@@ -169,7 +177,7 @@ export class Journal {
     this.close()
     if (!this.meta) return
     this.meta = { ...this.meta, status: 'complete', completedAt: new Date().toISOString() }
-    this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
+    this.store.writeFile(join(this.dir, JOURNAL_META), yaml().stringify(this.meta))
   }
 
   close(): void {
@@ -213,7 +221,7 @@ export function listJournals(
 }
 
 function readMeta(file: string, bytes: Uint8Array): JournalMeta {
-  const meta = YAML.parse(Buffer.from(bytes).toString('utf8')) as JournalMeta
+  const meta = yaml().parse(Buffer.from(bytes).toString('utf8')) as JournalMeta
   if (!meta || meta.formatVersion !== JOURNAL_FORMAT)
     throw new FluxError('FLUX_FORMAT_VERSION', {
       failed: `read journal ${rel(file)}`,
