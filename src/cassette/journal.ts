@@ -1,11 +1,11 @@
-import { createRequire } from 'node:module'
 import { join, relative, resolve } from 'node:path'
-import type * as Yaml from 'yaml'
 import { fixtureStore } from '../store/current.js'
 import type { FixtureStore, LineSink } from '../store/store.js'
 import { stableJson } from './stable-json.js'
 import type { ModelCell, ToolCell } from './cell.js'
 import { cellSchemas, loadZod } from './cell-schema.js'
+// @note issue 39 (bench section 6): the fixtures' lazy yaml, so a process that imports `fluxlab` loads it only for a journal
+import { yaml } from './fixture-files.js'
 import { refuseSecrets } from './fixture-error.js'
 import { readJsonl } from './jsonl.js'
 import { scanText } from './scan.js'
@@ -16,13 +16,6 @@ import { VERSION } from '../version.js'
 export const JOURNAL_FILE = 'journal.jsonl'
 const JOURNAL_META = 'journal.yaml'
 const JOURNAL_FORMAT = 1
-
-/**
- * The yaml package, loaded on first use (CommonJS, synchronously). @note issue 39 (bench section 6): only durable()
- * journals read or write YAML, yet every process that imports `fluxlab` paid about 35 ms of CPU to load it.
- */
-const yaml = (): typeof Yaml => (loadedYaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml)
-let loadedYaml: typeof Yaml | undefined
 
 /** Written (and fsynced) before a live operation is dispatched. */
 export interface IntentEntry {

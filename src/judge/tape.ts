@@ -10,6 +10,7 @@ import { readSource } from '../cassette/fixture-source.js'
 import { fixtureError, refuseSecrets } from '../cassette/fixture-error.js'
 import { readJsonl } from '../cassette/jsonl.js'
 import { loadZod } from '../cassette/cell-schema.js'
+import type * as Zod from 'zod/mini'
 import { scanText } from '../cassette/scan.js'
 import type { ScanOptions } from '../cassette/scan-value.js'
 import { rerunCommand } from '../runners/command.js'
@@ -113,7 +114,9 @@ export function writeJudgeTape(dir: string, entries: readonly JudgeEntry[], opts
  * @example
  * judgeEntrySchema.safeParse(JSON.parse(line)).success
  */
-export const judgeEntrySchema = { safeParse: (v: unknown) => (builtSchema ??= buildEntrySchema()).safeParse(v) }
+export const judgeEntrySchema: { safeParse(v: unknown): ReturnType<Zod.ZodMiniType['safeParse']> } = {
+  safeParse: (v) => (builtSchema ??= buildEntrySchema()).safeParse(v),
+}
 let builtSchema: ReturnType<typeof buildEntrySchema> | undefined
 
 function buildEntrySchema() {
