@@ -30,7 +30,7 @@ export interface ServerRun {
 /**
  * Open the server's own scenario: replayed when its fixture exists, recorded when recording is allowed, else refused.
  * @example
- * const held = serverRun({ name: 'app-server', dir, options, command, cmdline, address, listen: socket.listen })
+ * const held = serverRun({ name: 'app-server', dir, options, command, cmdline, address, takeOver: socket.takeOver })
  */
 export function serverRun(o: {
   name: string
@@ -40,7 +40,7 @@ export function serverRun(o: {
   cmdline: string
   address: { path: string; token: string }
   /** serve's listener at `address` (./serve-socket.ts), which the tree takes over. */
-  listen: ServeSocket['listen']
+  takeOver: ServeSocket['takeOver']
 }): ServerRun {
   const { offline, replay, canRecord } = ownScenario(o.dir)
   const fixture = replay ? readFixture(o.dir, { disable: o.options.redact?.disable }) : undefined
@@ -68,7 +68,7 @@ export function serverRun(o: {
       const admitted = admitTo(r, request)
       return admitted && { ...admitted, answer: () => admitted.answer().finally(report) }
     },
-    { ...o.address, listen: o.listen },
+    { ...o.address, takeOver: o.takeOver },
   )
   return {
     async settle(end) {

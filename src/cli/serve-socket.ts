@@ -16,10 +16,10 @@ import { fixtureStore } from '../store/current.js'
 type Listen = typeof serveOverSocket
 type Handlers = { answer: Parameters<Listen>[1]; heard: NonNullable<Parameters<Listen>[2]> }
 
-/** serve's listener, and how the engine's tree takes it over (the `listen` of `childEnv`'s `at`). */
+/** serve's listener, and how the engine's tree takes it over (the `takeOver` of `childEnv`'s `at`). */
 export interface ServeSocket {
   /** Hands the tree's handlers to the listener (every word heard so far goes to them first) and returns it. */
-  listen: Listen
+  takeOver: Listen
 }
 
 /**
@@ -27,7 +27,7 @@ export interface ServeSocket {
  * engine took the listener over, and must do so.
  * @example
  * const socket = serveSocket(address.path, () => engine())
- * serverRun({ …, listen: socket.listen })
+ * serverRun({ …, takeOver: socket.takeOver })
  */
 export function serveSocket(path: string, engine: () => Promise<unknown>): ServeSocket {
   let handlers: Handlers | undefined
@@ -48,7 +48,7 @@ export function serveSocket(path: string, engine: () => Promise<unknown>): Serve
   // the engine's tree removes it too when it opens; one that never opens leaves nothing behind
   if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))
   return {
-    listen: (_path, answer, heard = {}) => {
+    takeOver: (_path, answer, heard = {}) => {
       handlers = { answer, heard }
       for (const token of contacts) heard.contact?.(token)
       contacts.clear()

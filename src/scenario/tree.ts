@@ -69,12 +69,12 @@ function unbuilt(run: RequestRoute, command: string, name: string): undefined {
 type Listen = typeof serveOverSocket
 
 /** The socket of this process's tree, opened on first use (at `at` when given: a process started before it opened). */
-function open(at?: { path: string; listen?: Listen }): Tree {
+function open(at?: { path: string; takeOver?: Listen }): Tree {
   if (g[KEY]) return g[KEY]
   sweepDeadTrees(tmpdir())
   const path = at?.path ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
   const children = new Map<string, Child>()
-  const server = (at?.listen ?? serveOverSocket)(
+  const server = (at?.takeOver ?? serveOverSocket)(
     path,
     async ({ token }, request, live) => {
       const child = children.get(token)
@@ -127,7 +127,7 @@ async function refusedLate(request: Request, command: string | undefined): Promi
  * @example
  * const env = childEnv(run, 'node child.mjs', admitTo)
  */
-export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, at?: { path: string; token: string; listen?: Listen }): ChildEnv | undefined {
+export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, at?: { path: string; token: string; takeOver?: Listen }): ChildEnv | undefined {
   const preload = builtFile('preload.js')?.href
   if (!preload) return unbuilt(run, command, 'preload.js')
   const t = open(at)

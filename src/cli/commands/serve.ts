@@ -88,7 +88,8 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   // Issue 39 (bench section 6): serve listens at the address now, and loads the engine now only when the server's own
   // scenario needs it whatever the server does (a bad flag too: the engine says so); else at its first call (../serve-socket.ts).
   let held: Promise<import('../serve-run.js').ServerRun> | undefined
-  const engine = () => (held ??= import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address, listen: socket.listen })))
+  const engine = () =>
+    (held ??= import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address, takeOver: socket.takeOver })))
   const socket = serveSocket(address.path, engine)
   const idle = (() => {
     try {
