@@ -5,7 +5,7 @@ import { withFluxlab } from './playwright.js'
 describe('withFluxlab', () => {
   test("wraps the user's webServer command in fluxlab serve and stops it with SIGTERM, keeping every other field", () => {
     // this fluxlab's CLI, started by this node (no npx lookup at every run)
-    const cli = `${process.execPath} ${new URL('./cli.js', import.meta.url).pathname}`
+    const cli = `${process.execPath} ${new URL('./cli.cjs', import.meta.url).pathname}`
     expect(withFluxlab({ command: 'npm run start', url: 'http://127.0.0.1:3000', reuseExistingServer: true })).toEqual({
       command: `${cli} serve --ready http://127.0.0.1:3000 -- npm run start`,
       url: 'http://127.0.0.1:3000',

@@ -1,10 +1,11 @@
 import { join, relative, resolve } from 'node:path'
-import YAML from 'yaml'
 import { fixtureStore } from '../store/current.js'
 import type { FixtureStore, LineSink } from '../store/store.js'
 import { stableJson } from './stable-json.js'
 import type { ModelCell, ToolCell } from './cell.js'
 import { cellSchemas, loadZod } from './cell-schema.js'
+// @note issue 39 (bench section 6): the fixtures' lazy yaml, so a process that imports `fluxlab` loads it only for a journal
+import { yaml } from './fixture-files.js'
 import { refuseSecrets } from './fixture-error.js'
 import { readJsonl } from './jsonl.js'
 import { scanText } from './scan.js'
@@ -147,7 +148,7 @@ export class Journal {
         : { formatVersion: JOURNAL_FORMAT, fluxlabVersion: VERSION, status: 'running', startedAt: new Date().toISOString(), resumes: 0 }
     if (!resume) this.store.writeFile(join(this.dir, JOURNAL_FILE), '')
     else if (this.tornTail) this.dropTornTail()
-    this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
+    this.store.writeFile(join(this.dir, JOURNAL_META), yaml().stringify(this.meta))
     this.out = this.store.appendTo(join(this.dir, JOURNAL_FILE), { durable: true })
   }
 
@@ -169,7 +170,7 @@ export class Journal {
     this.close()
     if (!this.meta) return
     this.meta = { ...this.meta, status: 'complete', completedAt: new Date().toISOString() }
-    this.store.writeFile(join(this.dir, JOURNAL_META), YAML.stringify(this.meta))
+    this.store.writeFile(join(this.dir, JOURNAL_META), yaml().stringify(this.meta))
   }
 
   close(): void {
@@ -213,7 +214,7 @@ export function listJournals(
 }
 
 function readMeta(file: string, bytes: Uint8Array): JournalMeta {
-  const meta = YAML.parse(Buffer.from(bytes).toString('utf8')) as JournalMeta
+  const meta = yaml().parse(Buffer.from(bytes).toString('utf8')) as JournalMeta
   if (!meta || meta.formatVersion !== JOURNAL_FORMAT)
     throw new FluxError('FLUX_FORMAT_VERSION', {
       failed: `read journal ${rel(file)}`,

@@ -1,15 +1,16 @@
 /**
- * The engine half of `fluxlab serve` (./commands/serve.ts), loaded while the server starts: the server's own run (its
- * calls outside every test's request), listening on the tree's socket at the address the server was given, and what
- * is said about it when the server stops.
+ * The engine half of `fluxlab serve` (./commands/serve.ts), loaded while the server starts when the server's own
+ * scenario replays or may record, else on its first call (./serve-socket.ts): the server's own run (its calls outside
+ * every test's request), taking over serve's socket at the address the server was given, and what is said about it
+ * when the server stops.
  */
-import { fixtureExists, readFixture } from '../cassette/fixture.js'
+import { readFixture } from '../cassette/fixture.js'
 import { relative, resolve } from 'node:path'
 import type { FluxOptions } from '../context/options.js'
 import type { TestContext } from '../context/types.js'
 import { APP_SERVER, appendFacts, collectFacts } from '../reporter/facts.js'
 import { FluxError } from '../errors.js'
-import { readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
+import { readFlag } from '../golden/update-mode.js'
 import { isProviderRequest } from '../providers/registry.js'
 import { refusalRun } from '../scenario/refusals.js'
 import { admitTo } from '../scenario/router.js'
@@ -19,6 +20,7 @@ import { attachScenario, type Attached } from './attach.js'
 import { EXIT } from './errors.js'
 import { display } from './fixtures.js'
 import type { Output } from './output.js'
+import { ownScenario, type ServeSocket } from './serve-socket.js'
 
 /** The server's own run, taking the server's requests at `address`; `settle` when the server exited. */
 export interface ServerRun {
@@ -28,7 +30,7 @@ export interface ServerRun {
 /**
  * Open the server's own scenario: replayed when its fixture exists, recorded when recording is allowed, else refused.
  * @example
- * const held = serverRun({ name: 'app-server', dir, options, command, cmdline, address })
+ * const held = serverRun({ name: 'app-server', dir, options, command, cmdline, address, takeOver: socket.takeOver })
  */
 export function serverRun(o: {
   name: string
@@ -37,10 +39,10 @@ export function serverRun(o: {
   command: string[]
   cmdline: string
   address: { path: string; token: string }
+  /** serve's listener at `address` (./serve-socket.ts), which the tree takes over. */
+  takeOver: ServeSocket['takeOver']
 }): ServerRun {
-  const offline = readFlag('FLUX_OFFLINE')
-  const replay = fixtureExists(o.dir) && readGolden() !== 'update'
-  const canRecord = !offline && updateStateFromEnv() !== 'none'
+  const { offline, replay, canRecord } = ownScenario(o.dir)
   const fixture = replay ? readFixture(o.dir, { disable: o.options.redact?.disable }) : undefined
   const attached =
     replay || canRecord
@@ -66,7 +68,7 @@ export function serverRun(o: {
       const admitted = admitTo(r, request)
       return admitted && { ...admitted, answer: () => admitted.answer().finally(report) }
     },
-    o.address,
+    { ...o.address, takeOver: o.takeOver },
   )
   return {
     async settle(end) {

@@ -2,7 +2,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { describeJudgeTapeReport, finishJudgeTapes, markUsed, readJudgeTape, serializeJudgeTape, writeJudgeTape, type JudgeEntry } from './tape.js'
+import {
+  describeJudgeTapeReport,
+  finishJudgeTapes,
+  isJudgeEntry,
+  judgeEntrySchema,
+  markUsed,
+  readJudgeTape,
+  serializeJudgeTape,
+  writeJudgeTape,
+  type JudgeEntry,
+} from './tape.js'
 
 const dirs: string[] = []
 const temp = () => {
@@ -142,5 +152,17 @@ describe('finishJudgeTapes', () => {
     markUsed(dir, 'refund', e.key)
     expect(finishJudgeTapes({ env: { FLUX_GOLDEN: 'judge' } })).toEqual([])
     expect(existsSync(join(dir, 'judge.jsonl'))).toBe(true)
+  })
+})
+
+describe('isJudgeEntry', () => {
+  it('accepts exactly the lines the schema accepts (the read path asks zod only about a line it refuses)', () => {
+    const good = entry('one', { score: 0.5, threshold: 0.4, instructions: 'be strict' })
+    const lines: unknown[] = [good, { ...good, extra: 'kept' }, entry('two'), null, [], 'x', 3, {}]
+    for (const field of Object.keys(good))
+      for (const value of [undefined, null, '', 'sha256:x', 'PASS', 'MAYBE', 0, 1, Infinity, Number.NaN, [], {}, true]) lines.push({ ...good, [field]: value })
+    const disagree = lines.filter((v) => isJudgeEntry(v) !== judgeEntrySchema.safeParse(v).success)
+    expect(disagree).toEqual([])
+    expect(lines.filter((v) => isJudgeEntry(v)).length).toBeGreaterThan(10)
   })
 })

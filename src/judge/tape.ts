@@ -4,12 +4,13 @@
  */
 import { join, relative } from 'node:path'
 import { stableJson } from '../cassette/stable-json.js'
-import * as z from 'zod/mini'
 import { writeFileAtomic } from '../store/atomic.js'
 import { FILES } from '../cassette/fixture-files.js'
 import { readSource } from '../cassette/fixture-source.js'
 import { fixtureError, refuseSecrets } from '../cassette/fixture-error.js'
 import { readJsonl } from '../cassette/jsonl.js'
+import { loadZod } from '../cassette/cell-schema.js'
+import type * as Zod from 'zod/mini'
 import { scanText } from '../cassette/scan.js'
 import type { ScanOptions } from '../cassette/scan-value.js'
 import { rerunCommand } from '../runners/command.js'
@@ -55,7 +56,8 @@ export function readJudgeTape(dir: string, opts: ScanOptions = {}): JudgeEntry[]
   const file = judgeFile(dir)
   const fix = () => `Fix the line by hand, or delete it and re-grade with \`${rerunCommand('FLUX_GOLDEN=judge', readSource(dir))}\`.`
   const { lines } = readJsonl<JudgeEntry>(file, {
-    schema: entrySchema,
+    schema: judgeEntrySchema,
+    accepts: isJudgeEntry,
     noun: '',
     fix,
     scan: {
@@ -105,23 +107,60 @@ export function writeJudgeTape(dir: string, entries: readonly JudgeEntry[], opts
   writeFileAtomic(file, text)
 }
 
-/** What a judge.jsonl line must be. */
-const entrySchema = z.looseObject(
-  {
-    key: z.string('expected a "key" like "sha256:…"').check(z.startsWith('sha256:', 'expected a "key" like "sha256:…"')),
-    criterion: z.string('expected a string "criterion"'),
-    model: z.string('expected a string "model" (the judge)'),
-    verdict: z.enum(['PASS', 'FAIL'], 'expected "verdict" to be "PASS" or "FAIL"'),
-    rationale: z.string('expected a string "rationale"'),
-    textDigest: z.string('expected a string "textDigest"'),
-    templateVersion: z.number('expected a numeric "templateVersion"'),
-    recordedAt: z.string('expected a string "recordedAt"'),
-    score: z.optional(z.number('expected "score" to be a number')),
-    threshold: z.optional(z.number('expected "threshold" to be a number')),
-    instructions: z.optional(z.string('expected "instructions" to be a string')),
-  },
-  'expected a JSON object (one verdict)',
-)
+/**
+ * What a judge.jsonl line must be, built on first use. @note issue 39 (bench section 6): zod was about 60 ms of CPU in
+ * every process that imports `fluxlab` (a spec's `Rubric`, in Playwright's runner and each worker); a good line passes
+ * {@link isJudgeEntry}, so zod is loaded only for a bad line's message, as for cells (src/cassette/cell-schema.ts).
+ * @example
+ * judgeEntrySchema.safeParse(JSON.parse(line)).success
+ */
+export const judgeEntrySchema: { safeParse(v: unknown): ReturnType<Zod.ZodMiniType['safeParse']> } = {
+  safeParse: (v) => (builtSchema ??= buildEntrySchema()).safeParse(v),
+}
+let builtSchema: ReturnType<typeof buildEntrySchema> | undefined
+
+function buildEntrySchema() {
+  const z = loadZod()
+  return z.looseObject(
+    {
+      key: z.string('expected a "key" like "sha256:…"').check(z.startsWith('sha256:', 'expected a "key" like "sha256:…"')),
+      criterion: z.string('expected a string "criterion"'),
+      model: z.string('expected a string "model" (the judge)'),
+      verdict: z.enum(['PASS', 'FAIL'], 'expected "verdict" to be "PASS" or "FAIL"'),
+      rationale: z.string('expected a string "rationale"'),
+      textDigest: z.string('expected a string "textDigest"'),
+      templateVersion: z.number('expected a numeric "templateVersion"'),
+      recordedAt: z.string('expected a string "recordedAt"'),
+      score: z.optional(z.number('expected "score" to be a number')),
+      threshold: z.optional(z.number('expected "threshold" to be a number')),
+      instructions: z.optional(z.string('expected "instructions" to be a string')),
+    },
+    'expected a JSON object (one verdict)',
+  )
+}
+
+const STRINGS = ['criterion', 'model', 'rationale', 'textDigest', 'recordedAt'] as const
+const finite = (v: unknown) => typeof v === 'number' && Number.isFinite(v)
+
+/**
+ * The schema above by hand: true only for a line it accepts (zod's `number` refuses NaN and the infinities).
+ * @example
+ * isJudgeEntry(JSON.parse(line))
+ */
+export function isJudgeEntry(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
+  const e = v as Record<string, unknown>
+  return (
+    typeof e.key === 'string' &&
+    e.key.startsWith('sha256:') &&
+    STRINGS.every((k) => typeof e[k] === 'string') &&
+    (e.verdict === 'PASS' || e.verdict === 'FAIL') &&
+    finite(e.templateVersion) &&
+    (e.score === undefined || finite(e.score)) &&
+    (e.threshold === undefined || finite(e.threshold)) &&
+    (e.instructions === undefined || typeof e.instructions === 'string')
+  )
+}
 
 // ---------------------------------------------------------------------------
 // Which verdicts this process used, per judge.jsonl (for reporting and pruning).

@@ -62,13 +62,19 @@ function unbuilt(run: RequestRoute, command: string, name: string): undefined {
   return undefined
 }
 
+/**
+ * How a tree listens at its socket: `serveOverSocket`, or (`fluxlab serve`, issue 39) the listener serve opened before it
+ * loaded the engine, which hands each word to what this gives it.
+ */
+type Listen = typeof serveOverSocket
+
 /** The socket of this process's tree, opened on first use (at `at` when given: a process started before it opened). */
-function open(at?: string): Tree {
+function open(at?: { path: string; takeOver?: Listen }): Tree {
   if (g[KEY]) return g[KEY]
   sweepDeadTrees(tmpdir())
-  const path = at ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
+  const path = at?.path ?? treeSocketPath(tmpdir(), `fluxlab-${process.pid}-${randomBytes(4).toString('hex')}`)
   const children = new Map<string, Child>()
-  const server = serveOverSocket(
+  const server = (at?.takeOver ?? serveOverSocket)(
     path,
     async ({ token }, request, live) => {
       const child = children.get(token)
@@ -116,14 +122,15 @@ async function refusedLate(request: Request, command: string | undefined): Promi
 /**
  * What a child started now with `command` in `run` gets: the preload, and the socket and token its requests go to.
  * `undefined` (the child gets nothing, and the run fails with why) when the preload has not been built. `at`: the
- * socket and token a child already started was given (`fluxlab serve` starts the server before loading the engine).
+ * socket and token a child already started was given (`fluxlab serve` starts the server before loading the engine), and
+ * the listener already there.
  * @example
  * const env = childEnv(run, 'node child.mjs', admitTo)
  */
-export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, at?: { path: string; token: string }): ChildEnv | undefined {
+export function childEnv(run: RequestRoute, command: string, admit: AdmitChild, at?: { path: string; token: string; takeOver?: Listen }): ChildEnv | undefined {
   const preload = builtFile('preload.js')?.href
   if (!preload) return unbuilt(run, command, 'preload.js')
-  const t = open(at?.path)
+  const t = open(at)
   for (const [token, c] of t.children) if (c.run.ended) t.children.delete(token)
   const token = at?.token ?? randomBytes(16).toString('hex')
   const child: Child = { run, admit, command: redactText(command), spawned: !at }

@@ -1,8 +1,8 @@
 /**
  * Bench section 6 (issue 39): the Playwright and jest reporters load in the runner's main process of every run, so what
  * they import is paid by every run, fluxlab's scenario or not. Reading the workers' facts file must not load zod (it
- * was about 50 ms of a Playwright run's CPU), msw or the interceptors. Each built CommonJS reporter is loaded in a fresh
- * node and the packages it loaded are listed.
+ * was about 50 ms of a Playwright run's CPU), msw or the interceptors. Nor may the `fluxlab` index a spec imports load
+ * zod or yaml. Each built CommonJS file is loaded in a fresh node and the packages it loaded are listed.
  */
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -26,4 +26,12 @@ test.each(['playwright-reporter.cjs', 'jest-reporter.cjs'])('%s loads no zod, ms
   const loaded = packagesLoaded(file)
   expect(loaded.length, 'no package was seen loading: the check reads nothing').toBeGreaterThan(0)
   expect(loaded.filter((p) => HEAVY.includes(p))).toEqual([])
+})
+
+// Issue 39 (bench section 6): a Playwright spec that imports `fluxlab` (a `Rubric`) loads it in the runner's main process,
+// which lists the tests, and in every worker. zod (a bad line's message) and yaml (durable() journals) load on first use.
+test('index.cjs (`fluxlab` in a spec Playwright transpiles) loads no zod or yaml', () => {
+  const loaded = packagesLoaded('index.cjs')
+  expect(loaded.length, 'no package was seen loading: the check reads nothing').toBeGreaterThan(0)
+  expect(loaded.filter((p) => ['zod', 'yaml', 'msw'].includes(p))).toEqual([])
 })

@@ -25,6 +25,7 @@ import { CliError, EXIT, usage } from '../errors.js'
 import type { Output } from '../output.js'
 import { describeTarget, READY_TEXT, readyTarget, untilReady } from '../ready.js'
 import { deathCause, rootMismatch, testsRoot } from '../serve-roots.js'
+import { ownScenario, serveSocket } from '../serve-socket.js'
 
 /**
  * Start the server under fluxlab and return its exit code when it exits (a signal to `serve` is passed on to it).
@@ -84,7 +85,20 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   // @note the server runs in its own directory: tools that read PWD (not cwd) see it too
   if (values.cwd) env.PWD = cwd
 
+  // Issue 39 (bench section 6): serve listens at the address now, and loads the engine now only when the server's own
+  // scenario needs it whatever the server does (a bad flag too: the engine says so); else at its first call (../serve-socket.ts).
   let held: Promise<import('../serve-run.js').ServerRun> | undefined
+  const engine = () =>
+    (held ??= import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address, takeOver: socket.takeOver })))
+  const socket = serveSocket(address.path, engine)
+  const idle = (() => {
+    try {
+      const own = ownScenario(dir)
+      return !own.replay && !own.canRecord
+    } catch {
+      return false
+    }
+  })()
   let stderr = ''
   let answered = false
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((done) => {
@@ -105,7 +119,7 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
             fix: 'This is a bug in fluxlab; please report it. Playwright still finds the server by its own check, at its own pace',
           }),
       )
-    held = import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address }))
+    if (!idle) void engine().catch(() => {})
     const forward = (sig: NodeJS.Signals) => () => child.kill(sig)
     const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => [sig, forward(sig)] as const)
     for (const [sig, f] of handlers) process.on(sig, f)
@@ -127,5 +141,8 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   const stopped = exit.signal !== null || exit.code === 143 || exit.code === 130
   if (!stopped && exit.code !== 0 && !answered)
     out.error(deathCause({ code: exit.code, checked: !!ready, root, tests, from: process.cwd(), placeholders, keyVars, stderr, env }))
-  return (await held!).settle({ failed: !stopped && exit.code !== 0, out, code: exit.code ?? 0 })
+  const failed = !stopped && exit.code !== 0
+  // a refused scenario the server never called has nothing to settle: no fixture, no calls, no facts
+  if (!held) return failed ? (exit.code ?? 0) : EXIT.ok
+  return (await held).settle({ failed, out, code: exit.code ?? 0 })
 }
