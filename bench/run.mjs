@@ -19,6 +19,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { http } from 'msw'
 import { setupServer } from 'msw/node'
+import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
+import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
 import { pollyNock } from './polly-nock.mjs'
@@ -28,6 +30,13 @@ import { prng } from './mutate.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
 import { BROWSER_ROWS, playwrightBench } from './playwright.mjs'
+
+/**
+ * The globals as Node made them, before any interceptor patched them (imports patch nothing). The ClientRequest
+ * interceptor replaces `Headers`, `Request` and `Response` with proxies that note raw header names, and once the msw rows
+ * have sat on fluxlab's interceptors those stay applied for the rest of the process: the floor would run with them.
+ */
+const PRISTINE = { Headers: globalThis.Headers, Request: globalThis.Request, Response: globalThis.Response }
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -150,6 +159,9 @@ async function floorRun() {
   const counter = { n: 0 }
   const t0 = performance.now()
   const real = globalThis.fetch
+  // @note issue 40: without this the floor ran under the interceptors' Headers/Request/Response proxies (see PRISTINE).
+  const patched = { Headers: globalThis.Headers, Request: globalThis.Request, Response: globalThis.Response }
+  Object.assign(globalThis, PRISTINE)
   globalThis.fetch = async (input) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
     if (url === 'https://api.openai.com/v1/chat/completions') return streamed(modelResponses[counter.n++])
@@ -161,10 +173,42 @@ async function floorRun() {
     result = await capitalAgent()
   } finally {
     globalThis.fetch = real
+    Object.assign(globalThis, patched)
   }
   const t1 = performance.now()
   checkResult(result, 'floor')
   return t1 - t0
+}
+
+/**
+ * What any replay built on msw's interception pays (issue 40): the fetch and ClientRequest interceptors fluxlab applies,
+ * applied for the block (fluxlab keeps them across back-to-back runs), with one `request` listener that answers from
+ * memory as the floor does: no matching, no fixture. The part of fluxlab's ratio to the floor that is not fluxlab's.
+ */
+async function interceptorsBlock(k, keep) {
+  const interceptors = [new ClientRequestInterceptor(), new FetchInterceptor()]
+  const counter = { n: 0 }
+  const answer = ({ request, controller }) => {
+    const url = request.url
+    if (url === 'https://api.openai.com/v1/chat/completions') controller.respondWith(streamed(modelResponses[counter.n++]))
+    else if (url.startsWith('http://127.0.0.1:4010/capital')) controller.respondWith(streamed(toolResponse))
+  }
+  for (const i of interceptors) {
+    i.apply()
+    i.on('request', answer)
+  }
+  try {
+    for (let i = 0; i < k; i++) {
+      counter.n = 0
+      const t0 = performance.now()
+      const result = await capitalAgent()
+      const t1 = performance.now()
+      checkResult(result, 'interceptors')
+      if (keep) variants.interceptors.total.push(t1 - t0)
+    }
+  } finally {
+    for (const i of interceptors) i.dispose()
+  }
 }
 
 /** One fluxlab run against an opened scenario: only `s.run(agent)` is timed. */
@@ -188,6 +232,7 @@ const variants = {
   polly: { total: [] },
   nock: { total: [] },
   floor: { total: [] },
+  interceptors: { total: [] },
 }
 /** Polly.js and nock.back replays (bench/polly-nock.mjs), set up in replayBench. */
 let others
@@ -228,6 +273,8 @@ async function block(name, k, keep) {
       checkResult(result, name)
       if (keep) variants[name].total.push(t)
     }
+  } else if (name === 'interceptors') {
+    await interceptorsBlock(k, keep)
   } else if (name === 'floor') {
     for (let i = 0; i < k; i++) {
       const t = await floorRun()
@@ -292,7 +339,7 @@ async function replayBench() {
   checkResult(others.recorded.nock, 'nock.back recording')
   await toolTape.aged()
 
-  const order = ['flux', 'fluxReused', 'fluxTool', 'mswRun', 'mswLive', 'mswToolRun', 'mswToolLive', 'polly', 'nock', 'floor']
+  const order = ['flux', 'fluxReused', 'fluxTool', 'mswRun', 'mswLive', 'mswToolRun', 'mswToolLive', 'polly', 'nock', 'floor', 'interceptors']
   // Warm-up round (JIT, module caches, msw internals), discarded.
   for (const v of order) await block(v, BLOCK, false)
   const perRound = []
@@ -316,6 +363,8 @@ async function replayBench() {
       fluxToolLive: med('fluxTool') / toolLive,
       fluxFloor: med('flux') / med('floor'),
       mswFloor: med('mswRun') / med('floor'),
+      interceptorsFloor: med('interceptors') / med('floor'),
+      fluxInterceptors: med('flux') / med('interceptors'),
     })
   }
   others.cleanup()
@@ -429,6 +478,7 @@ if (perRound) {
     ['Polly.js replay, new Polly()+stop() per run *', variants.polly.total, base],
     ['nock.back replay, back()+nockDone() per run *', variants.nock.total, base],
     ['floor: fetch answered from memory, no interception', variants.floor.total, base],
+    ['interceptors only, answering from memory ***', variants.interceptors.total, base],
     ['tool in-process: msw per run (its baseline) **', toolBase, toolBase],
     ['tool in-process: msw listening across runs', variants.mswToolLive.total, toolBase],
     ['tool on tape: fluxlab scenario() + run() **', variants.fluxTool.total, toolBase],
@@ -447,9 +497,17 @@ if (perRound) {
   console.log('     (a replayed stream arrives as one piece), which fluxlab and the msw baseline keep.')
   console.log('   ** the same agent with its tool as an in-process function (2 model calls, no HTTP tool call): the fluxlab row puts it on the')
   console.log("     tape with lab.tool('get_capital', fn) and replays a fixture recorded before timing; the msw rows call the function itself.")
+  console.log('   *** the @mswjs/interceptors fetch and ClientRequest interceptors fluxlab applies, one listener answering from memory as the')
+  console.log("     floor does (no matching, no fixture): what a replay through msw's interception pays before any work of its own.")
   console.log(`   / msw listening (median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / live)} (${roundSpread('fluxLive')}), reused scenario ${ratio(median(variants.fluxReused.total) / live)} (${roundSpread('fluxReusedLive')}), tool on tape ${ratio(median(variants.fluxTool.total) / toolLive)} (${roundSpread('fluxToolLive')}, to msw listening with the tool in-process)`)
   const floor = median(variants.floor.total)
-  console.log(`   / floor (no interception; median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / floor)} (${roundSpread('fluxFloor')}), msw per run ${ratio(median(base) / floor)} (${roundSpread('mswFloor')})`)
+  console.log(
+    `   / floor (no interception; median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / floor)} (${roundSpread('fluxFloor')}), ` +
+      `msw per run ${ratio(median(base) / floor)} (${roundSpread('mswFloor')}), interceptors only ${ratio(median(variants.interceptors.total) / floor)} (${roundSpread('interceptorsFloor')})`,
+  )
+  console.log(
+    `   / interceptors only (median; per round): fluxlab scenario()+run() ${ratio(median(variants.flux.total) / median(variants.interceptors.total))} (${roundSpread('fluxInterceptors')})`,
+  )
   console.log(`   opening the scenario is ${((100 * (median(variants.flux.total) - median(variants.flux.run))) / median(variants.flux.total)).toFixed(0)}% of a fluxlab run`)
   console.log('   (ms columns: milliseconds per run on this machine)\n')
 }

@@ -18,10 +18,22 @@ export const REPLAY_KEY = 'fluxlab-replay-no-key'
  * replayKeyFor('MY_GATEWAY_TOKEN') // 'fluxlab-replay-no-key-MY_GATEWAY_TOKEN'
  */
 export function replayKeyFor(name: string): string {
-  // @note the prefix is the vendor's documented format (its family's `vendors`), never read from a key.
-  const prefix = vendorTable.vendors.find((v) => v.keyPrefix !== undefined && v.keyVars.includes(name))?.keyPrefix ?? ''
-  return `${prefix}${REPLAY_KEY}-${name}`
+  // @note issue 40 performance: a replay fills its variables at every run (8 for a fixture recorded before `keyVars`), each
+  // a search of the vendors: remembered by name while the vendor table is the same (registering a family makes a new one).
+  if (placeholders.vendors !== vendorTable.vendors) {
+    placeholders.vendors = vendorTable.vendors
+    placeholders.known.clear()
+  }
+  let value = placeholders.known.get(name)
+  if (value === undefined) {
+    // @note the prefix is the vendor's documented format (its family's `vendors`), never read from a key.
+    const prefix = vendorTable.vendors.find((v) => v.keyPrefix !== undefined && v.keyVars.includes(name))?.keyPrefix ?? ''
+    placeholders.known.set(name, (value = `${prefix}${REPLAY_KEY}-${name}`))
+  }
+  return value
 }
+
+const placeholders: { vendors?: typeof vendorTable.vendors; known: Map<string, string> } = { known: new Map() }
 
 /**
  * Whether a value is (or holds) a placeholder of a replay, not a real key.

@@ -135,7 +135,7 @@ export function admitTo(run: RequestRoute, request: Request, origin?: string): A
   if (local === 'own' || mockedBeneath(run, request.method, url)) return undefined
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
-  const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), ...(origin ? { origin } : {}) }
+  const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), url, ...(origin ? { origin } : {}) }
   // `bind`, not a closure here: answering calls the run directly.
   const answer = run.handle.bind(run, request, known)
   const preempts = refusal ? refusal.preempts(request.method, url) : known.codec !== undefined

@@ -162,13 +162,14 @@ export class Run implements TrackedRun, RequestRoute {
   checkRedaction(): void {
     const { fixture, redactor, normalize } = this.config
     if (!fixture) return
-    const rerun = `re-record so the fixture matches today's rules: ${this.config.command('FLUX_GOLDEN=update')}`
+    // @note issue 40 performance: the command is built only for a mismatch (it was built at every run).
+    const rerun = () => `re-record so the fixture matches today's rules: ${this.config.command('FLUX_GOLDEN=update')}`
     const marker = redactor.marker
     if (fixture.manifest.redaction !== marker)
       this.log.diverge(
         'redaction_mismatch',
         'scenario.yaml',
-        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; ${rerun}`,
+        `the fixture was redacted with ${fixture.manifest.redaction}, today's redactor is ${marker}; ${rerun()}`,
       )
     const was = fixture.manifest.normalize
     if (was !== normalize.marker)
@@ -176,7 +177,7 @@ export class Run implements TrackedRun, RequestRoute {
         'redaction_mismatch',
         'scenario.yaml',
         `the fixture's requests were normalized with ${was ?? 'no normalize rules'}, today's normalize rules are ${normalize.marker ?? 'none'} ` +
-          `(${JSON.stringify(normalize.config.map(String))}); ${rerun}`,
+          `(${JSON.stringify(normalize.config.map(String))}); ${rerun()}`,
       )
   }
 

@@ -15,14 +15,13 @@
  * A run has only the stages its kind needs: record is journal? → live; replay is
  * intervene? → tape → off-tape → live (reached only when an intervention allows it); a refusal is refusal.
  */
-import { canonicalRequest, httpToolCall, requestKey, toolKey, type CanonicalOptions } from '../../cassette/canonical.js'
-import type { Redactor } from '../../cassette/redact.js'
+import { canonicalRequest, httpToolCall, requestKey, type CanonicalOptions } from '../../cassette/canonical.js'
 import { isFluxError } from '../../errors.js'
 import { detectModelCall } from '../../providers/registry.js'
 import type { ModelCallCodec } from '../../providers/types.js'
 import type { ProviderFamily } from '../../providers/registry.js'
-import type { Answer, Call, ClassifyConfig, Counters, FnToolCall, HttpToolRequest, ModelRequest, Stage, TapeMiss } from './call.js'
-import { toJsonValue } from './cell-values.js'
+import type { Answer, Call, ClassifyConfig, Counters, HttpToolRequest, ModelRequest, Stage, TapeMiss } from './call.js'
+import { classifyToolCall } from './fn-call.js'
 import type { RunConfig } from './config.js'
 import { offTapeResponse } from './http.js'
 import { interventionStage } from './intervene.js'
@@ -34,10 +33,14 @@ import { refusalStage } from './refuse.js'
 import { sharedReadStage } from './shared-reads.js'
 import { tapeStage, type TapeStage } from './tape.js'
 
-/** What the router already found out about a request: its model-call codec (none for any other request), and the child process that sent it. */
+/**
+ * What the router already found out about a request: its model-call codec (none for any other request), the child process
+ * that sent it, and its URL as parsed there (parsed once: issue 40 performance).
+ */
 interface Known {
   codec?: ModelCallCodec<ProviderFamily>
   origin?: string
+  url?: URL
 }
 
 export interface Pipeline {
@@ -76,7 +79,7 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
       const seq = ++counters.seq
       const n = codec ? ++counters.model : ++counters.tool
       step = codec ? `model#${n}` : `tool#${n}`
-      const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin }, config)
+      const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin, url: known?.url }, config)
       step = call.step
       // @note the end of a replay reads them (`unwrapped_tool`, ./close.ts), and only after a turn nothing on the tape answered
       if (call.channel === 'model' && config.mode === 'replay') log.sent.push({ seq, step, results: sentResults(call) })
@@ -89,7 +92,7 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
   }
   const callTool = async (call: { name: string; args: unknown; callId?: string }, run: () => unknown): Promise<unknown> => {
     let answer: Awaited<ReturnType<typeof dispatch>>
-    const c = classifyToolCall(call, run, counters, config.redactor)
+    const c = classifyToolCall(call, run, counters, config.redactor, remembered)
     try {
       answer = await dispatch(c)
     } catch (e) {
@@ -156,6 +159,8 @@ interface Arrival {
   step: string
   /** The child process that sent it, if another process of the tree did. */
   origin?: string
+  /** `request.url`, parsed, when the router parsed it already. */
+  url?: URL
 }
 
 /**
@@ -166,13 +171,12 @@ interface Arrival {
  */
 async function classifyRequest(
   request: Request,
-  { codec, seq, n, step, origin }: Arrival,
+  { codec, seq, n, step, origin, url = new URL(request.url) }: Arrival,
   config: ClassifyConfig,
 ): Promise<Call & (ModelRequest | HttpToolRequest)> {
-  const url = new URL(request.url)
   // @note issue 14: read once, no clone: the run answers every request it classifies (nothing reads this body after
   // it), and a live send reuses these bytes.
-  const bytes = request.body === null ? EMPTY : Buffer.from(await request.arrayBuffer())
+  const bytes = request.body === null ? EMPTY : await bodyBytes(request.body)
   const text = bytes.toString('utf8')
   if (codec) {
     const { canonical, key } = remembered(`model ${request.method} ${url.href}\n${text}`, config, () => {
@@ -202,6 +206,24 @@ async function classifyRequest(
     ...(legacyKey ? { legacyKey } : {}),
     ...(origin ? { origin } : {}),
   })
+}
+
+/**
+ * A request's body, read whole from its stream.
+ * @note issue 40 performance: `request.arrayBuffer()` reads the same stream through undici's body mixin (a deferred
+ * promise, a copy into one ArrayBuffer, then ours into a Buffer): about twice the CPU of this loop, for every request.
+ */
+async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const reader = body.getReader()
+  const parts: Uint8Array[] = []
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (!(value instanceof Uint8Array)) throw new TypeError('Received non-Uint8Array chunk')
+    parts.push(value)
+  }
+  // a copy: a body stream's chunks may be buffers its producer reuses
+  return Buffer.concat(parts)
 }
 
 /**
@@ -241,15 +263,6 @@ function ruleId(rules: object | undefined): number {
   return id
 }
 
-/** `JSON.stringify(v)`, or `undefined` where it has no JSON text (undefined, a function, a BigInt, a cycle). */
-function jsonText(v: unknown): string | undefined {
-  try {
-    return JSON.stringify(v)
-  } catch {
-    return undefined
-  }
-}
-
 /** `value` and every object in it, frozen. */
 function frozen<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -257,36 +270,6 @@ function frozen<T>(value: T): T {
     for (const v of Object.values(value)) frozen(v)
   }
   return value
-}
-
-/**
- * Classify one in-process tool call (`lab.tools`): its args redacted and made JSON-safe, its key computed.
- * @example
- * const call = classifyToolCall({ name: 'read', args: { path } }, run, counters, redactor)
- */
-function classifyToolCall(call: { name: string; args: unknown; callId?: string }, run: () => unknown, counters: Counters, redactor: Redactor): FnToolCall {
-  const seq = ++counters.seq
-  const n = ++counters.tool
-  // @note the arguments are keyed as JSON (`toJsonValue`), so their JSON text decides them: remembered by it
-  const text = jsonText(call.args)
-  const keyed = (json: unknown) => {
-    const args = redactor.json(json)
-    return { args, key: toolKey(call.name, args) }
-  }
-  const { args, key } = text === undefined ? keyed(toJsonValue(call.args)) : remembered(`fn ${call.name}\n${text}`, { redactor }, () => keyed(JSON.parse(text)))
-  return Object.freeze({
-    channel: 'tool',
-    kind: 'fn',
-    seq,
-    n,
-    id: `tool#${n}`,
-    step: `tool#${n} ${call.name}`,
-    key,
-    name: call.name,
-    callId: call.callId,
-    args,
-    run,
-  })
 }
 
 export type { Counters } from './call.js'
