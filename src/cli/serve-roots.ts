@@ -122,10 +122,12 @@ export function deathCause(d: Death): MessageParts {
       reason: `it read ${variable}, which held fluxlab's replay placeholder (the fixtures in ${where} name it): the key was not the cause`,
       fix: "See the server's own error above",
     }
+  const testsAt = elsewhere ? `, while the tests' fixtures are in ${shown(elsewhere, d.from)}/` : ''
+  const keyVars = d.keyVars.length ? d.keyVars.join(', ') : 'no key variable'
   if (variable)
     return {
       failed,
-      reason: `${variable} is unset and got no placeholder: ${empty ? `no fixture in ${where}${elsewhere ? `, while the tests' fixtures are in ${shown(elsewhere, d.from)}/` : ''}` : `the fixtures in ${where} name ${d.keyVars.length ? d.keyVars.join(', ') : 'no key variable'}`}`,
+      reason: `${variable} is unset and got no placeholder: ${empty ? `no fixture in ${where}${testsAt}` : `the fixtures in ${where} name ${keyVars}`}`,
       fix:
         fix ??
         (empty

@@ -111,7 +111,9 @@ async function settle(attached: Attached | undefined, run: Run, o: { name: strin
   const r = await attached.finish({ programFailed: o.failed })
   if (r.steps.length)
     o.out.note(
-      `fluxlab serve: the app server made ${r.steps.length} call${r.steps.length === 1 ? '' : 's'} outside every test's browser request (${r.steps.map((s) => (s.channel === 'model' ? `${s.cell.family} ${s.cell.model ?? ''}`.trim() : s.cell.name)).join(', ')}), ${o.failed ? 'not written' : r.mode === 'replay' ? 'replayed from' : r.saved ? 'recorded into' : 'not recorded into'} its own scenario ${display(o.dir)}/`,
+      `fluxlab serve: the app server made ${r.steps.length} call${r.steps.length === 1 ? '' : 's'} outside every test's browser request ` +
+        `(${r.steps.map((s) => (s.channel === 'model' ? `${s.cell.family} ${s.cell.model ?? ''}`.trim() : s.cell.name)).join(', ')}), ` +
+        `${o.failed ? 'not written' : r.mode === 'replay' ? 'replayed from' : r.saved ? 'recorded into' : 'not recorded into'} its own scenario ${display(o.dir)}/`,
     )
   if (r.fatal) o.out.error(r.fatal.message)
   for (const w of r.warnings) o.out.warn(`warning: ${o.name} ${w.step} ${w.code}: ${w.message}`)

@@ -256,4 +256,7 @@ export class Run implements TrackedRun, RequestRoute {
 
 /** SPEC §2, the process tree: a child of the run that never reached it, named with the two ways to fix that. */
 const unseenMessage = (command: string): string =>
-  `the child process \`${command}\` exited without reaching fluxlab: it did not load fluxlab's preload (its NODE_OPTIONS was replaced, or it is not a Node program) and sent nothing through a base-URL variable, so any request it made went out unseen and is on no tape; keep NODE_OPTIONS in its environment (add to it, do not replace it), or set \`childBaseUrls: true\` (FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)`
+  `the child process \`${command}\` exited without reaching fluxlab: it did not load fluxlab's preload (its NODE_OPTIONS ` +
+  'was replaced, or it is not a Node program) and sent nothing through a base-URL variable, so any request it made went ' +
+  'out unseen and is on no tape; keep NODE_OPTIONS in its environment (add to it, do not replace it), or set ' +
+  '`childBaseUrls: true` (FLUX_CHILD_BASE_URLS=1) for a program that reads OPENAI_BASE_URL and the like (docs/process-tree.md)'

@@ -61,7 +61,8 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   if (mismatch) out.error(mismatch)
   const name = values.name ?? 'app-server'
   const dir = resolve(root, name)
-  const cmdline = `npx fluxlab serve${values.name ? ` --name ${values.name}` : ''}${values.dir ? ` --dir ${values.dir}` : ''}${values.cwd ? ` --cwd ${values.cwd}` : ''} -- ${command.join(' ')}`
+  const flags = (['name', 'dir', 'cwd'] as const).map((f) => (values[f] ? ` --${f} ${values[f]}` : '')).join('')
+  const cmdline = `npx fluxlab serve${flags} -- ${command.join(' ')}`
   const preload = builtFile('preload.js')?.href
   if (!preload)
     throw new CliError(EXIT.error, {

@@ -17,7 +17,7 @@ import { restoreError } from './cell-values.js'
 import { untilAbort } from './until-abort.js'
 import type { RunConfig } from './config.js'
 import type { RunLog } from './log.js'
-import type { ModelTake, ToolTake, UsedCells } from './takes.js'
+import { modelMissWhy, type ModelTake, type ToolTake, type UsedCells } from './takes.js'
 
 /** The tape stage and what the end of the run asks of it. */
 export interface TapeStage extends Stage {
@@ -106,14 +106,7 @@ export function tapeStage(config: RunConfig, log: RunLog, fixture: Fixture, iv: 
     if (call.channel === 'model') {
       const take = model.take(call.canonical, call.key, { exactOnly: iv?.exactOnly() })
       if (take.kind === 'miss') {
-        const why =
-          take.reason === 'overflow'
-            ? `the run made more model calls than the ${model.cells.length} recorded`
-            : take.reason === 'endpoint'
-              ? `no recorded call is left at ${call.canonical.method} ${call.canonical.path.split('?')[0]} (${call.codec.family}); the next unused recorded call is ${take.closest?.step} at ${take.closest?.request.method} ${take.closest?.request.path.split('?')[0]} (${take.closest?.family})`
-              : take.reason === 'event'
-                ? `it is a realtime ${call.codec.socket?.event(call.canonical.body)} event where the recording has ${call.codec.socket?.event(take.closest?.request.body)}`
-                : 'no recorded call matches this request exactly'
+        const why = modelMissWhy(take, call, model.cells.length)
         return next(call, { why, details: closest(take.closest?.step, take.diff) + absorbHint(take.diff), closest: take.closest?.step, diff: take.diff })
       }
       const cell = take.cell
