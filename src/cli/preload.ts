@@ -7,15 +7,15 @@
  * changed and needs no fluxlab import.
  */
 import { realpathSync } from 'node:fs'
-import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, type ChildEnv, type Router } from '../interceptor/index.js'
+import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, type ChildEnv, type Router } from '../sources/index.js'
 import { upstreamFrom, upstreamed } from '../context/options.js'
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/registry.js'
-import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
-import { endToEnd } from '../interceptor/tree-live.js'
-import { WORKER_TREE } from '../interceptor/worker.js'
-import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../interceptor/server-requests.js'
+import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../sources/tree-wire.js'
+import { endToEnd } from '../sources/tree-live.js'
+import { WORKER_TREE } from '../sources/worker.js'
+import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../sources/server-requests.js'
 import http from 'node:http'
 import https from 'node:https'
 

@@ -5,6 +5,7 @@
  * request is a `Run` (a scenario's, a test's, a file's, or a refusal's: `refusals.ts`). The CLI's control
  * channel has one run for the whole program and hands requests to it directly.
  */
+import { placeholderIn, REPLAY_KEY, replayKeyFor } from '../context/replay-keys.js'
 import { state, type RequestRoute } from '../context/state.js'
 import {
   GLOBAL_DISPATCHERS,
@@ -16,11 +17,11 @@ import {
   type ChildEnv,
   type Router,
   type SyncChild,
-} from '../interceptor/index.js'
-import type { SocketConnection } from '../interceptor/websocket.js'
+} from '../sources/index.js'
+import type { SocketConnection } from '../sources/websocket.js'
 import { detectModelCall, isModelListRequest, isProviderRequest } from '../providers/registry.js'
-import { routeSocket } from '../context/realtime-socket.js'
-import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
+import { routeSocket } from '../sources/realtime-socket.js'
+import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../sources/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { OTLP_EXPORT, telemetryAdmission } from './telemetry.js'
 import { childEnv, childrenRunning, syncChild } from './tree.js'
@@ -67,7 +68,7 @@ const mockSymbols = new WeakMap<object, { netConnect: symbol; active: symbol } |
  * nothing to that host reach the network (`disableNetConnect()`, or `enableNetConnect(…)` naming other hosts). Such a
  * request is the app's mock's, as one its msw handlers answer: it passes untouched (never keyed, recorded or refused,
  * issue 38 item 9), and an unmatched one fails as the mock fails it. A model call stays fluxlab's, as it does before msw.
- * @note here, not in src/interceptor/: every request asks it, and a replayed call's path stays at 8 files (path.test.ts).
+ * @note here, not in src/sources/: every request asks it, and a replayed call's path stays at 8 files (path.test.ts).
  */
 function mockedBeneath(run: RequestRoute, method: string, url: URL): boolean {
   for (const slot of GLOBAL_DISPATCHERS) {
@@ -184,10 +185,13 @@ export const router: Router = Object.assign(
       const run = claimant('POST', connection.url)
       const codec = detectModelCall('POST', connection.url, state.options.hosts)
       if (!run || !codec?.socket) return false
+      // The placeholder a replay filled, as a subprotocol carries it (it names its variable).
+      const placeholder = connection.protocols.map(placeholderIn).find((v) => v !== undefined)
       routeSocket(
         connection,
         (request) => run.handle(request),
         (frame) => codec.parseRequest(frame, connection.url).model,
+        placeholder === undefined ? undefined : placeholder ? replayKeyFor(placeholder) : REPLAY_KEY,
       )
       return true
     },

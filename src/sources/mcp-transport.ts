@@ -8,7 +8,7 @@
  * a message really goes live. See docs/decisions/0008-mcp-stdio.md.
  */
 import { basename } from 'node:path'
-import { offTapeMessage, sentBy } from '../context/own-sender.js'
+import { offTapeMessage, sentBy } from './own-sender.js'
 import { NDJSON, readLines } from '../providers/ndjson.js'
 
 /**
