@@ -1,22 +1,14 @@
-import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { clearImmediate, setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FluxError, notice } from '../errors.js'
-import { guardHttp2 } from './http2.js'
-import { guardHttpsPort } from './https-port.js'
-import type { Router } from './interception.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
-import { attachChildProcess, attachSyncChildProcess } from './child-process.js'
-import { attachOwnServers } from './own-servers.js'
-import { attach, detach } from './share.js'
+import { sources } from './registry.js'
+import type { Admit } from './source.js'
 import { st } from './state.js'
-import { attachUndici, refreshUndici, unrouted } from './undici.js'
-import { attachWebSocket } from './websocket.js'
-import { attachWorkers } from './worker.js'
+import { unrouted } from './undici.js'
 
-export type { Admission, Router } from './interception.js'
+export type { Admission, Admit, ChildEnv, Origin, SocketConnection, SyncChild } from './source.js'
 export { GLOBAL_DISPATCHERS } from './undici.js'
-export type { ChildEnv, SyncChild } from './child-process.js'
 export { isPackageManager, mayStartNode } from './child-process.js'
 export { isLoopback, isOwnServer, nothingListens, readTreePorts, sweepDeadTrees } from './own-servers.js'
 export { refusedAsNetworkError } from './refused-network.js'
@@ -33,20 +25,20 @@ export function redirectModeOf(request: Request): RequestRedirect {
 }
 
 /**
- * Start intercepting `fetch`, `node:http` and `XMLHttpRequest` in this process (ref-counted) and
- * route each request through `router`. Returns the matching release: after the last one the patches are undone a
- * turn of the event loop later (`{ now: true }`: at once), and until then every request passes untouched.
+ * Start every request source of this process (`./registry.ts`: fetch, `node:http` and `XMLHttpRequest`, the npm
+ * `undici` package's dispatchers, the global `WebSocket`, child processes and workers; ref-counted) and hand each
+ * request, socket or child they see to `admit`. Returns the matching release: after the last one the sources are
+ * disposed, in reverse, a turn of the event loop later (`{ now: true }`: at once), and until then every request
+ * passes untouched.
  *
  * It shares one interception with the app's own msw or nock (`@mswjs/interceptors` keeps one running
- * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what the router admits as preempting
- * (`router.admit`, or `router.preempts` for a router without it) is fluxlab's alone, everything else is offered to
- * the app's mocks before it is answered. Calls made with
- * the npm `undici` package directly are routed to `router` too (`./undici.ts`).
+ * interceptor per kind on `globalThis`): fluxlab's listener goes first in line; what `admit` admits as preempting is
+ * fluxlab's alone, everything else is offered to the app's mocks before it is answered.
  * @example
- * const release = acquireInterception(Object.assign(async (req: Request) => run?.handle(req), { preempts: isModelCall }))
+ * const release = acquireInterception((request) => ({ preempts: true, answer: async () => new Response('hi') }))
  * try { await agent() } finally { release() }
  */
-export function acquireInterception(router: Router): (options?: { now?: boolean }) => void {
+export function acquireInterception(admit: Admit): (options?: { now?: boolean }) => void {
   // Issue 24: an earlier jest test file's interception that is still in place is undone before this one patches.
   const stale = holdProcess(detachAll)
   if (stale) console.warn(notice(`could not undo the request interception an earlier test file left in this process: ${stale.message}`))
@@ -54,30 +46,11 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
     clearImmediate(st.idle)
     st.idle = undefined
   }
-  if (st.refs === 0 && !st.detachUndici) assertInterceptorsLine()
-  st.router = router
-  if (st.refs++ === 0 && !st.detachUndici) {
-    st.detachUndici = attachUndici(() => (st.refs > 0 && processHold.holder?.realm === globalThis ? st.router : undefined), liveFetch)
-    const http2 = guardHttp2()
-    st.unguardHttp2 = http2.undo
-    if (http2.patched) syncBuiltinESMExports()
-  } else refreshUndici()
-  // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
-  st.detachWebSocket ??= attachWebSocket(() => (st.refs > 0 ? st.router?.socket : undefined))
-  const holds = () => st.refs > 0 && processHold.holder?.realm === globalThis
-  st.detachChildren ??= attachChildProcess(() => (holds() ? st.router?.child : undefined))
-  // issue 38: the ports this process's servers listen on (its own servers are not the network in whole-suite mode)
-  st.detachOwnServers ??= attachOwnServers(process.env.FLUX_TREE_PORTS)
-  if (!st.detachSyncChildren) {
-    st.detachSyncChildren = attachSyncChildProcess(builtin('node:child_process'), () => (holds() ? st.router : undefined))
-    st.detachWorkers = attachWorkers(builtin('node:worker_threads'), () => (holds() ? st.router?.child : undefined))
-    syncBuiltinESMExports()
-  }
-  attach()
-  // issue 38: over the interceptor's `https.request` patch, which read an agent-base agent's port as 80
-  const port = guardHttpsPort()
-  st.unguardHttpsPort = port.undo
-  if (port.patched) syncBuiltinESMExports()
+  if (st.refs === 0 && !st.sources) assertInterceptorsLine()
+  st.admit = admit
+  st.refs++
+  st.sources ??= sources(liveFetch)
+  for (const source of st.sources) source.enable(held)
   let released = false
   return ({ now = false } = {}) => {
     if (released) return
@@ -103,30 +76,16 @@ export function acquireInterception(router: Router): (options?: { now?: boolean 
   }
 }
 
-/** A builtin module as its ES module bindings read it (the same object in every jest realm). */
-const builtin = <T>(name: string): T => createRequire(import.meta.url)(name) as T
+/**
+ * What the sources ask: the holder's `admit`, while this realm holds the interception (issue 24: a source left behind by
+ * a test file that is over asks nothing).
+ */
+const held: Admit = (request, origin) => (st.refs > 0 && processHold.holder?.realm === globalThis ? st.admit?.(request, origin) : undefined)
 
-/** Undo every patch of `acquireInterception` (the last holder released it, a turn ago). */
+/** Dispose every source, in reverse (the last holder released the interception, a turn ago). */
 function detachAll(): void {
-  st.unguardHttpsPort?.()
-  const unguardedPort = st.unguardHttpsPort !== undefined
-  st.unguardHttpsPort = undefined
-  detach()
-  st.detachUndici?.()
-  st.detachUndici = undefined
-  st.detachWebSocket?.()
-  st.detachWebSocket = undefined
-  st.detachChildren?.()
-  st.detachChildren = undefined
-  st.detachOwnServers?.()
-  st.detachOwnServers = undefined
-  st.detachSyncChildren?.()
-  st.detachWorkers?.()
-  const unpatchedSync = st.detachSyncChildren !== undefined
-  st.detachSyncChildren = undefined
-  st.detachWorkers = undefined
-  if (st.unguardHttp2?.() || unpatchedSync || unguardedPort) syncBuiltinESMExports()
-  st.unguardHttp2 = undefined
+  for (const source of st.sources?.reverse() ?? []) source.dispose()
+  st.sources = undefined
   letGoProcess()
 }
 

@@ -10,7 +10,7 @@
 import { NDJSON, readLines } from '../providers/ndjson.js'
 import { OPEN_FRAME } from '../providers/socket.js'
 import { offTapeMessage, sentBy } from './own-sender.js'
-import type { RealSocket, SocketConnection } from './websocket.js'
+import type { RealSocket, SocketConnection } from './source.js'
 
 type Route = (request: Request) => Promise<Response | undefined>
 /** The model a frame names, read by the family's codec (`setup.model`, the URL's `model`). */
