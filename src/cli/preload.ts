@@ -7,8 +7,8 @@
  * changed and needs no fluxlab import.
  */
 import { realpathSync } from 'node:fs'
-import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, type Admit, type ChildEnv } from '../sources/index.js'
-import { upstreamFrom, upstreamed } from '../context/options.js'
+import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, upstreamed, type Admit, type ChildEnv } from '../sources/index.js'
+import { upstreamFrom } from '../context/options.js'
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/registry.js'

@@ -4,25 +4,15 @@ import { FluxError, notice } from '../errors.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
 import { sources } from './registry.js'
 import type { Admit } from './source.js'
+import { liveFetch } from './live.js'
 import { st } from './state.js'
-import { unrouted } from './undici.js'
 
 export type { Admission, Admit, ChildEnv, Origin, SocketConnection, SyncChild } from './source.js'
+export { liveFetch, redirectModeOf, sentByChild, upstreamed } from './live.js'
 export { GLOBAL_DISPATCHERS } from './undici.js'
 export { isPackageManager, mayStartNode } from './child-process.js'
 export { isLoopback, isOwnServer, nothingListens, readTreePorts, sweepDeadTrees } from './own-servers.js'
 export { refusedAsNetworkError } from './refused-network.js'
-
-/**
- * The redirect mode a live copy of an intercepted request must be sent with, so the client meets a redirect as it
- * would without fluxlab: `manual` for `node:http` (it never follows one; the client or its library sees the 3xx),
- * else the request's own (`fetch`'s `redirect` option).
- * @example
- * new Request(target, { method, headers, body, redirect: redirectModeOf(request) })
- */
-export function redirectModeOf(request: Request): RequestRedirect {
-  return st.nodeHttp?.has(request) ? 'manual' : request.redirect
-}
 
 /**
  * Start every request source of this process (`./registry.ts`: fetch, `node:http` and `XMLHttpRequest`, the npm
@@ -107,48 +97,4 @@ function assertInterceptorsLine(): void {
       'Remove that override (forcing fluxlab\'s msw to 3.x is fine: `"overrides": { "fluxlab": { "msw": "3.0.5" } }`), then run `npm install` (see ' +
       'docs/compatibility.md#msw-2-and-msw-3)',
   })
-}
-
-/**
- * Run `answer` (the tape answering a request another process of the tree sent over its socket) so that a live send of
- * that request (`liveFetch`) is made by that process, with `send`, through its own layers beneath fluxlab (issue 39).
- * @example
- * serveOverSocket(path, (head, request, live) => sentByChild(live, () => run.handle(request)))
- */
-export function sentByChild<T>(send: (request: Request) => Promise<Response>, answer: () => T): T {
-  return st.sentBy ? st.sentBy.run({ send }, answer) : answer()
-}
-
-/**
- * Perform a request for real, past the interception (record mode): no listener of ours answers it,
- * and msw's bypass marker keeps the app's msw handlers from answering or warning about it.
- * @note issue 14: through the patched `fetch`, `bypass()` clones the request twice and the interceptor wraps and
- * clones it again, so its body went out as a stream teed three times, and the response came back through the
- * interceptor: most of what recording added before the first chunk. The `fetch` from before any interceptor
- * (kept when this module first loaded, as the setup files load it before the tests) sends it directly; nothing
- * can answer it there, so the marker is not needed. Without one, the patched `fetch` and the marker as before.
- * @note issue 24: a `fetch` request met our patch over another layer (a wrapper installed after fluxlab loaded, the
- * app's msw 3 `setupServer`, whose interceptors are not the ones ours share): its live copy goes through that layer, as
- * the request would have gone without fluxlab, and the app's mock there answers it. A model call carries msw's
- * bypass marker there, so the app's msw does not answer or refuse it, as the mocks beside ours never see it.
- * @example
- * const res = await liveFetch(request)
- */
-export function liveFetch(request: Request): Promise<Response> {
-  // @note issue 39: a request another process of the tree made is sent by that process, beneath fluxlab there (once).
-  const child = st.sentBy?.getStore()
-  const sender = child?.send
-  if (sender) return ((child.send = undefined), sender(request))
-  const pristine = st.pristineFetch
-  const beneath = st.beneath?.getStore()
-  // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for
-  // `bypass`, and loading it (with graphql, cookies, path-to-regexp) was the largest part of fluxlab's setup file cost per
-  // test file. The continuation keeps the async context (`unrouted`, `st.live` are AsyncLocalStorage).
-  const bypassed = (send: typeof fetch) => import('msw').then(({ bypass }) => send(bypass(request)))
-  return unrouted(() =>
-    st.live.run(true, () => {
-      if (beneath) return beneath.preempted ? bypassed(beneath.fetch) : beneath.fetch(request)
-      return pristine ? pristine(request) : bypassed(fetch)
-    }),
-  )
 }

@@ -8,7 +8,7 @@
  * a message really goes live. See docs/decisions/0008-mcp-stdio.md.
  */
 import { basename } from 'node:path'
-import { offTapeMessage, sentBy } from './own-sender.js'
+import { offTapeMessage, sentBy } from './live.js'
 import type { Admit, Origin } from './source.js'
 
 const MCP: Origin = { via: 'mcp' }

@@ -9,7 +9,7 @@
  */
 import { NDJSON, readLines } from '../providers/ndjson.js'
 import { OPEN_FRAME } from '../providers/socket.js'
-import { offTapeMessage, sentBy } from './own-sender.js'
+import { offTapeMessage, sentBy, upstreamed } from './live.js'
 import type { RealSocket, SocketConnection } from './source.js'
 
 type Route = (request: Request) => Promise<Response | undefined>
@@ -154,12 +154,9 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
 
 /** The URL a recording connects to: the same path and query at the host's upstream (`http` → `ws`, `https` → `wss`). */
 function upstreamUrl(url: URL, upstream: Record<string, URL>): URL {
-  const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
-  if (!base) return url
-  const target = new URL(url.href)
-  target.protocol = base.protocol === 'https:' || base.protocol === 'wss:' ? 'wss:' : 'ws:'
-  target.host = base.host
-  target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
+  const target = upstreamed(url, upstream)
+  if (!target) return url
+  target.protocol = target.protocol === 'https:' || target.protocol === 'wss:' ? 'wss:' : 'ws:'
   return target
 }
 
