@@ -23,12 +23,12 @@ const builtin = <T>(name: string): T => createRequire(import.meta.url)(name) as 
  * at the next: a global `WebSocket` may appear later), and picks up what changed since at every later one (`refresh`).
  * `builtins`: it patches a builtin module, whose ES module bindings are synced after each patch and undo.
  */
-function patching(name: string, patch: (admit: Admit) => (() => unknown) | undefined, refresh?: () => void, builtins = false): RequestSource {
+function patching(name: string, patch: (admit: Admit) => (() => unknown) | undefined, refresh?: () => unknown, builtins = false): RequestSource {
   let undo: (() => unknown) | undefined
   return {
     name,
     enable(admit) {
-      if (undo) return refresh?.()
+      if (undo) return void refresh?.()
       undo = patch(admit)
       if (undo && builtins) syncBuiltinESMExports()
     },
@@ -41,25 +41,6 @@ function patching(name: string, patch: (admit: Admit) => (() => unknown) | undef
   }
 }
 
-/** A guard that wraps what is there at every `enable` (`guard` says whether it wrapped anything): over the interceptor's patch. */
-function guarding(name: string, guard: () => { patched: boolean; undo: () => unknown }): RequestSource {
-  let undo: (() => unknown) | undefined
-  return {
-    name,
-    enable() {
-      const guarded = guard()
-      undo = guarded.undo
-      if (guarded.patched) syncBuiltinESMExports()
-    },
-    dispose() {
-      if (!undo) return
-      undo()
-      undo = undefined
-      syncBuiltinESMExports()
-    },
-  }
-}
-
 /**
  * The sources of this process, new (each keeps its own undo): `live` sends a request past every interception.
  * @example
@@ -68,11 +49,7 @@ function guarding(name: string, guard: () => { patched: boolean; undo: () => unk
 export function sources(live: (request: Request) => Promise<Response>): RequestSource[] {
   return [
     patching('undici', (admit) => attachUndici(admit, live), refreshUndici),
-    patching('http2', () => {
-      const http2 = guardHttp2()
-      if (http2.patched) syncBuiltinESMExports()
-      return () => http2.undo() && syncBuiltinESMExports()
-    }),
+    patching('http2', () => guardHttp2().undo, undefined, true),
     // @note a global `WebSocket` may appear after the first acquire (a polyfill, or undici's assigned by the app).
     patching('websocket', attachWebSocket),
     patching('child', attachChildProcess),
@@ -84,6 +61,11 @@ export function sources(live: (request: Request) => Promise<Response>): RequestS
     // it reads the admit of the process-wide state, which every copy of the library shares.
     { name: 'interceptors', enable: attach, dispose: detach },
     // issue 38: over the interceptor's `https.request` patch, which read an agent-base agent's port as 80
-    guarding('https-port', guardHttpsPort),
+    patching(
+      'https-port',
+      () => guardHttpsPort().undo,
+      () => guardHttpsPort().patched && syncBuiltinESMExports(),
+      true,
+    ),
   ]
 }
