@@ -9,7 +9,7 @@ const layers = [
   { name: 'scenario', path: '^src/(scenario|judge|durable)/' },
   { name: 'support', path: '^src/(golden|tools|context)/' },
   { name: 'tape', path: '^src/cassette/' },
-  { name: 'leaves', path: `^src/(interceptor|providers|pricing|secrets|runners|store)/|${topLeaves}` },
+  { name: 'leaves', path: `^src/(sources|providers|pricing|secrets|runners|store)/|${topLeaves}` },
 ]
 
 /** One rule per layer: nothing in it imports a layer above it. */
@@ -77,10 +77,10 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
-      name: 'only-interceptor-imports-msw',
-      comment: 'Only src/interceptor knows msw exists (SPEC §10).',
+      name: 'only-sources-import-msw',
+      comment: 'Only src/sources knows msw exists (SPEC §10).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/interceptor/' },
+      from: { path: '^src/', pathNot: '^src/sources/' },
       to: { path: 'node_modules/(msw|@mswjs)/' },
     },
     {

@@ -3,7 +3,7 @@
 // config names no environment of its own.
 // @note a test file's environment is its own, but `node:http` and the diagnostics channels that fluxlab
 // patches are the worker process's: without this, a file's interception stays until the next file of the worker
-// starts intercepting and undoes it (src/interceptor/process-hold.ts), the last file's until the worker exits.
+// starts intercepting and undoes it (src/sources/process-hold.ts), the last file's until the worker exits.
 const path = require('node:path')
 
 // jest-environment-node comes with jest; resolve it from the project first (pnpm keeps it out of our reach).

@@ -66,5 +66,5 @@ export { SweepReport, whatIfOver, type SweepOptions, type SweepRow } from './sce
 export type { DiffRow } from './scenario/trace-diff.js'
 export { WhatIf } from './scenario/what-if.js'
 export { mcp, tool, tools } from './scenario/router.js'
-export type { McpTransport, McpTransportOptions } from './tools/mcp-transport.js'
+export type { McpTransport, McpTransportOptions } from './sources/mcp-transport.js'
 export { VERSION } from './version.js'

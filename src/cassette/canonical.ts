@@ -133,7 +133,7 @@ export function httpToolCall(
     legacyArgs = structuredClone(args)
     meta.progressToken = '<progress-token>'
   }
-  // @note MCP over stdio (src/tools/mcp-transport.ts): the client's answer to a server request (sampling, roots) is protocol, not a tool.
+  // @note MCP over stdio (src/sources/mcp-transport.ts): the client's answer to a server request (sampling, roots) is protocol, not a tool.
   const answer = url.protocol === 'stdio:' && rpc !== undefined && rpc.method === undefined && ('result' in rpc || 'error' in rpc)
   const name = answer ? 'mcp response' : (mcpName(method, rpc, opts.mcp) ?? `${method} ${url.host}${url.pathname}`)
   const rpcId = rpc ? rpcIdOf(bodyText) : undefined

@@ -3,8 +3,8 @@
  * requests through the same admission and pipeline as the run in the process that started the child.
  */
 import { readFixture } from '../cassette/fixture.js'
-import { sentByChild } from '../interceptor/index.js'
-import type { LiveSender } from '../interceptor/tree-live.js'
+import { sentByChild } from '../sources/index.js'
+import type { LiveSender } from '../sources/tree-live.js'
 import type { RunHandoff, RunReturn } from '../scenario/handoff.js'
 import { settingsFrom } from '../scenario/handoff.js'
 import { admitTo } from '../scenario/router.js'

@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { serveOverSocket } from '../interceptor/tree-wire.js'
+import { serveOverSocket } from '../sources/tree-wire.js'
 import type { Holding } from '../scenario/tree.js'
 
 const holding = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Holding

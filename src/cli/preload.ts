@@ -7,15 +7,15 @@
  * changed and needs no fluxlab import.
  */
 import { realpathSync } from 'node:fs'
-import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, type ChildEnv, type Router } from '../interceptor/index.js'
-import { upstreamFrom, upstreamed } from '../context/options.js'
+import { acquireInterception, isPackageManager, liveFetch, redirectModeOf, upstreamed, type Admit, type ChildEnv } from '../sources/index.js'
+import { upstreamFrom } from '../context/options.js'
 import { FluxError } from '../errors.js'
 import { detectModelCall, isProviderRequest } from '../providers/registry.js'
 import type { ProviderFamily } from '../providers/registry.js'
-import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../interceptor/tree-wire.js'
-import { endToEnd } from '../interceptor/tree-live.js'
-import { WORKER_TREE } from '../interceptor/worker.js'
-import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../interceptor/server-requests.js'
+import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../sources/tree-wire.js'
+import { endToEnd } from '../sources/tree-live.js'
+import { WORKER_TREE } from '../sources/worker.js'
+import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../sources/server-requests.js'
 import http from 'node:http'
 import https from 'node:https'
 
@@ -27,7 +27,7 @@ const packageManager = isPackageManager(process.argv[1], realpathSync)
 if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
   // An app server under `fluxlab serve`: what it does while handling a test's browser request goes to that test's run.
   if (tree.FLUX_SERVE) attachServerRequests([http.Server.prototype, https.Server.prototype] as never, { path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN })
-  if (!packageManager) acquireInterception(treeRouter({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
+  if (!packageManager) acquireInterception(treeAdmit({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
   // The run learns that this process can reach it: a child that never says so is warned about (src/scenario/tree.ts).
   void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)
 }
@@ -57,7 +57,7 @@ function sendHere(request: Request, url: string, body: Uint8Array | undefined): 
  * request when none of them answered. Its own children get the same socket and token (an explicit `env` drops them).
  * In an app server, the run is the one of the browser request being handled (`requestRun`), else the server's own.
  */
-function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
+function treeAdmit(own: RunAddress, hostsJson: string | undefined): Admit {
   const address = () => requestRun.getStore() ?? own
   let hosts: Record<string, ProviderFamily> | undefined
   try {
@@ -85,16 +85,16 @@ function treeRouter(own: RunAddress, hostsJson: string | undefined): Router {
   const env = ({ path, token }: RunAddress): ChildEnv => ({ preload: import.meta.url, env: { FLUX_TREE: path, FLUX_TREE_TOKEN: token, ...ports, ...hostsEnv } })
   // In an app server, a test's request forwarded to another server of the tree passes: that server routes it.
   const forwarded = (request: Request) => tree.FLUX_SERVE !== undefined && isForwardedRequest(request)
-  return Object.assign((request: Request) => (forwarded(request) ? Promise.resolve(undefined) : send(request)), {
-    admit: (request: Request) => {
-      if (forwarded(request)) return undefined
-      const to = address()
-      return { preempts: detectModelCall(request.method, new URL(request.url), hosts) !== undefined, answer: () => send(request, to) }
-    },
-    child: () => env(address()),
+  const nothing = async (): Promise<undefined> => undefined
+  return (request, origin) => {
+    const to = address()
+    if (!request) return { preempts: false, answer: nothing, child: () => env(to) }
+    const url = new URL(request.url)
     // What fluxlab cannot route here (an upgrade, a CONNECT): refused when it is a model call, and the run that started
     // this process fails with it; anything else passes with a warning, as in the test's own process.
-    isModelCall: (method: string, url: URL) => isProviderRequest(method, url, hosts),
-    report: (error: Error) => void reportOverSocket(address().path, address().token, error),
-  })
+    if (origin.unroutable)
+      return { preempts: isProviderRequest(request.method, url, hosts), answer: nothing, report: (e) => void reportOverSocket(to.path, to.token, e) }
+    if (forwarded(request)) return undefined
+    return { preempts: detectModelCall(request.method, url, hosts) !== undefined, answer: () => send(request, to) }
+  }
 }

@@ -5,7 +5,7 @@
  * instead of at its own next check (0, 100, 250, 500 ms after the start, then every second).
  *
  * The checks reach the server as Playwright's own do: without a test's address, so whatever the server does for them
- * is its own (src/interceptor/server-requests.ts). serve's own process is not intercepted, so a check is never a call
+ * is its own (src/sources/server-requests.ts). serve's own process is not intercepted, so a check is never a call
  * on any tape itself.
  */
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'

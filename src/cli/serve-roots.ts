@@ -8,7 +8,7 @@ import { type Dirent, existsSync, readdirSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { DEFAULT_DIR } from '../context/options.js'
 import type { MessageParts } from '../errors.js'
-import { PLAYWRIGHT_DIR_ENV } from '../interceptor/server-requests.js'
+import { PLAYWRIGHT_DIR_ENV } from '../sources/server-requests.js'
 
 /** The names Playwright looks for a config under (`resolveConfigFile`). */
 const PLAYWRIGHT_CONFIGS = ['ts', 'js', 'mts', 'mjs', 'cts', 'cjs'].map((ext) => `playwright.config.${ext}`)

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { FILES } from '../cassette/fixture-files.js'
 import { readFlag, readGolden, updateStateFromEnv } from '../golden/update-mode.js'
-import { serveOverSocket } from '../interceptor/tree-wire.js'
+import { serveOverSocket } from '../sources/tree-wire.js'
 import { fixtureStore } from '../store/current.js'
 
 type Listen = typeof serveOverSocket

@@ -154,7 +154,7 @@ function toolView(s: Extract<TraceStep, { channel: 'tool' }>, index: number, n: 
   }
 }
 
-/** An MCP message's transport: stdio cells live at `stdio://<server>/` (src/tools/mcp-transport.ts). */
+/** An MCP message's transport: stdio cells live at `stdio://<server>/` (src/sources/mcp-transport.ts). */
 function mcpOf(c: { kind: string; name: string; url?: string }): { mcp?: 'stdio' | 'http' } {
   if (c.kind !== 'http' || !c.name.startsWith('mcp ')) return {}
   return { mcp: c.url?.startsWith('stdio:') ? 'stdio' : 'http' }

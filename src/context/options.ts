@@ -155,23 +155,6 @@ export function upstreamFrom(options: FluxOptions, env: NodeJS.ProcessEnv = proc
   return out
 }
 
-/**
- * Where `url` goes under the upstream map (`upstreamFrom`): its host's base URL with the request's path after the base's
- * own, or `undefined` when its host has none.
- * @example
- * const upstream = { 'api.openai.com': new URL('http://localhost:4000') }
- * upstreamed(new URL('https://api.openai.com/v1/chat/completions'), upstream)?.href // 'http://localhost:4000/v1/chat/completions'
- */
-export function upstreamed(url: URL, upstream: Record<string, URL>): URL | undefined {
-  const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
-  if (!base) return undefined
-  const target = new URL(url.href)
-  target.protocol = base.protocol
-  target.host = base.host
-  target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
-  return target
-}
-
 export const DEFAULT_DIR = 'tests/scenarios'
 export const DEFAULT_MAX_BYTES = 1024 * 1024
 

@@ -1,6 +1,6 @@
 /**
  * What every realtime-socket family shares: the request that stands for opening the socket
- * (`src/context/realtime-socket.ts` sends it; the codecs name it in the trace and the tape).
+ * (`src/sources/realtime-socket.ts` sends it; the codecs name it in the trace and the tape).
  */
 import { rec } from './json.js'
 

@@ -1,4 +1,4 @@
-import type { McpTransport, McpTransportOptions } from '../tools/mcp-transport.js'
+import type { McpTransport, McpTransportOptions } from '../sources/mcp-transport.js'
 
 /** What the agent function receives from `Scenario.run`. */
 export interface Lab {

@@ -12,10 +12,10 @@ import type { TestContext } from '../context/types.js'
 import { currentTest, finishTest, runningTestRef } from '../context/test-context.js'
 import { FluxError } from '../errors.js'
 import { updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
-import { acquireInterception } from '../interceptor/index.js'
+import { acquireInterception } from '../sources/index.js'
 import type { Outcome } from './outcome.js'
 import { concurrentGroup as group, outsideRefusal, type ConcurrentGroup } from './refusals.js'
-import { router } from './router.js'
+import { admit } from './router.js'
 import { openTestScenario, type TestScenario } from './test-scenario.js'
 import { closeTree, prepareTree } from './tree.js'
 
@@ -34,7 +34,7 @@ export function interceptFromSetup(root: string, updateState: () => UpdateState 
   // Inside a test file every request is its file scenario's (a tool's HTTP too), like a test's.
   state.outside = () => fileDoor(root, updateState) ?? outside
   void prepareTree()
-  releaseOutside = acquireInterception(router)
+  releaseOutside = acquireInterception(admit)
 }
 
 let releaseOutside: ((options?: { now?: boolean }) => void) | undefined

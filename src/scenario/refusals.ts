@@ -9,10 +9,10 @@ import type { TestContext } from '../context/types.js'
 import { concurrentTestError } from '../context/test-context.js'
 import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
-import { acquireInterception } from '../interceptor/index.js'
+import { acquireInterception } from '../sources/index.js'
 import { detectModelCall } from '../providers/registry.js'
 import type { Refusal } from './pipeline/index.js'
-import { router } from './router.js'
+import { admit } from './router.js'
 import { Run, runSettings } from './run.js'
 
 /**
@@ -94,7 +94,7 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
     enter(test) {
       tests.set(test, undefined)
       if (release || !covered(test)) return
-      const stop = acquireInterception(router)
+      const stop = acquireInterception(admit)
       state.attached = run
       release = () => {
         if (state.attached === run) state.attached = undefined

@@ -5,6 +5,7 @@
  * request is a `Run` (a scenario's, a test's, a file's, or a refusal's: `refusals.ts`). The CLI's control
  * channel has one run for the whole program and hands requests to it directly.
  */
+import { placeholderIn, REPLAY_KEY, replayKeyFor } from '../context/replay-keys.js'
 import { state, type RequestRoute } from '../context/state.js'
 import {
   GLOBAL_DISPATCHERS,
@@ -13,14 +14,13 @@ import {
   liveFetch,
   nothingListens,
   type Admission,
-  type ChildEnv,
-  type Router,
-  type SyncChild,
-} from '../interceptor/index.js'
-import type { SocketConnection } from '../interceptor/websocket.js'
+  type Admit,
+  type Origin,
+  type SocketConnection,
+} from '../sources/index.js'
 import { detectModelCall, isModelListRequest, isProviderRequest } from '../providers/registry.js'
-import { routeSocket } from '../context/realtime-socket.js'
-import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../tools/mcp-transport.js'
+import { routeSocket } from '../sources/realtime-socket.js'
+import { wrapMcpTransport, type McpTransport, type McpTransportOptions } from '../sources/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { OTLP_EXPORT, telemetryAdmission } from './telemetry.js'
 import { childEnv, childrenRunning, syncChild } from './tree.js'
@@ -67,7 +67,7 @@ const mockSymbols = new WeakMap<object, { netConnect: symbol; active: symbol } |
  * nothing to that host reach the network (`disableNetConnect()`, or `enableNetConnect(…)` naming other hosts). Such a
  * request is the app's mock's, as one its msw handlers answer: it passes untouched (never keyed, recorded or refused,
  * issue 38 item 9), and an unmatched one fails as the mock fails it. A model call stays fluxlab's, as it does before msw.
- * @note here, not in src/interceptor/: every request asks it, and a replayed call's path stays at 8 files (path.test.ts).
+ * @note here, not in src/sources/: every request asks it, and a replayed call's path stays at 8 files (path.test.ts).
  */
 function mockedBeneath(run: RequestRoute, method: string, url: URL): boolean {
   for (const slot of GLOBAL_DISPATCHERS) {
@@ -104,23 +104,6 @@ const takes = (run: RequestRoute, method: string, url: URL): boolean =>
   !mockedBeneath(run, method, url) &&
   (run.config?.refusal?.claims(method, url) ?? true)
 
-/** The run that takes a request to `url` now, if one claims it. */
-function claimant(method: string, url: URL): RequestRoute | undefined {
-  const run = currentRun()
-  return run && takes(run, method, url) ? run : undefined
-}
-
-/**
- * Who answers a request the interceptors hold, decided once (the listener asks before the app's own mocks see it):
- * the run it belongs to, if that run takes it; and whether the run answers it first. The request's family is found
- * here, once, and handed to the run with it.
- * @note issue 25: the run was asked three times (`preempts`, `claims`, `handle`), and found the family twice.
- */
-function admit(request: Request): Admission | undefined {
-  const run = currentRun()
-  return run && admitTo(run, request)
-}
-
 /**
  * What `run` does with `request`: `undefined` when it does not take it (a run that only refuses leaves what its gate
  * does not claim), else whether it answers before the app's mocks, and the answer. `origin`: the child process that
@@ -151,48 +134,54 @@ async function probed(request: Request, url: URL, answer: () => Promise<Response
   return isOwnServer(url) ? liveFetch(request) : answer()
 }
 
+const nothing = async (): Promise<undefined> => undefined
+
 /**
- * The interception router, handed to `acquireInterception` by every run: each request goes to the run it
- * belongs to, or passes untouched.
+ * The one question every request source asks (`acquireInterception` is handed it by every run): the request goes to
+ * the run it belongs to, or passes untouched. By its origin: a child process or worker started now (no request) is on
+ * the tape of the run it is started in (`tree.ts`); a realtime socket's opening is that run's `socket`; what no Response
+ * can answer says whether it is a model call; the undici dispatchers and the MCP transport hand theirs to the run as
+ * they are; every other request is admitted once (`admitTo`), before the app's own mocks see it.
+ * @note issue 25: the run was asked three times (`preempts`, `claims`, `handle`), and found the family twice.
  * @example
- * const release = acquireInterception(router)
+ * const release = acquireInterception(admit)
  */
-export const router: Router = Object.assign(
-  async (request: Request): Promise<Response | undefined> => claimant(request.method, new URL(request.url))?.handle(request),
-  {
-    admit,
-    /** A child process started now: on the tape of the run it is started in (`tree.ts`); outside every run, untouched. */
-    child(command: string): ChildEnv | undefined {
-      const run = currentRun()
-      return run && childEnv(run, command, admitTo)
-    },
-    /** The same for a child started with `execSync` and the like, which blocks this process: it runs under a holder. */
-    childSync(command: string): SyncChild | undefined {
-      const run = currentRun()
-      return run && syncChild(run, command)
-    },
-    claims: (method: string, url: URL): boolean => claimant(method, url) !== undefined,
-    isModelCall: (method: string, url: URL): boolean => isProviderRequest(method, url, currentRun()?.config?.hosts ?? state.options.hosts),
-    report(error: Error): void {
-      currentRun()?.report?.(error)
-    },
-    /**
-     * A realtime socket (a family with `socket`, OpenAI Realtime, known by its path) opened inside a run goes on that
-     * run's tape, every frame of it, whatever async context later frames are sent from; any other socket is left.
-     */
-    socket(connection: SocketConnection): boolean {
-      const run = claimant('POST', connection.url)
-      const codec = detectModelCall('POST', connection.url, state.options.hosts)
-      if (!run || !codec?.socket) return false
-      routeSocket(
-        connection,
-        (request) => run.handle(request),
-        (frame) => codec.parseRequest(frame, connection.url).model,
-      )
-      return true
-    },
-  },
-)
+export const admit: Admit = (request: Request | undefined, origin: Origin): Admission | undefined => {
+  const run = currentRun()
+  if (!run) return undefined
+  if (!request)
+    return { preempts: false, answer: nothing, child: () => childEnv(run, origin.process ?? '', admitTo), holder: () => syncChild(run, origin.process ?? '') }
+  if (origin.via === 'fetch' || origin.via === 'http' || origin.via === 'xhr') {
+    if (!origin.unroutable) return admitTo(run, request)
+  }
+  const url = new URL(request.url)
+  if (!takes(run, request.method, url)) return undefined
+  if (origin.unroutable) {
+    const hosts = run.config?.hosts ?? state.options.hosts
+    return { preempts: isProviderRequest(request.method, url, hosts), answer: nothing, report: (error) => run.report?.(error) }
+  }
+  return origin.via === 'websocket' ? socketAdmission(run, url) : { preempts: false, answer: () => run.handle(request) }
+}
+
+/**
+ * A realtime socket (a family with `socket`, OpenAI Realtime, known by its path) opened inside a run goes on that
+ * run's tape, every frame of it, whatever async context later frames are sent from; any other socket is left.
+ */
+function socketAdmission(run: RequestRoute, url: URL): Admission | undefined {
+  const codec = detectModelCall('POST', url, state.options.hosts)
+  if (!codec?.socket) return undefined
+  const socket = (connection: SocketConnection): void => {
+    // The placeholder a replay filled, as a subprotocol carries it (it names its variable).
+    const placeholder = connection.protocols.map(placeholderIn).find((v) => v !== undefined)
+    routeSocket(
+      connection,
+      (request) => run.handle(request),
+      (frame) => codec.parseRequest(frame, connection.url).model,
+      placeholder === undefined ? undefined : placeholder ? replayKeyFor(placeholder) : REPLAY_KEY,
+    )
+  }
+  return { preempts: true, answer: nothing, socket }
+}
 
 /**
  * Wrap an MCP transport so its messages go on the tape of the run or test they are sent in
@@ -202,7 +191,7 @@ export const router: Router = Object.assign(
  * await client.connect(mcp(new StdioClientTransport({ command: 'node', args: ['server.mjs'] })))
  */
 export function mcp<T extends McpTransport>(transport: T, options?: McpTransportOptions): T {
-  return wrapMcpTransport(transport, router, options)
+  return wrapMcpTransport(transport, admit, options)
 }
 
 /**

@@ -9,14 +9,14 @@ import { state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TrackedRun } from '../context/types.js'
 import type { TraceStep } from '../golden/trace.js'
-import { acquireInterception, liveFetch } from '../interceptor/index.js'
-import { wrapMcpTransport } from '../tools/mcp-transport.js'
+import { acquireInterception, liveFetch } from '../sources/index.js'
+import { wrapMcpTransport } from '../sources/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { fixtureKeyVars } from './key-vars.js'
 import type { Agent, Lab } from './lab.js'
 import { buildPipeline, RunLog, type Counters, type Pipeline, type RunConfig, type RunInit, type RunSettings } from './pipeline/index.js'
 import { closeReplay } from './pipeline/close.js'
-import { router } from './router.js'
+import { admit } from './router.js'
 import { prepareTree, unreachedChildren } from './tree.js'
 import { handoffOf, type RunHandoff, type RunReturn } from './handoff.js'
 import type { UsedCells } from './pipeline/takes.js'
@@ -195,7 +195,7 @@ export class Run implements TrackedRun, RequestRoute {
       input: this.config.input,
       tools: (tools) => wrapTools(tools, invoke),
       tool: (name, tool) => wrapTool(name, tool, invoke),
-      mcp: (transport, options) => wrapMcpTransport(transport, (request) => this.handle(request), options),
+      mcp: (transport, options) => wrapMcpTransport(transport, (request) => request && { preempts: false, answer: () => this.handle(request) }, options),
     }
   }
 
@@ -206,7 +206,7 @@ export class Run implements TrackedRun, RequestRoute {
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
     await prepareTree()
-    const release = acquireInterception(router)
+    const release = acquireInterception(admit)
     // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
     const fixture = this.config.fixture
     const releaseKeys = this.config.mode === 'replay' && fixture ? fillReplayKeys(process.env, [...fixtureKeyVars(fixture), ...this.config.keys]) : () => {}

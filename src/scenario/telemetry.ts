@@ -7,7 +7,7 @@
  */
 import { readFlag } from '../golden/update-mode.js'
 import { notice } from '../errors.js'
-import type { Admission } from '../interceptor/index.js'
+import type { Admission } from '../sources/index.js'
 
 /**
  * The path of an OTLP/HTTP export (a `POST`). A pattern, not a function: the router tests it inline, so a request's

@@ -14,7 +14,7 @@ import type { TestContext } from '../context/types.js'
 import { FluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
-import { acquireInterception } from '../interceptor/index.js'
+import { acquireInterception } from '../sources/index.js'
 import { isProviderRequest } from '../providers/registry.js'
 import { openCore, reachedAHost, outcomeCommands, refuseProviderWithoutModelCall, saveCore, startRun } from './core.js'
 import { fixtureKeyVars } from './key-vars.js'
@@ -22,7 +22,7 @@ import { defaultName } from './names.js'
 import { Outcome } from './outcome.js'
 import { settleTrace, traceRule } from './persist.js'
 import { offlineError, refusalRun } from './refusals.js'
-import { router } from './router.js'
+import { admit } from './router.js'
 import type { Run } from './run.js'
 import { asStored } from './stored.js'
 
@@ -138,7 +138,7 @@ function attachable(run: Run, keyVars: readonly string[]): Pick<TestScenario, 'a
   return {
     attach() {
       run.register()
-      const interception = acquireInterception(router)
+      const interception = acquireInterception(admit)
       const keys = keyVars.length ? fillReplayKeys(process.env, keyVars) : () => {}
       state.attached = run
       release = () => {

@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:net'
 import { state, type RequestRoute } from '../context/state.js'
 import { FluxError } from '../errors.js'
-import { liveFetch, mayStartNode, readTreePorts, sentByChild, sweepDeadTrees, type Admission, type ChildEnv, type SyncChild } from '../interceptor/index.js'
-import { builtFile, serveOverSocket, treeSocketPath } from '../interceptor/tree-wire.js'
+import { liveFetch, mayStartNode, readTreePorts, sentByChild, sweepDeadTrees, type Admission, type ChildEnv, type SyncChild } from '../sources/index.js'
+import { builtFile, serveOverSocket, treeSocketPath } from '../sources/tree-wire.js'
 import { isReplayKey } from '../context/replay-keys.js'
 import { redactText } from '../secrets/redact.js'
 import { baseUrlEnv, childBaseUrls, openBaseUrls, throughEndpoint } from './base-urls.js'
@@ -42,7 +42,7 @@ interface Tree {
   path: string
   server: Server
   children: Map<string, Child>
-  /** Where the processes of the tree note the ports their servers listen on (`interceptor/own-servers.ts`). */
+  /** Where the processes of the tree note the ports their servers listen on (`sources/own-servers.ts`). */
   ports: { dir: string; close(): void }
 }
 

@@ -4,7 +4,7 @@
 // a local provider (test/e2e/support/capital-server.ts: the model and the geography tool) with a key set, so its manifest
 // names `keyVars`, then replays that fresh fixture offline with no key set. It records the window of the recording's first
 // model call, and of the replay's first model call and its HTTP tool call: from the first function entered in
-// src/interceptor/ for the request to the interceptor's controller being handed the answer (support/tracer.ts). The files
+// src/sources/ for the request to the interceptor's controller being handed the answer (support/tracer.ts). The files
 // entered, one line per stay, must be the ```path model```, ```path tool``` and ```path recorded``` blocks at the end of
 // the page. The trace is printed, and held to the bound issue 25 set (asserted): at most 8 files, each entered once but
 // the stage runner and the codec.
@@ -88,9 +88,9 @@ describe('the path of a call (docs/architecture.md)', () => {
     expect(paths.model?.request).toMatch(/^POST https:\/\/api\.openai\.com\/v1\/chat\/completions$/)
     expect(paths.recorded?.request).toBe(`POST ${server.url}/v1/chat/completions`)
     expect(paths.tool?.request).toBe(`GET ${server.url}/geo/capital?country=UK`)
-    // the start: the first function entered in src/interceptor/, from outside src/
+    // the start: the first function entered in src/sources/, from outside src/
     const windows = [...recording.windows, ...replay.windows]
-    const start = { kind: 'enter', file: expect.stringMatching(/^src\/interceptor\//) }
+    const start = { kind: 'enter', file: expect.stringMatching(/^src\/sources\//) }
     for (const k of KINDS) expect(windows.find((w) => w.name === k)?.events[0]).toMatchObject(start)
   })
 
@@ -100,10 +100,10 @@ describe('the path of a call (docs/architecture.md)', () => {
     assertBound(path!, BOUND)
   })
 
-  // @note issue 40 item 6: open. A recorded call enters 16 files (the live stage, the unanswered-request log, the key
-  // check, the own sender and the undici seam: docs/architecture.md). This test passes while it breaks the bound, so it
+  // @note issue 40 item 6: open. A recorded call enters 14 files (the live stage, the unanswered-request log, the key
+  // check, the live send of src/sources/live.ts and the undici seam: docs/architecture.md). This test passes while it breaks the bound, so it
   // fails the day the live path comes within it: then drop `.fails` and add 'recorded' to the test above.
-  test.fails('the recorded call enters at most 8 files (open: it enters 16)', () => {
+  test.fails('the recorded call enters at most 8 files (open: it enters 14)', () => {
     expect(paths.recorded, 'the recorded call was not traced').toBeDefined()
     assertBound(paths.recorded!, BOUND)
   })
@@ -121,7 +121,7 @@ describe('the path of a call (docs/architecture.md)', () => {
 })
 
 describe('the path check', () => {
-  const traced = ['src/interceptor/listener.ts', 'src/scenario/router.ts', 'src/scenario/run.ts', 'src/scenario/router.ts', 'src/interceptor/listener.ts']
+  const traced = ['src/sources/listener.ts', 'src/scenario/router.ts', 'src/scenario/run.ts', 'src/scenario/router.ts', 'src/sources/listener.ts']
   const page = (files: string[]) => `# x\n\n\`\`\`path model\n${files.map((f, i) => `${i + 1}. ${f}`).join('\n')}\n\`\`\`\n`
   const mismatch = (files: string[]) => pageMismatch({ name: 'model', request: 'POST /v1/x', page: parsePathBlocks(page(files)).model, traced, repo: REPO })
 
@@ -135,12 +135,12 @@ describe('the path check', () => {
       "docs/architecture.md, "## The path of a replayed call": the \`\`\`path model\`\`\` block is not the path a replayed model call takes (POST /v1/x).
         - only on the page, + only in the trace (line numbers are the trace's for + and kept lines, the page's for -):
 
-        1 src/interceptor/listener.ts
+        1 src/sources/listener.ts
         2 src/scenario/router.ts
       - 3 src/scenario/runner.ts
       + 3 src/scenario/run.ts
         4 src/scenario/router.ts
-        5 src/interceptor/listener.ts
+        5 src/sources/listener.ts
 
         • src/scenario/runner.ts is not a file in the repository: renamed or removed?
 
@@ -149,7 +149,7 @@ describe('the path check', () => {
   })
 
   test('fails when a return is missing from the page, and when the block is missing', () => {
-    expect(mismatch(traced.slice(0, 4))).toContain('+ 5 src/interceptor/listener.ts')
+    expect(mismatch(traced.slice(0, 4))).toContain('+ 5 src/sources/listener.ts')
     expect(pageMismatch({ name: 'tool', request: 'GET /x', page: undefined, traced, repo: REPO })).toContain('has no ```path tool``` block')
   })
 

@@ -24,7 +24,7 @@ describe('the tracer', () => {
     // A listener in the start folder that answers later through a wrapped `passthrough` (as the interception library
     // calls it), an awaited answer that waits a turn of the event loop, and a logger that ticks on its own schedule.
     write(
-      'interceptor/index.ts',
+      'sources/index.ts',
       `import { route } from '../route.js'
 interface Controller { passthrough(): unknown; respondWith(r: Response): void }
 export async function listener({ request, controller }: { request: Request; controller: Controller }): Promise<void> {
@@ -45,7 +45,7 @@ export async function listener({ request, controller }: { request: Request; cont
     const g = globalThis as { __fluxTrace?: unknown }
     g.__fluxTrace = tracer
     try {
-      const { listener } = (await import(join(tree.dir, 'interceptor/index.ts'))) as { listener: (e: object) => Promise<void> }
+      const { listener } = (await import(join(tree.dir, 'sources/index.ts'))) as { listener: (e: object) => Promise<void> }
       const { tick } = (await import(join(tree.dir, 'log.ts'))) as { tick: () => void }
       let answered: Response | undefined
       const controller = { passthrough: () => {}, respondWith: (r: Response) => void (answered = r) }
@@ -66,14 +66,14 @@ export async function listener({ request, controller }: { request: Request; cont
     expect(path.endedBy).toBe('controller.respondWith')
     expect(path.outside).toBe(2) // the tick that ran inside the window: its enter and exit
     expect(path.stays.map((s) => `${s.via} ${s.file}`)).toEqual([
-      'entry src/interceptor/index.ts', // the listener, then (same file) the wrapped passthrough the library called
+      'entry src/sources/index.ts', // the listener, then (same file) the wrapped passthrough the library called
       'entry src/route.ts',
       'entry src/answer.ts',
       'return src/route.ts', // answer awaits: control is back in route, which awaits too
-      'return src/interceptor/index.ts',
+      'return src/sources/index.ts',
       'return src/answer.ts', // a turn later the answer goes on
       'return src/route.ts',
-      'return src/interceptor/index.ts', // where the answer is handed to the controller
+      'return src/sources/index.ts', // where the answer is handed to the controller
     ])
   })
 

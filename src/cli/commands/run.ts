@@ -17,7 +17,7 @@ import { fixtureRoot, loadConfig } from '../config.js'
 import { CliError, EXIT, usage } from '../errors.js'
 import { display } from '../fixtures.js'
 import type { Output } from '../output.js'
-import type { ChildEnv } from '../../interceptor/index.js'
+import type { ChildEnv } from '../../sources/index.js'
 
 type Mode = 'record' | 'replay'
 

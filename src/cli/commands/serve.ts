@@ -2,7 +2,7 @@
  * `fluxlab serve [--name N] [--dir D] [--ready <url|port>] -- <cmd…>` (issue 27): run an app server (a Playwright
  * `webServer`) as one process tree under fluxlab. The server's requests go, over the tree's socket, to the run of the
  * Playwright test whose browser request it is handling (the address that request carries:
- * src/interceptor/server-requests.ts), and everything it does outside any test's request (start-up, warm-up) to the
+ * src/sources/server-requests.ts), and everything it does outside any test's request (start-up, warm-up) to the
  * server's own scenario, `app-server` by default: recorded when its fixture is missing and recording is allowed,
  * replayed when it exists, refused under CI. With `--ready`, serve says on stdout when the server answers (../ready.ts).
  * Issue 39: serve runs in the Playwright config's directory, which decides the fixture root as it does the tests';
@@ -15,8 +15,8 @@ import { resolve } from 'node:path'
 import { fileKeyVars } from '../../context/file-keys.js'
 import { keysFrom } from '../../context/options.js'
 import { missingKeyVars, replayKeyFor } from '../../context/replay-keys.js'
-import { PLAYWRIGHT_DIR_ENV } from '../../interceptor/server-requests.js'
-import { builtFile, treeSocketPath } from '../../interceptor/tree-wire.js'
+import { PLAYWRIGHT_DIR_ENV } from '../../sources/server-requests.js'
+import { builtFile, treeSocketPath } from '../../sources/tree-wire.js'
 import { parse, splitCommand } from '../args.js'
 import { loadConfig } from '../config.js'
 import { DEFAULT_DIR } from '../../context/options.js'

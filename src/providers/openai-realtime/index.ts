@@ -9,7 +9,7 @@ const PATH = /\/realtime\/?$/
 /**
  * The OpenAI Realtime codec. Each client frame of a realtime WebSocket is one model request (its
  * body the frame, `POST wss://…`), answered by the server frames that followed it, one JSON event
- * a line (`src/context/realtime-socket.ts`). Usage comes from `response.done` events, text from
+ * a line (`src/sources/realtime-socket.ts`). Usage comes from `response.done` events, text from
  * the text and transcript deltas, tool calls from `response.function_call_arguments.done`.
  * @example
  * openaiRealtimeCodec.detect('POST', new URL('wss://api.openai.com/v1/realtime?model=gpt-realtime')) // true

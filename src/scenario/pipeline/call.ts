@@ -1,5 +1,5 @@
 import { canonicalRequest, requestKey, type CanonicalOptions } from '../../cassette/canonical.js'
-import { redirectModeOf } from '../../interceptor/index.js'
+import { redirectModeOf } from '../../sources/index.js'
 import type { CanonicalRequest } from '../../cassette/cell.js'
 import type { JsonDiffRow } from '../../cassette/json-diff.js'
 import type { Redactor } from '../../cassette/redact.js'

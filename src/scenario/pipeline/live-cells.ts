@@ -4,7 +4,7 @@
  */
 import type { ModelCell, RecordedResponse, ToolCell, TransportError } from '../../cassette/cell.js'
 import { bodyBuffer, bodyText } from '../../cassette/chunks.js'
-import { socketModel } from '../../context/realtime-socket.js'
+import { socketModel } from '../../sources/realtime-socket.js'
 import { emptyUsage } from '../../providers/types.js'
 import { modelIdBody, type HttpToolRequest, type ModelRequest } from './call.js'
 import type { RunConfig } from './config.js'

@@ -6,10 +6,8 @@ import { redactChunks, serializeError, stripUndefined, toJsonValue } from './cel
 import { decodedHeaders, forwardCapturing, keptHeaders } from './http.js'
 import { awaitingAnswer, cutAtCancel, noteCancel } from './mcp-cancel.js'
 import { awaitHeaders, warnUnanswered } from './unanswered.js'
-import { ownSender } from '../../context/own-sender.js'
-import { redirectModeOf } from '../../interceptor/index.js'
+import { ownSender, redirectModeOf, upstreamed } from '../../sources/live.js'
 import { carriedKeyVars, placeholderIn } from '../../context/replay-keys.js'
-import { upstreamed } from '../../context/options.js'
 import { state, type RequestRoute } from '../../context/state.js'
 import type { RunConfig } from './config.js'
 import type { RunLog, RunStep } from './log.js'
@@ -191,7 +189,7 @@ async function send(config: RunConfig, log: RunLog, request: Request, bytes: Buf
     })
   // SPEC §2: the names (never the values) of the key variables the request carries go into the manifest.
   if (recording) for (const name of carriedKeyVars(request)) log.keyVars.add(name)
-  // @note a message that is not HTTP on the wire (MCP over stdio, src/tools/mcp-transport.ts) goes out the way its maker said.
+  // @note a message that is not HTTP on the wire (MCP over stdio, src/sources/mcp-transport.ts) goes out the way its maker said.
   const own = ownSender(request)
   if (own) return own(config.upstream)
   return config.live(liveRequest(request, bytes, config.upstream))

@@ -1,6 +1,6 @@
 import type { Gate } from '../../context/state.js'
 import type { FluxError } from '../../errors.js'
-import { isLoopback, refusedAsNetworkError } from '../../interceptor/index.js'
+import { isLoopback, refusedAsNetworkError } from '../../sources/index.js'
 import type { Answer, Stage } from './call.js'
 import { offTapeResponse } from './http.js'
 import type { RunLog } from './log.js'

@@ -14,7 +14,7 @@
  * - `__ftParent` is the frame variable of the lexically enclosing function (`undefined` at module level): the call that
  *   created the closure, which is how the runtime ties a callback a library calls later (a stream's `pull`, a wrapped
  *   `controller.passthrough`) to the request whose code created it.
- * - `[params]` (the names the parameter list binds) is passed only in files under the start folder (`src/interceptor/`):
+ * - `[params]` (the names the parameter list binds) is passed only in files under the start folder (`src/sources/`):
  *   the runtime looks there for the intercepted `Request` that opens a window.
  * - `await X` becomes `__fluxTrace.resume(__ftN, await __fluxTrace.suspend(__ftN, X))` (one `await` on the same value,
  *   so no microtask is added or removed), `yield X` likewise with `__fluxTrace.yield`; the first statement of each `catch`/`finally` block of an
@@ -24,7 +24,7 @@
  *   run in a `try` the transpiler has to put parameter properties after); one without a leading `super` is not traced.
  *
  * Not seen (documented limits): parameter default expressions (they run before the body: a call there counts as the
- * caller's), the implicit awaits of `for await` (the frame looks active while it waits; only src/interceptor/undici-wire.ts
+ * caller's), the implicit awaits of `for await` (the frame looks active while it waits; only src/sources/undici-wire.ts
  * has one, off the fetch path), and module top-level code (no function).
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -65,7 +65,7 @@ export const isTracedSource = (file: string): boolean => file.endsWith('.ts') &&
  * Copy `srcDir` to `<outDir>/src` with every traced source instrumented; other files are copied as they are.
  * `fileId(rel)` names a file in the events (default `src/<rel>`); `startFolder` is where parameters are passed along.
  * @example
- * const tree = instrumentTree(join(REPO, 'src'), tmp, { startFolder: 'src/interceptor/' })
+ * const tree = instrumentTree(join(REPO, 'src'), tmp, { startFolder: 'src/sources/' })
  */
 export function instrumentTree(srcDir: string, outDir: string, opts: { startFolder: string; prefix?: string }): InstrumentedTree {
   const started = performance.now()

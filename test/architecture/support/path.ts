@@ -92,7 +92,7 @@ export function callPath(window: WindowTrace): CallPath {
 export function formatPath(p: CallPath): string {
   const width = String(p.stays.length).length
   const lines = [
-    `path ${p.name}: ${p.request} (from the first function entered in src/interceptor/ to ${p.endedBy})`,
+    `path ${p.name}: ${p.request} (from the first function entered in src/sources/ to ${p.endedBy})`,
     ...p.stays.map((s, i) => `  ${String(i + 1).padStart(width)}. ${s.via === 'return' ? '↩ ' : '  '}${s.file}`),
     `  stays ${p.stays.length} · returns ${p.returns} · files ${Object.keys(p.perFile).length} · events ${p.events}${p.outside ? ` · ${p.outside} events outside the window ignored` : ''}`,
     `  ${'file'.padEnd(44)} entries  returns  calls`,
@@ -106,7 +106,7 @@ export function formatPath(p: CallPath): string {
  * Lines other than `N. src/…` (blank lines, `<!-- -->` comments) are not allowed inside a block; the numbers must count
  * 1, 2, 3, … so a line dropped by hand is noticed. A file may be written in backticks, and a note may follow it after ` — `.
  * @example
- * parsePathBlocks('```path model\n1. src/interceptor/index.ts\n```') // { model: ['src/interceptor/index.ts'] }
+ * parsePathBlocks('```path model\n1. src/sources/index.ts\n```') // { model: ['src/sources/index.ts'] }
  */
 export function parsePathBlocks(markdown: string): Record<string, string[]> {
   const out: Record<string, string[]> = {}
@@ -131,7 +131,7 @@ export function parsePathBlocks(markdown: string): Record<string, string[]> {
 /**
  * The fenced block for a traced path, as the page holds it.
  * @example
- * pathBlock('model', ['src/interceptor/index.ts']) // '```path model\n1. src/interceptor/index.ts\n```'
+ * pathBlock('model', ['src/sources/index.ts']) // '```path model\n1. src/sources/index.ts\n```'
  */
 export function pathBlock(name: string, files: readonly string[]): string {
   return ['```path ' + name, ...files.map((f, i) => `${i + 1}. ${f}`), '```'].join('\n')

@@ -14,7 +14,7 @@ import type { Target, TraceOutput } from './tracer.js'
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 /** Where a window starts: the first function entered in this folder for the request. */
-export const START_FOLDER = 'src/interceptor/'
+export const START_FOLDER = 'src/sources/'
 const TMP = join(REPO, '.path-trace-tmp')
 const VITEST_BIN = join(REPO, 'node_modules/vitest/vitest.mjs')
 const SETUP = fileURLToPath(new URL('./trace-setup.ts', import.meta.url))

@@ -3,7 +3,7 @@
  * where control is in src/ (a frame per call) and records, for each watched request, the events of that request's
  * window, in the order they happen.
  *
- * A window opens at the first function entered in the start folder (`src/interceptor/`) from outside any open window
+ * A window opens at the first function entered in the start folder (`src/sources/`) from outside any open window
  * whose parameters carry the watched `Request` (an `@mswjs/interceptors` request event: `{ request, controller }`), and
  * closes when that event's controller is handed the answer (`respondWith`, `errorWith`, or `passthrough` to the network).
  * Those are the interception library's contract, not fluxlab's: nothing here names a function of src/.
@@ -91,7 +91,7 @@ const WINDOW = Symbol('fluxlab.pathTrace.window')
 /**
  * A tracer for the instrumented sources: install it as `globalThis.__fluxTrace` before they load.
  * @example
- * const tracer = new PathTracer([{ name: 'model', method: 'POST', path: '/v1/chat/completions' }], 'src/interceptor/')
+ * const tracer = new PathTracer([{ name: 'model', method: 'POST', path: '/v1/chat/completions' }], 'src/sources/')
  * ;(globalThis as { __fluxTrace?: unknown }).__fluxTrace = tracer
  */
 export class PathTracer {

@@ -1,5 +1,5 @@
 /**
- * What the interception is made of: the router it hands requests to, the parts of `@mswjs/interceptors` it uses
+ * What the interception is made of: the parts of `@mswjs/interceptors` it uses
  * (any copy, ESM or CJS, sharing the global symbols), its process-wide state, and the interceptor kinds.
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
@@ -7,37 +7,7 @@ import type { setImmediate } from 'node:timers'
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
-import type { ChildRouter, SyncChild } from './child-process.js'
-import type { UndiciRouter } from './undici.js'
-import type { SocketRouter } from './websocket.js'
-
-/**
- * Decides what to do with one request: a Response, or `undefined` to let it pass untouched.
- * Its optional hooks (`claims`, `isModelCall`, `report`) serve the undici routing (`./undici.ts`);
- * `socket` takes or leaves a socket the global `WebSocket` opens (`./websocket.ts`). `admit` is asked once for
- * each request the interceptors hold (`./listener.ts`): who answers it, and whether before the process's other
- * mocking libraries (the app's own msw `setupServer`, nock ≥ 14) see it. A router without `admit` answers every
- * request itself, and `preempts` says which come first. `child` gives a child process started now what puts its
- * requests on the same tape (`./child-process.ts`).
- */
-export type Router = UndiciRouter & {
-  socket?: SocketRouter
-  child?: ChildRouter
-  childSync?(command: string): SyncChild | undefined
-  admit?(request: Request): Admission | undefined
-  preempts?(request: Request): boolean
-}
-
-/** What the router decided about one request, once: `undefined` instead lets it pass untouched. */
-export interface Admission {
-  /**
-   * Answered before the app's own mocks see it (the model calls). Every other request is offered to them first, and
-   * is answered only if none of them did (it would have gone to the network).
-   */
-  preempts: boolean
-  /** Answer it: a Response, or `undefined` to let it go on (to the app's mocks, or the network). */
-  answer(): Promise<Response | undefined>
-}
+import type { Admit, RequestSource } from './source.js'
 
 /** The parts of an `@mswjs/interceptors` interceptor this file uses (any copy, ESM or CJS, any version sharing the global symbols). */
 export interface Shared {
@@ -78,20 +48,10 @@ export interface InterceptionState {
    * acquire cancels.
    */
   idle?: ReturnType<typeof setImmediate>
-  router?: Router
-  detachUndici?: () => void
-  detachWebSocket?: () => void
-  /** Undo of the child-process patches (`child-process.ts`). */
-  detachChildren?: () => void
-  /** Undo the patch that notes the ports this process's servers listen on (`./own-servers.ts`). */
-  detachOwnServers?: () => void
-  detachSyncChildren?: () => void
-  /** Undo of the `worker_threads` patch (`worker.ts`). */
-  detachWorkers?: () => void
-  /** Undo of the `https.request` port wrapper over the interceptor's patch (`https-port.ts`). */
-  unguardHttpsPort?: () => void
-  /** Undo of the HTTP/2 warning guard (`http2.ts`); true when it restored `http2.connect`. */
-  unguardHttp2?: () => boolean
+  /** The one question every source asks (`acquireInterception`'s argument, the latest holder's). */
+  admit?: Admit
+  /** The sources enabled at the first acquire (`./registry.ts`), until the last release disposes them in reverse. */
+  sources?: RequestSource[]
   /** Interceptors fluxlab applied itself (no other library had one running): it restores their patches. */
   owned: Shared[]
   /** Owned interceptors another library's listeners have sat on: they stay applied (see `detach`). */
@@ -109,7 +69,7 @@ export interface InterceptionState {
    * was not `pristineFetch`: a layer installed after fluxlab loaded (a wrapper, another mocking library's patch).
    */
   beneathFetch?: typeof fetch
-  /** Set while the router answers a request the fetch interceptor handed over and `beneathFetch` is set: `liveFetch` sends through it. */
+  /** Set while a run answers a request the fetch interceptor handed over and `beneathFetch` is set: `liveFetch` sends through it. */
   beneath?: AsyncLocalStorage<Beneath>
   /** Set while this process answers a request another process of its tree made: `liveFetch` has that process send it (issue 39). */
   sentBy?: AsyncLocalStorage<{ send?: (request: Request) => Promise<Response> }>
@@ -125,7 +85,7 @@ export interface InterceptionState {
 
 export interface Beneath {
   fetch: typeof fetch
-  /** A request fluxlab answers before the app's own mocks (`Router.preempts`): they do not see its live copy either. */
+  /** A request fluxlab answers before the app's own mocks (`Admission.preempts`): they do not see its live copy either. */
   preempted: boolean
 }
 
@@ -134,6 +94,3 @@ export const KEY = Symbol.for('fluxlab.interception.v3')
 export const FETCH_SYMBOL = (FetchInterceptor as unknown as { symbol: symbol }).symbol
 export const HTTP_SYMBOL = (ClientRequestInterceptor as unknown as { symbol: symbol }).symbol
 export const g = globalThis as Record<symbol, unknown>
-
-/** Which interceptor handed a request over. */
-export type Via = 'fetch' | 'http' | 'xhr'

@@ -7,11 +7,10 @@
  * recording stores ordinary model cells, and a replay hands the client the recorded server frames
  * after the frame that caused them, with no connection opened. See docs/realtime.md.
  */
-import type { RealSocket, SocketConnection } from '../interceptor/websocket.js'
 import { NDJSON, readLines } from '../providers/ndjson.js'
 import { OPEN_FRAME } from '../providers/socket.js'
-import { offTapeMessage, sentBy } from './own-sender.js'
-import { placeholderIn, REPLAY_KEY, replayKeyFor } from './replay-keys.js'
+import { offTapeMessage, sentBy, upstreamed } from './live.js'
+import type { RealSocket, SocketConnection } from './source.js'
 
 type Route = (request: Request) => Promise<Response | undefined>
 /** The model a frame names, read by the family's codec (`setup.model`, the URL's `model`). */
@@ -48,16 +47,15 @@ const CREDENTIAL_PROTOCOL = /(^|[-.])(api-?key|key|token|auth|bearer)([-.]|$)/i
 
 /**
  * Put one intercepted realtime socket on the tape of `route`: record its frames (the real server is
- * reached at its host's upstream when one is set) or replay them.
+ * reached at its host's upstream when one is set) or replay them. `replayKey`: the placeholder key a replay filled,
+ * when a subprotocol carries one (`replayKeyFor` its variable, or `REPLAY_KEY`).
  * @example
  * routeSocket(connection, (request) => run.handle(request), (frame) => codec.parseRequest(frame, connection.url).model)
  */
-export function routeSocket(connection: SocketConnection, route: Route, modelOf: ModelOf): void {
+export function routeSocket(connection: SocketConnection, route: Route, modelOf: ModelOf, replayKey?: string): void {
   const { url } = connection
   let model: string | undefined
   const recorded = connection.protocols.filter((p) => !CREDENTIAL_PROTOCOL.test(p))
-  // The placeholder a replay filled, as the request carries it (it names its variable).
-  const placeholder = connection.protocols.map(placeholderIn).find((v) => v !== undefined)
   let real: RealSocket | undefined
   let latest: Answers | undefined
   let closed = false
@@ -107,7 +105,7 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
     const headers = {
       'content-type': 'application/json',
       ...(recorded.length ? { 'sec-websocket-protocol': recorded.join(', ') } : {}),
-      ...(placeholder !== undefined ? { 'x-fluxlab-key': placeholder ? replayKeyFor(placeholder) : REPLAY_KEY } : {}),
+      ...(replayKey !== undefined ? { 'x-fluxlab-key': replayKey } : {}),
     }
     const req = sentBy(new Request(url.href, { method: 'POST', headers, body }), send)
     model = modelOf(safeParse(body)) ?? model
@@ -156,12 +154,9 @@ export function routeSocket(connection: SocketConnection, route: Route, modelOf:
 
 /** The URL a recording connects to: the same path and query at the host's upstream (`http` → `ws`, `https` → `wss`). */
 function upstreamUrl(url: URL, upstream: Record<string, URL>): URL {
-  const base = upstream[url.host.toLowerCase()] ?? upstream[url.hostname.toLowerCase()]
-  if (!base) return url
-  const target = new URL(url.href)
-  target.protocol = base.protocol === 'https:' || base.protocol === 'wss:' ? 'wss:' : 'ws:'
-  target.host = base.host
-  target.pathname = `${base.pathname.replace(/\/+$/, '')}${url.pathname}`
+  const target = upstreamed(url, upstream)
+  if (!target) return url
+  target.protocol = target.protocol === 'https:' || target.protocol === 'wss:' ? 'wss:' : 'ws:'
   return target
 }
 

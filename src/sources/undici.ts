@@ -8,19 +8,9 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { FluxError } from '../errors.js'
 import { realmState } from './process-hold.js'
+import type { Admission, Admit, Origin } from './source.js'
 import { patchLoadedCopies, unpatchCopies, watchLoads, type CopiesState } from './undici-copies.js'
 import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
-
-/** What the undici routing asks of the interception router (see `Router` in `./index.ts`). */
-export interface UndiciRouter {
-  (request: Request): Promise<Response | undefined>
-  /** Whether a request to `url` belongs to the current route; one it does not claim is left untouched. Default: every request. */
-  claims?(method: string, url: URL): boolean
-  /** Whether `url` is a model call (decides whether a request fluxlab cannot route is refused or only warned about). */
-  isModelCall?(method: string, url: URL): boolean
-  /** Tell the current route about a request refused outside its pipeline, so the run fails with it. */
-  report?(error: Error): void
-}
 
 type Dispatch = (opts: DispatchOptions, handler: UndiciHandler) => boolean
 
@@ -28,7 +18,7 @@ type Dispatcher = { dispatch: Dispatch }
 type Slot = { original: Dispatcher; wrapper: Dispatcher }
 
 interface UndiciState extends CopiesState {
-  router?: () => UndiciRouter | undefined
+  admit?: Admit
   live?: (request: Request) => Promise<Response>
   /** Set while fluxlab's own requests run (record mode's live calls): never routed. */
   unrouted: AsyncLocalStorage<true>
@@ -46,6 +36,8 @@ export const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symb
 const CREATE = 'undici:request:create'
 const KEY = Symbol.for('fluxlab.undici.v1')
 const g = globalThis as Record<symbol, unknown>
+const UNDICI: Origin = { via: 'undici' }
+const UNROUTABLE: Origin = { via: 'undici', unroutable: true }
 const u: UndiciState = realmState<UndiciState>(KEY, () => ({
   unrouted: new AsyncLocalStorage<true>(),
   depth: 0,
@@ -56,14 +48,13 @@ const u: UndiciState = realmState<UndiciState>(KEY, () => ({
 }))
 
 /**
- * Start routing undici traffic to `router()` (the interception's current router); `live` performs a
- * request past every interception when the router declines one undici can no longer send itself.
- * Returns the undo.
+ * Start handing undici traffic to `admit`; `live` performs a request past every interception when the run declines
+ * one undici can no longer send itself. Returns the undo.
  * @example
- * const detach = attachUndici(() => st.router, liveFetch)
+ * const detach = attachUndici(admit, liveFetch)
  */
-export function attachUndici(router: () => UndiciRouter | undefined, live: (request: Request) => Promise<Response>): () => void {
-  u.router = router
+export function attachUndici(admit: Admit, live: (request: Request) => Promise<Response>): () => void {
+  u.admit = admit
   u.live = live
   const unwatch = watchLoads()
   wrapGlobalDispatchers()
@@ -79,7 +70,7 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
     unpatchCopies(u)
     if (u.listener) unsubscribe(CREATE, u.listener)
     u.listener = undefined
-    u.router = undefined
+    u.admit = undefined
   }
 }
 
@@ -90,7 +81,7 @@ export function attachUndici(router: () => UndiciRouter | undefined, live: (requ
  * refreshUndici()
  */
 export function refreshUndici(): void {
-  if (!u.router) return
+  if (!u.admit) return
   wrapGlobalDispatchers()
   patchLoadedDispatchers()
 }
@@ -141,13 +132,15 @@ function delegate(send: Dispatch, opts: DispatchOptions, handler: UndiciHandler)
 
 /** The global dispatcher's `dispatch`: route what the current route claims, hand the rest on untouched. */
 function dispatchRouted(original: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
-  const router = u.router?.()
-  if (!router || u.depth > 0 || u.unrouted.getStore() || u.delegated.has(handler)) return delegate(original, opts, handler)
+  const admit = u.admit
+  if (!admit || u.depth > 0 || u.unrouted.getStore() || u.delegated.has(handler)) return delegate(original, opts, handler)
   const url = dispatchUrl(opts.origin, opts.path)
   const method = (opts.method ?? 'GET').toUpperCase()
-  if (!url || !(router.claims?.(method, url) ?? true)) return delegate(original, opts, handler)
-  if (opts.upgrade || method === 'CONNECT') {
-    const refused = refuseUnroutable(router, method, url, opts.upgrade)
+  const unroutable = !!opts.upgrade || method === 'CONNECT'
+  const admitted = url && admit(headOf(url, method), unroutable ? UNROUTABLE : UNDICI)
+  if (!url || !admitted) return delegate(original, opts, handler)
+  if (unroutable) {
+    const refused = refuseUnroutable(admitted, method, url, opts.upgrade)
     if (!refused) return delegate(original, opts, handler)
     void respond(handler, () => Promise.reject(refused))
     return true
@@ -157,12 +150,12 @@ function dispatchRouted(original: Dispatch, opts: DispatchOptions, handler: Undi
     let answer: Response | undefined
     try {
       request = await toRequest(url, method, opts.headers, opts.body)
-      answer = await router(request.clone())
+      answer = await admit(request.clone(), UNDICI)?.answer()
     } catch (e) {
       return respond(handler, () => Promise.reject(e))
     }
     if (answer) return respond(handler, () => Promise.resolve(answer))
-    // @note the router declined it: it goes, as it was, to the dispatcher it was meant for (its body read once, so as bytes).
+    // @note the run declined it: it goes, as it was, to the dispatcher it was meant for (its body read once, so as bytes).
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : null
     delegate(original, { ...opts, body }, handler)
   })()
@@ -186,20 +179,22 @@ interface CoreRequest {
  * A request created by an undici dispatcher fluxlab did not wrap (a custom `Agent`, `ProxyAgent`,
  * `Pool` or `Client`, or a global dispatcher set after interception started): if the current
  * route claims it, undici is told it is aborted before it writes a byte, and the handler is
- * answered from the router instead.
+ * answered by the run instead.
  */
 function onRequestCreated(request: CoreRequest): void {
-  const router = u.router?.()
-  if (!router || u.depth > 0 || u.unrouted.getStore()) return
+  const admit = u.admit
+  if (!admit || u.depth > 0 || u.unrouted.getStore()) return
   const handler = handlerOf(request)
   if (handler && u.delegated.has(handler)) return
   const url = dispatchUrl(request.origin, request.path)
   const method = (request.method ?? 'GET').toUpperCase()
-  if (!url || !(router.claims?.(method, url) ?? true)) return
+  const unroutable = !handler || !!request.upgrade || method === 'CONNECT'
+  const admitted = url && admit(headOf(url, method), unroutable ? UNROUTABLE : UNDICI)
+  if (!url || !admitted) return
   wrapGlobalDispatchers()
   patchLoadedDispatchers()
-  if (!handler || request.upgrade || method === 'CONNECT') {
-    const refused = refuseUnroutable(router, method, url, request.upgrade, !handler)
+  if (unroutable || !handler) {
+    const refused = refuseUnroutable(admitted, method, url, request.upgrade, !handler)
     if (refused) request.onError?.(refused)
     return
   }
@@ -209,7 +204,7 @@ function onRequestCreated(request: CoreRequest): void {
   const live = u.live
   void respond(handler, async () => {
     const routed = await toRequest(url, method, request.headers, request.body)
-    const answer = await router(routed.clone())
+    const answer = await admit(routed.clone(), UNDICI)?.answer()
     if (answer) return answer
     // @note declined after all, and undici will not send it any more: send it past the interception.
     if (!live) throw new TypeError('fetch failed')
@@ -229,24 +224,24 @@ function handlerOf(request: CoreRequest): UndiciHandler | undefined {
  * CONNECT, an undici whose request object we cannot read): a model call is refused, with the
  * reason, and reported to the run; anything else passes with a warning, once per origin.
  */
-function refuseUnroutable(router: UndiciRouter, method: string, url: URL, upgrade: string | null | undefined, unreadable = false): FluxError | undefined {
+function refuseUnroutable(admitted: Admission, method: string, url: URL, upgrade: string | null | undefined, unreadable = false): FluxError | undefined {
   const what = unreadable
     ? 'an undici request object this version of fluxlab cannot read'
     : upgrade
       ? `an undici ${upgrade} upgrade`
       : 'an undici CONNECT tunnel'
-  return refuseUnseen(router, method, url, what)
+  return refuseUnseen(admitted, method, url, what)
 }
 
 /**
  * A request fluxlab sees but cannot route, made through `what` (`an undici websocket upgrade`,
- * `a node:http websocket upgrade`): refused with `FLUX_UNROUTABLE` and reported to the run when it
- * goes to a provider host, else `undefined` after a warning, once per origin.
+ * `a node:http websocket upgrade`), admitted as `unroutable`: refused with `FLUX_UNROUTABLE` and reported to the run
+ * when it goes to a provider host (`preempts`), else `undefined` after a warning, once per origin.
  * @example
- * const refused = refuseUnseen(router, 'GET', new URL('wss://api.openai.com/v1/realtime'), 'a node:http websocket upgrade')
+ * const refused = refuseUnseen(admitted, 'GET', new URL('wss://api.openai.com/v1/realtime'), 'a node:http websocket upgrade')
  */
-export function refuseUnseen(router: UndiciRouter, method: string, url: URL, what: string): FluxError | undefined {
-  if (!(router.isModelCall?.(method, url) ?? true)) {
+export function refuseUnseen(admitted: Admission, method: string, url: URL, what: string): FluxError | undefined {
+  if (!admitted.preempts) {
     if (!u.warned.has(url.origin)) {
       u.warned.add(url.origin)
       console.warn(`[fluxlab] ${method} ${url.origin}${url.pathname} is ${what}: fluxlab does not record or replay it, so it goes to the network as it is.`)
@@ -261,6 +256,15 @@ export function refuseUnseen(router: UndiciRouter, method: string, url: URL, wha
         'which fluxlab records and replays; see docs/realtime.md.'
       : 'Call the model over plain HTTP (`fetch`, `undici.request`, `node:http`, or an SDK) so fluxlab can route it.',
   })
-  router.report?.(error)
+  admitted.report?.(error)
   return error
+}
+
+/**
+ * The head of a request undici is about to send (no body yet), for the question `admit` answers synchronously.
+ * @note a `Request` cannot carry `CONNECT`, `TRACE` or `TRACK` (fetch forbids them): such a head is asked as a `GET`,
+ * which no family takes for a model call either (a CONNECT is only ever asked as `unroutable`).
+ */
+function headOf(url: URL, method: string): Request {
+  return new Request(url, { method: /^(CONNECT|TRACE|TRACK)$/.test(method) ? 'GET' : method })
 }

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { ChildRouter } from './child-process.js'
+import type { Admit } from './source.js'
 
 /** Where the preload finds the tree in a worker (a worker's `env` may be the process's own, `SHARE_ENV`). */
 export const WORKER_TREE = Symbol.for('fluxlab.tree.worker.v1')
@@ -14,16 +14,16 @@ export const WORKER_TREE = Symbol.for('fluxlab.tree.worker.v1')
 type WorkerClass = new (filename: string | URL, options?: { eval?: boolean } & Record<string, unknown>) => object
 
 /**
- * Patch the `Worker` export of `node:worker_threads` (`mod`) so a worker started while `route()` answers is on the
+ * Patch the `Worker` export of `node:worker_threads` (`mod`) so a worker started while a run admits it is on the
  * tape. A worker of code (`eval: true`) is left as it is. Returns the undo.
  * @example
- * const undo = attachWorkers(createRequire(import.meta.url)('node:worker_threads'), () => st.router?.child)
+ * const undo = attachWorkers(createRequire(import.meta.url)('node:worker_threads'), admit)
  */
-export function attachWorkers(mod: { Worker: WorkerClass }, route: () => ChildRouter | undefined): () => void {
+export function attachWorkers(mod: { Worker: WorkerClass }, admit: Admit): () => void {
   const Original = mod.Worker
   class Worker extends Original {
     constructor(filename: string | URL, options: { eval?: boolean } & Record<string, unknown> = {}) {
-      const add = options.eval ? undefined : route()?.(`worker ${String(filename)}`)
+      const add = options.eval ? undefined : admit(undefined, { via: 'worker', process: `worker ${String(filename)}` })?.child?.()
       if (!add) {
         super(filename, options)
         return

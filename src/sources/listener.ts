@@ -6,14 +6,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setImmediate } from 'node:timers'
 import { processHold } from './process-hold.js'
-import { FETCH_SYMBOL, g, type Admission, type Beneath, type InterceptionState, type RequestEvent, type Via } from './interception.js'
+import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent } from './interception.js'
 import { networkErrorOf } from './refused-network.js'
+import type { Admission, Origin } from './source.js'
 import { refuseUnseen } from './undici.js'
+
+/** Which interceptor handed a request over. */
+type Via = 'fetch' | 'http' | 'xhr'
+const ORIGINS = { fetch: { via: 'fetch' }, http: { via: 'http' }, xhr: { via: 'xhr' } } as const satisfies Record<Via, Origin>
 
 export function createState(): InterceptionState {
   const beneath = new AsyncLocalStorage<Beneath>()
   /**
-   * `router(request)`, with where its live copy goes: through the layer beneath our fetch patch, for a `fetch` request.
+   * `answer()`, with where its live copy goes: through the layer beneath our fetch patch, for a `fetch` request.
    * @note issue 24: not for a `node:http` or XMLHttpRequest request: the layers beneath our `http.request` patch have
    * seen it already (the agent the innermost one sets makes the connection), and no fetch layer was on its way.
    */
@@ -36,8 +41,8 @@ export function createState(): InterceptionState {
       // pending promise once the request is settled, so it is collected with it.
       return new Promise<never>(() => {})
     }
-    const router = s.router
-    if (s.refs === 0 || !router) return
+    const admit = s.admit
+    if (s.refs === 0 || !admit) return
     // @note a `data:` or `blob:` URL is no traffic: the runtime answers it itself, the same way every time. It is left
     // alone, so a fixture never depends on such a probe (the OpenAI SDK fetches `data:,` once per fetch function to
     // test its FormData support, so whether a run makes it depends on the runs before it in the process).
@@ -45,14 +50,14 @@ export function createState(): InterceptionState {
     // @note a WebSocket opened over node:http (the `ws` package) is an upgrade no Response can answer: to a
     // provider host it is refused, as an undici upgrade is (only the global `WebSocket` is recorded, ./websocket.ts).
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
-      const url = new URL(request.url)
-      if ((router.claims?.(request.method, url) ?? true) && (router.isModelCall?.(request.method, url) ?? false)) {
-        const refused = refuseUnseen(router, request.method, url, 'a node:http websocket upgrade (the `ws` package)')
+      const unroutable = admit(request, { via, unroutable: true })
+      if (unroutable?.preempts) {
+        const refused = refuseUnseen(unroutable, request.method, new URL(request.url), 'a node:http websocket upgrade (the `ws` package)')
         if (refused) return controller.errorWith(refused)
       }
     }
     // Asked once: who answers it, and whether before the app's own mocks.
-    const admitted = router.admit ? router.admit(request) : { preempts: router.preempts?.(request) ?? false, answer: () => router(request) }
+    const admitted = admit(request, ORIGINS[via])
     if (!admitted) return
     if (admitted.preempts) {
       const response = await route(admitted.answer, via, true)
@@ -70,7 +75,7 @@ export function createState(): InterceptionState {
     // them answered would go to the network; it comes back here instead (recorded, or replayed).
     const passthrough = controller.passthrough
     controller.passthrough = async () => {
-      if (s.refs === 0 || !s.router) return passthrough.call(controller)
+      if (s.refs === 0 || !s.admit) return passthrough.call(controller)
       // The listeners' abort race is over by now: a client abort while we answer is ours to honour.
       const signal = request.signal as AbortSignal | undefined
       const abort = new Promise<'aborted'>((resolve) => signal?.addEventListener('abort', () => resolve('aborted'), { once: true }))

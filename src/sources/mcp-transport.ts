@@ -8,7 +8,10 @@
  * a message really goes live. See docs/decisions/0008-mcp-stdio.md.
  */
 import { basename } from 'node:path'
-import { offTapeMessage, sentBy } from '../context/own-sender.js'
+import { offTapeMessage, sentBy } from './live.js'
+import type { Admit, Origin } from './source.js'
+
+const MCP: Origin = { via: 'mcp' }
 import { NDJSON, readLines } from '../providers/ndjson.js'
 
 /**
@@ -47,7 +50,6 @@ interface Inner {
 }
 
 /** Answers one message's request: the run's response, or `undefined` when no run takes it (it goes out untouched). */
-type Route = (request: Request) => Promise<Response | undefined>
 
 /** The server messages one client message brought back, while they come. */
 interface Answers {
@@ -68,12 +70,12 @@ const isResponse = (m: Message) => m.method === undefined && m.id !== undefined
 const requestedToken = (m: Message) => (m.params as { _meta?: { progressToken?: string | number } } | undefined)?._meta?.progressToken
 
 /**
- * Wrap an MCP transport so its messages go on the tape of the run `route` names. The result is
+ * Wrap an MCP transport so its messages go on the tape of the run that admits them (`admit`). The result is
  * the same transport to its client (its prototype is the original, so `pid` or `stderr` still read).
  * @example
- * const transport = wrapMcpTransport(new StdioClientTransport({ command: 'node', args: ['server.mjs'] }), (r) => run.handle(r))
+ * const transport = wrapMcpTransport(new StdioClientTransport({ command: 'node', args: ['server.mjs'] }), admit)
  */
-export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Route, options: McpTransportOptions = {}): T {
+export function wrapMcpTransport<T extends McpTransport>(transport: T, admit: Admit, options: McpTransportOptions = {}): T {
   const inner = transport as unknown as Inner
   const url = new URL(`stdio://${hostLabel(options.name ?? serverName(transport))}/`)
   const wrapper = Object.create(transport) as Inner
@@ -187,7 +189,7 @@ export function wrapMcpTransport<T extends McpTransport>(transport: T, route: Ro
       new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'mcp-protocol-version': 'stdio' }, body: JSON.stringify(m) }),
       () => live(m),
     )
-    const response = await route(request)
+    const response = await admit(request, MCP)?.answer()
     if (!response) {
       // No run takes it (outside every test and scenario): it goes out untouched, as HTTP does.
       untouched = true

@@ -7,20 +7,7 @@
  * holds the interception gets nothing: a test that starts no child pays nothing.
  */
 import { ChildProcess } from 'node:child_process'
-
-/** What a child of a run gets: the preload to import, and the variables that tell it where its tape is. */
-export interface ChildEnv {
-  /** A file URL (no quoting needed in NODE_OPTIONS). */
-  preload: string
-  env: Record<string, string>
-  /** Variables it gets only where its environment lacks them (a replay's placeholder keys, filled where it started). */
-  defaults?: Record<string, string>
-  /** Called when the child exits (the run then knows whether any process of its tree ever reached it). */
-  exited?(): void
-}
-
-/** Asked at each spawn while interception is held: the environment for a child started now with `command`, if any. */
-export type ChildRouter = (command: string) => ChildEnv | undefined
+import type { Admit, ChildEnv, SyncChild } from './source.js'
 
 interface SpawnOptions {
   file?: string
@@ -61,15 +48,17 @@ export function withChildEnv(pairs: readonly string[], add: ChildEnv): string[] 
 }
 
 /**
- * Patch `ChildProcess.prototype.spawn` so each child started while `route()` answers gets its environment. Returns the undo.
+ * Patch `ChildProcess.prototype.spawn` so each child started while a run admits it (`Admission.child`) gets its
+ * environment. Returns the undo.
  * @example
- * const undo = attachChildProcess(() => (st.refs > 0 ? st.router?.child : undefined))
+ * const undo = attachChildProcess(admit)
  */
-export function attachChildProcess(route: () => ChildRouter | undefined): () => void {
+export function attachChildProcess(admit: Admit): () => void {
   const proto = ChildProcess.prototype as unknown as { spawn(this: ChildProcess, options: SpawnOptions): unknown }
   const original = proto.spawn
   const patched = function spawn(this: ChildProcess, options: SpawnOptions) {
-    const add = options && Array.isArray(options.envPairs) ? route()?.(commandOf(options.args, options.file)) : undefined
+    const add =
+      options && Array.isArray(options.envPairs) ? admit(undefined, { via: 'child', process: commandOf(options.args, options.file) })?.child?.() : undefined
     const out = original.call(this, add ? { ...options, envPairs: withChildEnv(options.envPairs!, add) } : options)
     if (add?.exited) this.once('exit', add.exited)
     return out
@@ -79,22 +68,6 @@ export function attachChildProcess(route: () => ChildRouter | undefined): () => 
     // @note only our own patch is undone: one made over it since stays (and keeps calling ours, which then adds nothing).
     if (proto.spawn === patched) proto.spawn = original
   }
-}
-
-/** A child started with `execSync`, `execFileSync` or `spawnSync` while this process holds a run: it runs under a holder. */
-export interface SyncChild {
-  /** The holder's arguments (after `node`) for the child: the program and its args, and the shell to start it in. */
-  argv(child: { argv: string[]; shell: boolean | string }): string[]
-  /** The holder exited: what it did is taken back into the run; how the child failed to start, if it did. */
-  done(): { spawnError?: { message: string; code?: string; errno?: number; syscall?: string; path?: string } }
-}
-
-/** Asked at each synchronous spawn while interception is held. */
-export interface SyncRouter {
-  /** This process holds the tape and blocks while the child runs: the holder that continues the run for it. */
-  childSync?(command: string): SyncChild | undefined
-  /** Another process holds the tape (a preload's router): the child only needs the environment. */
-  child?: ChildRouter
 }
 
 type Sync = (...args: unknown[]) => unknown
@@ -218,13 +191,13 @@ function spawnFailure(e: NonNullable<ReturnType<SyncChild['done']>['spawnError']
 
 /**
  * Patch `execSync`, `execFileSync` and `spawnSync` of `node:child_process` (their ES module bindings too) so a child
- * started with them while `route()` answers is on the tape: under a holder process (`childSync`), or with the
- * environment only (`child`). Returns the undo.
+ * started with them while a run admits it is on the tape: under a holder process (`Admission.holder`), or with the
+ * environment only (`Admission.child`). Returns the undo.
  * @note they cannot be patched where `ChildProcess.prototype.spawn` is: the synchronous spawn is internal to Node.
  * @example
- * const undo = attachSyncChildProcess(cp, () => st.router)
+ * const undo = attachSyncChildProcess(cp, admit)
  */
-export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 'spawnSync', Sync>, route: () => SyncRouter | undefined): () => void {
+export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 'spawnSync', Sync>, admit: Admit): () => void {
   const original = { execSync: cp.execSync, execFileSync: cp.execFileSync, spawnSync: cp.spawnSync }
   /** `(file, args?, options?)` as the functions take it. */
   const split = (args: unknown, options: unknown): [string[], SyncOptions | undefined] =>
@@ -239,17 +212,17 @@ export function attachSyncChildProcess(cp: Record<'execSync' | 'execFileSync' | 
     withEnv(options: SyncOptions): unknown
   }
   const under = (argv: string[], shell: boolean | string, options: SyncOptions | undefined, ways: Ways): unknown => {
-    const r = route()
     const command = shell ? argv.join(' ') : commandOf(argv)
-    // @note a router that holds the tape here never gives a synchronous child the environment alone: its requests
+    const admitted = admit(undefined, { via: 'child', process: command })
+    // @note a run that holds the tape here never gives a synchronous child the environment alone: its requests
     // would come to this process, blocked until the child exits.
-    if (r?.childSync) {
+    if (admitted?.holder) {
       // A holder costs a Node start (tens of ms); a command that can start no Node process needs none.
       if (!mayStartNode(argv, shell)) return ways.plain()
-      const holder = r.childSync(command)
+      const holder = admitted.holder()
       return holder ? held(holder, command, argv, shell, options, ways) : ways.plain()
     }
-    const env = r?.child?.(command)
+    const env = admitted?.child?.()
     if (!env) return ways.plain()
     const base = options?.env ?? process.env
     const pairs = withChildEnv(

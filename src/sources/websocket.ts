@@ -1,45 +1,15 @@
 /**
  * WebSockets opened with the global `WebSocket` class, through `@mswjs/interceptors`' WebSocket
- * interceptor (the one msw's `ws.link()` uses): each new socket is offered to the router's
- * `socket` hook, which takes it (its frames are then fluxlab's: recorded or replayed) or leaves it,
+ * interceptor (the one msw's `ws.link()` uses): each new socket is offered to `admit`, and the
+ * admission's `socket` takes it (its frames are then fluxlab's: recorded or replayed) or none does,
  * and a socket left goes to its server as it would without fluxlab. The `ws` package and undici's
  * own WebSocket class are not the global one and are not seen here (an undici upgrade to a provider
  * host is refused by `./undici.ts`).
  */
 import { WebSocketInterceptor } from '@mswjs/interceptors/WebSocket'
 import { keepForTakeover } from './process-hold.js'
+import type { Admit, RealSocket, SocketConnection } from './source.js'
 import { unrouted } from './undici.js'
-
-/** One intercepted client socket, as the router's `socket` hook drives it. */
-export interface SocketConnection {
-  /** The URL the client opened (`wss://api.openai.com/v1/realtime?model=…`). */
-  readonly url: URL
-  /** The subprotocols the client asked for. */
-  readonly protocols: string[]
-  /** Hand a frame to the client, as if its server sent it. */
-  send(data: string): void
-  /** Close the client's socket. */
-  close(code?: number, reason?: string): void
-  /** Every frame the client sends (text; a binary frame is handed over as its bytes' UTF-8 text). */
-  onFrame(listener: (data: string) => void): void
-  /** The client closed its socket. */
-  onClose(listener: () => void): void
-  /** Open a real socket to `url` with `protocols`, past the interception. */
-  openReal(url: URL, protocols: string[]): RealSocket
-}
-
-/** A real socket fluxlab opened itself (a recording's connection to the server). */
-export interface RealSocket {
-  /** Resolves when it is open; rejects when it failed to open. */
-  readonly opened: Promise<void>
-  send(data: string): void
-  close(): void
-  onMessage(listener: (data: string) => void): void
-  onClose(listener: (code: number, reason: string) => void): void
-}
-
-/** Decides about one new socket: `true` when fluxlab takes it. */
-export type SocketRouter = (connection: SocketConnection) => boolean
 
 interface Socketish extends EventTarget {
   binaryType: string
@@ -65,13 +35,13 @@ const g = globalThis as Record<symbol, unknown> & { WebSocket?: new (url: string
 const decoder = new TextDecoder()
 
 /**
- * Offer every socket the global `WebSocket` opens to `router()` (when there is one), until the
+ * Offer every socket the global `WebSocket` opens to `admit` (as its opening, `POST <url>`), until the
  * returned detach. Returns `undefined`, doing nothing, where there is no global `WebSocket` (Node 20
  * without `--experimental-websocket`).
  * @example
- * const detach = attachWebSocket(() => router.socket)
+ * const detach = attachWebSocket(admit)
  */
-export function attachWebSocket(router: () => SocketRouter | undefined): (() => void) | undefined {
+export function attachWebSocket(admit: Admit): (() => void) | undefined {
   if (typeof g.WebSocket !== 'function') return undefined
   // @note another library's WebSocket interceptor (the app's msw `ws.link()`) decides itself which sockets go to
   // their server (`server.connect()`): a second listener connecting them too would open each twice. fluxlab stays
@@ -85,7 +55,6 @@ export function attachWebSocket(router: () => SocketRouter | undefined): (() => 
   // Issue 24: the next jest test file may have to dispose it.
   keepForTakeover(own)
   const listener = ({ client, server, info }: ConnectionEvent): void => {
-    const take = router()
     const protocols = info.protocols === undefined ? [] : typeof info.protocols === 'string' ? [info.protocols] : [...info.protocols]
     const connection: SocketConnection = {
       url: new URL(client.url),
@@ -98,7 +67,9 @@ export function attachWebSocket(router: () => SocketRouter | undefined): (() => 
     }
     // @note a listener on the interceptor makes every socket a mocked one: a socket fluxlab leaves goes to its server
     // through the interceptor's own `server.connect()` (frames both ways are forwarded by it), as without fluxlab.
-    if (!take?.(connection)) server.connect()
+    const take = admit(new Request(connection.url, { method: 'POST' }), { via: 'websocket' })?.socket
+    if (take) take(connection)
+    else server.connect()
   }
   own.on('connection', listener)
   return () => {

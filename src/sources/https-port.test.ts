@@ -22,7 +22,7 @@ afterEach(() => {
 /** The URL fluxlab's router is handed for one `https.request(options)`, answered without a socket. */
 async function seenUrl(options: https.RequestOptions): Promise<string> {
   let seen = ''
-  releases.push(acquireInterception(Object.assign(async (req: Request) => ((seen = req.url), new Response('ok')), { preempts: () => true })))
+  releases.push(acquireInterception((req) => req && { preempts: true, answer: async () => ((seen = req.url), new Response('ok')) }))
   await new Promise<void>((resolve, reject) =>
     https
       .request(options, (res) => {

@@ -4,7 +4,10 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Client, getGlobalDispatcher, request } from 'undici'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { acquireInterception, liveFetch, type Router } from './index.js'
+import { acquireInterception, liveFetch, type Admit } from './index.js'
+
+/** A run's answer to each request it takes (`claims`: which those are; default every one). */
+type Router = ((request: Request) => Promise<Response | undefined>) & { claims?(method: string, url: URL): boolean }
 
 const GLOBAL = Symbol.for('undici.globalDispatcher.1')
 const g = globalThis as Record<symbol, unknown>
@@ -45,7 +48,9 @@ afterEach(async () => {
 })
 
 function intercept(router: Router): void {
-  releases.push(acquireInterception(router))
+  const admit: Admit = (request) =>
+    request && (router.claims?.(request.method, new URL(request.url)) ?? true) ? { preempts: false, answer: () => router(request) } : undefined
+  releases.push(acquireInterception(admit))
 }
 
 const post = (path: string) => request(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-app': 'a' }, body: '{"q":1}' })
@@ -195,7 +200,7 @@ describe('the undici global dispatcher under interception', () => {
 
   test('puts the original global dispatcher back when interception ends (a turn after the last release)', async () => {
     const before = g[GLOBAL]
-    const release = acquireInterception(async () => undefined)
+    const release = acquireInterception(() => undefined)
     expect(g[GLOBAL]).not.toBe(before)
     release()
     await new Promise((r) => setImmediate(r))

@@ -6,7 +6,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { acquireInterception, type Router } from './index.js'
+import { acquireInterception, type Admit } from './index.js'
 
 let server: Server
 let base: string
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))))
 
 const turn = () => new Promise<void>((r) => setImmediate(r))
-const answered: Router = async () => new Response('from the router')
+const answered: Admit = (request) => request && { preempts: false, answer: async () => new Response('from the router') }
 const pristine = { fetch: globalThis.fetch, request: httpRequest }
 const httpGet = (url: string) =>
   new Promise<string>((resolve, reject) => {
@@ -37,7 +37,7 @@ const httpGet = (url: string) =>
 
 test('released, the patches stay for the rest of the turn, routing nothing; then every one is undone', async () => {
   let routed = 0
-  const release = acquireInterception(async (r) => (routed++, answered(r)))
+  const release = acquireInterception((r, o) => (routed++, answered(r, o)))
   expect(await (await fetch(`${base}/a`)).text()).toBe('from the router')
   const patched = globalThis.fetch
   expect(patched).not.toBe(pristine.fetch)
