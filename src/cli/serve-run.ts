@@ -109,12 +109,13 @@ async function settle(attached: Attached | undefined, run: Run, o: { name: strin
     return o.failed ? o.code : run.log.fatal ? EXIT.error : EXIT.ok
   }
   const r = await attached.finish({ programFailed: o.failed })
-  if (r.steps.length)
-    o.out.note(
-      `fluxlab serve: the app server made ${r.steps.length} call${r.steps.length === 1 ? '' : 's'} outside every test's browser request ` +
-        `(${r.steps.map((s) => (s.channel === 'model' ? `${s.cell.family} ${s.cell.model ?? ''}`.trim() : s.cell.name)).join(', ')}), ` +
-        `${o.failed ? 'not written' : r.mode === 'replay' ? 'replayed from' : r.saved ? 'recorded into' : 'not recorded into'} its own scenario ${display(o.dir)}/`,
-    )
+  if (r.steps.length) {
+    const calls = r.steps.map((s) => (s.channel === 'model' ? `${s.cell.family} ${s.cell.model ?? ''}`.trim() : s.cell.name)).join(', ')
+    const fate = o.failed ? 'not written' : r.mode === 'replay' ? 'replayed from' : r.saved ? 'recorded into' : 'not recorded into'
+    const n = r.steps.length
+    const made = `the app server made ${n} call${n === 1 ? '' : 's'} outside every test's browser request`
+    o.out.note(`fluxlab serve: ${made} (${calls}), ${fate} its own scenario ${display(o.dir)}/`)
+  }
   if (r.fatal) o.out.error(r.fatal.message)
   for (const w of r.warnings) o.out.warn(`warning: ${o.name} ${w.step} ${w.code}: ${w.message}`)
   for (const f of r.failures) o.out.error(`${o.name} ${f.step} ${f.code}: ${f.message}`)

@@ -97,7 +97,10 @@ function matchesHost(matcher: unknown, host: string): boolean {
   return typeof matcher === 'function' && (matcher as (h: string) => unknown)(host) === true
 }
 
-/** Whether `run` takes a request to `url`: every one but a telemetry export, an own server's and one the app's undici mock answers, unless it only refuses (then what its gate claims). */
+/**
+ * Whether `run` takes a request to `url`: every one but a telemetry export, an own server's and one the app's undici mock
+ * answers, unless it only refuses (then what its gate claims).
+ */
 const takes = (run: RequestRoute, method: string, url: URL): boolean =>
   !isTelemetryExport(method, url) &&
   localTarget(run, method, url) !== 'own' &&

@@ -25,7 +25,8 @@ export function modelMissWhy(take: Extract<ModelTake, { kind: 'miss' }>, call: R
   if (take.reason === 'overflow') return `the run made more model calls than the ${recorded} recorded`
   if (take.reason === 'endpoint') {
     const at = `${call.canonical.method} ${call.canonical.path.split('?')[0]} (${call.codec.family})`
-    return `no recorded call is left at ${at}; the next unused recorded call is ${near?.step} at ${near?.request.method} ${near?.request.path.split('?')[0]} (${near?.family})`
+    const next = `${near?.step} at ${near?.request.method} ${near?.request.path.split('?')[0]} (${near?.family})`
+    return `no recorded call is left at ${at}; the next unused recorded call is ${next}`
   }
   if (take.reason === 'event') {
     const event = call.codec.socket?.event
