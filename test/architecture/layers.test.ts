@@ -74,7 +74,12 @@ describe('the layers of src/', () => {
       const path = relative(REPO, join(entry.parentPath, entry.name)).split(sep).join('/')
       names.add(entry.isDirectory() ? `${path}/` : path)
     }
-    const patterns = (config.forbidden as Array<{ from: Record<string, unknown>; to: Record<string, unknown> }>).flatMap((r) => [r.from.path, r.from.pathNot, r.to.path, r.to.pathNot])
+    const patterns = (config.forbidden as Array<{ from: Record<string, unknown>; to: Record<string, unknown> }>).flatMap((r) => [
+      r.from.path,
+      r.from.pathNot,
+      r.to.path,
+      r.to.pathNot,
+    ])
     const missing = patterns
       .filter((p): p is string => typeof p === 'string')
       .flatMap(alternatives)

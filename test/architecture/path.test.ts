@@ -172,7 +172,15 @@ describe('the path check', () => {
       { kind: 'resume', file: 'src/c.ts' },
       { kind: 'enter', file: 'src/b.ts' },
     ]
-    expect(stays(events).map((s) => `${s.via} ${s.file}`)).toEqual(['entry src/a.ts', 'entry src/b.ts', 'return src/a.ts', 'entry src/c.ts', 'return src/a.ts', 'return src/c.ts', 'entry src/b.ts'])
+    expect(stays(events).map((s) => `${s.via} ${s.file}`)).toEqual([
+      'entry src/a.ts',
+      'entry src/b.ts',
+      'return src/a.ts',
+      'entry src/c.ts',
+      'return src/a.ts',
+      'return src/c.ts',
+      'entry src/b.ts',
+    ])
   })
 
   test('assertBound passes within the bound and names each file entered too often', () => {

@@ -54,7 +54,12 @@ function offenders(fileName: string, text: string): Array<{ line: number; text: 
   const isFamily = (n: ts.Node | undefined): n is ts.StringLiteralLike | ts.Identifier =>
     !!n && (ts.isStringLiteralLike(n) || ts.isIdentifier(n)) && FAMILIES.has(n.text)
   const isLiteralFamily = (n: ts.Node): n is ts.StringLiteralLike => ts.isStringLiteralLike(n) && FAMILIES.has(n.text)
-  const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken])
+  const EQUALITY = new Set([
+    ts.SyntaxKind.EqualsEqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsEqualsToken,
+    ts.SyntaxKind.EqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsToken,
+  ])
 
   const visit = (node: ts.Node): void => {
     if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (isLiteralFamily(node.left) || isLiteralFamily(node.right)))
@@ -63,7 +68,8 @@ function offenders(fileName: string, text: string): Array<{ line: number; text: 
     else if (ts.isObjectLiteralExpression(node)) {
       for (const p of node.properties) {
         const name = p.name && ts.isComputedPropertyName(p.name) ? p.name.expression : p.name
-        if ((ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isShorthandPropertyAssignment(p)) && isFamily(name)) report(p, `object key '${name.text}'`)
+        if ((ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isShorthandPropertyAssignment(p)) && isFamily(name))
+          report(p, `object key '${name.text}'`)
       }
     } else if (ts.isElementAccessExpression(node) && isLiteralFamily(node.argumentExpression)) report(node, `reads key '${node.argumentExpression.text}'`)
     else if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name) && FAMILIES.has(node.name.text)) report(node, `reads key '${node.name.text}'`)
@@ -110,18 +116,23 @@ describe('provider families outside src/providers/', () => {
     const sample = [
       "const FAMILIES = ['openai-chat', 'anthropic'] // 1 (twice)",
       'const doc = `one of (\\`gemini\\`, ${x}, \\`bedrock\\`)` // 2 (twice: head and tail)',
-      "const hint = \"Rubric.model('anthropic/claude-haiku-4-5')\" // 3: a judge model id",
+      'const hint = "Rubric.model(\'anthropic/claude-haiku-4-5\')" // 3: a judge model id',
       "const id = 'us.anthropic.claude-haiku-4-5-v1:0' // 4: a Bedrock model id",
       "const model = 'gemini-2.5-flash' // 5: a model id",
       '// a comment naming gemini-live // 6',
     ].join('\n')
-    expect(namingStrings('sample.ts', sample).map((s) => `${s.line}: ${s.text}`)).toEqual(['1: openai-chat', '1: anthropic', '2: one of (`gemini`, ', '2: , `bedrock`)'])
+    expect(namingStrings('sample.ts', sample).map((s) => `${s.line}: ${s.text}`)).toEqual([
+      '1: openai-chat',
+      '1: anthropic',
+      '2: one of (`gemini`, ',
+      '2: , `bedrock`)',
+    ])
   })
 
   test('the check finds comparisons, cases and object keys, and ignores types and plain values', () => {
     const sample = [
       "type F = 'openai-chat' | 'gemini'", // 1 type: ignored
-      "interface D { anthropic: string }", // 2 type: ignored
+      'interface D { anthropic: string }', // 2 type: ignored
       "const a = { family: 'openai-chat' }", // 3 a value: ignored
       "if (family === 'gemini') go()", // 4
       "switch (f) { case 'anthropic': break }", // 5

@@ -33,15 +33,21 @@ function offenders(file: string, anyString: boolean): string[] {
     found.push(`${relative(REPO, file)}:${line + 1}: ${text.split('\n')[line].trim()} (${why})`)
   }
   const isRunner = (n: ts.Node | undefined): n is ts.StringLiteralLike => !!n && ts.isStringLiteralLike(n) && RUNNERS.has(n.text)
-  const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken])
+  const EQUALITY = new Set([
+    ts.SyntaxKind.EqualsEqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsEqualsToken,
+    ts.SyntaxKind.EqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsToken,
+  ])
   const visit = (node: ts.Node): void => {
     // @note a type position (`runner: 'jest' | 'vitest'`) decides nothing at run time, but in the tape layer it is a list kept by hand
     if (ts.isLiteralTypeNode(node) && !anyString) return
-    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (isRunner(node.left) || isRunner(node.right))) report(node, 'compares with a runner')
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (isRunner(node.left) || isRunner(node.right)))
+      report(node, 'compares with a runner')
     else if (ts.isCaseClause(node) && isRunner(node.expression)) report(node, 'case on a runner')
     else if (ts.isPropertyAssignment(node) && node.name && (isRunner(node.name) || (ts.isIdentifier(node.name) && RUNNERS.has(node.name.text))))
       report(node, 'object keyed by runner')
-    else if (anyString && isRunner(node) && !ts.isImportDeclaration(node.parent)) report(node, "names a runner in the tape layer")
+    else if (anyString && isRunner(node) && !ts.isImportDeclaration(node.parent)) report(node, 'names a runner in the tape layer')
     ts.forEachChild(node, visit)
   }
   visit(sf)

@@ -35,8 +35,14 @@ export async function listener({ request, controller }: { request: Request; cont
 }
 `,
     )
-    write('route.ts', `import { answer } from './answer.js'\nexport async function route(request: Request): Promise<Response> {\n  return new Response(await answer(request))\n}\n`)
-    write('answer.ts', `export async function answer(request: Request): Promise<string> {\n  await new Promise<void>((resolve) => setImmediate(resolve))\n  return request.url\n}\n`)
+    write(
+      'route.ts',
+      `import { answer } from './answer.js'\nexport async function route(request: Request): Promise<Response> {\n  return new Response(await answer(request))\n}\n`,
+    )
+    write(
+      'answer.ts',
+      `export async function answer(request: Request): Promise<string> {\n  await new Promise<void>((resolve) => setImmediate(resolve))\n  return request.url\n}\n`,
+    )
     write('log.ts', `export const lines: string[] = []\nexport function tick(): void {\n  lines.push('tick')\n}\n`)
     const tree = instrumentTree(join(dir, 'fixture'), join(dir, 'out'), { startFolder: START_FOLDER })
     expect(tree).toMatchObject({ files: 4, functions: 6 })

@@ -24,7 +24,17 @@ type Variant = 'recorded' | 'same' | 'added' | 'removed' | 'type' | 'event' | 'f
 function chatStream(v: Variant): string {
   const words = v === 'same' ? ['Bonjour', ' tout', ' le', ' monde', '!'] : ['Hello', ' there', '!']
   const chunk = (choices: unknown[], usage: unknown = null, extra: Record<string, unknown> = {}) => {
-    const c: Record<string, unknown> = { id: 'chatcmpl-Drift0001', object: 'chat.completion.chunk', created: v === 'type' ? '1770933892' : 1770933892, model: 'gpt-4o-mini-2024-07-18', service_tier: 'default', system_fingerprint: 'fp_de604bd877', choices, usage, ...extra }
+    const c: Record<string, unknown> = {
+      id: 'chatcmpl-Drift0001',
+      object: 'chat.completion.chunk',
+      created: v === 'type' ? '1770933892' : 1770933892,
+      model: 'gpt-4o-mini-2024-07-18',
+      service_tier: 'default',
+      system_fingerprint: 'fp_de604bd877',
+      choices,
+      usage,
+      ...extra,
+    }
     if (v === 'removed') delete c.system_fingerprint
     return c
   }
@@ -32,20 +42,38 @@ function chatStream(v: Variant): string {
     const call = { index: 0, id: 'call_DriftAAAAAAAAAAAAAAAAAAAA', type: 'function', function: { name: 'get_weather', arguments: '' } }
     const tool = [
       chunk([{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [call] }, logprobs: null, finish_reason: null }]),
-      ...['{"city"', ':"Paris"}'].map((a) => chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: a } }] }, logprobs: null, finish_reason: null }])),
+      ...['{"city"', ':"Paris"}'].map((a) =>
+        chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: a } }] }, logprobs: null, finish_reason: null }]),
+      ),
       chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }]),
-      chunk([], { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } }),
+      chunk([], {
+        prompt_tokens: 12,
+        completion_tokens: 9,
+        total_tokens: 21,
+        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+      }),
     ]
     return `${tool.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`
   }
   const events = [
     chunk([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]),
     ...(v === 'event' ? [chunk([{ index: 0, delta: { reasoning_content: 'thinking…' }, logprobs: null, finish_reason: null }])] : []),
-    ...words.map((w) => chunk([{ index: 0, delta: { content: w }, logprobs: null, finish_reason: null }], null, v === 'added' ? { obfuscation: 'Qup1BsQ3' } : {})),
+    ...words.map((w) =>
+      chunk([{ index: 0, delta: { content: w }, logprobs: null, finish_reason: null }], null, v === 'added' ? { obfuscation: 'Qup1BsQ3' } : {}),
+    ),
     chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: v === 'finish' ? 'length' : 'stop' }]),
     ...(v === 'nousage'
       ? []
-      : [chunk([], { prompt_tokens: 12, completion_tokens: words.length, total_tokens: 12 + words.length, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } })]),
+      : [
+          chunk([], {
+            prompt_tokens: 12,
+            completion_tokens: words.length,
+            total_tokens: 12 + words.length,
+            prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+            completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+          }),
+        ]),
   ]
   if (v === 'order') events.push(...events.splice(-2, 1))
   return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`
@@ -54,10 +82,23 @@ function chatStream(v: Variant): string {
 // ---- Anthropic Messages stream, as api.anthropic.com sends it --------------------------------------------
 function messagesStream(v: Variant): string {
   const words = v === 'same' ? ['Bonjour', ' tout', ' le', ' monde', '!'] : ['Hello', ' there', '!']
-  const message: Record<string, unknown> = { id: 'msg_01DriftAAAAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' } }
+  const message: Record<string, unknown> = {
+    id: 'msg_01DriftAAAAAAAAAAAAAAAA',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-0',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' },
+  }
   if (v === 'added') message.container = null
   if (v === 'removed') delete message.stop_sequence
-  const messageDelta: Record<string, unknown> = { type: 'message_delta', delta: { stop_reason: v === 'finish' ? 'max_tokens' : 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } }
+  const messageDelta: Record<string, unknown> = {
+    type: 'message_delta',
+    delta: { stop_reason: v === 'finish' ? 'max_tokens' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: words.length },
+  }
   if (v === 'nousage') delete messageDelta.usage
   const events: Array<Record<string, unknown>> = [
     { type: 'message_start', message },
@@ -74,8 +115,26 @@ function messagesStream(v: Variant): string {
 }
 
 // ---- Anthropic Messages JSON (no stream): a tool call, then the answer to its result -------------------
-const toolUse = JSON.stringify({ id: 'msg_01DriftToolAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [{ type: 'tool_use', id: 'toolu_01DriftAAAAAAAAAAAAAAAA', name: 'get_weather', input: { city: 'Paris' } }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 20, output_tokens: 10 } })
-const answer = JSON.stringify({ id: 'msg_01DriftTextAAAAAAAAAAAAA', type: 'message', role: 'assistant', model: 'claude-sonnet-4-0', content: [{ type: 'text', text: 'Sunny in Paris.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 40, output_tokens: 5 } })
+const toolUse = JSON.stringify({
+  id: 'msg_01DriftToolAAAAAAAAAAAAA',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-0',
+  content: [{ type: 'tool_use', id: 'toolu_01DriftAAAAAAAAAAAAAAAA', name: 'get_weather', input: { city: 'Paris' } }],
+  stop_reason: 'tool_use',
+  stop_sequence: null,
+  usage: { input_tokens: 20, output_tokens: 10 },
+})
+const answer = JSON.stringify({
+  id: 'msg_01DriftTextAAAAAAAAAAAAA',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-0',
+  content: [{ type: 'text', text: 'Sunny in Paris.' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 40, output_tokens: 5 },
+})
 const hasToolResult = (json: unknown) => JSON.stringify(json).includes('"tool_result"')
 
 // ---- OpenAI Responses stream: a real recording (test/fixtures/traffic), edited one way per variant --------
@@ -109,7 +168,14 @@ async function providerWith(v: Variant): Promise<ProviderServer> {
   const s = await startProviderServer({
     script: (req) => {
       const body = req.json as { stream?: boolean } | undefined
-      if (req.path.startsWith('/v1/messages') && !body?.stream) return { method: 'POST', path: req.path, status: 200, headers: { 'content-type': 'application/json' }, body: hasToolResult(req.json) ? answer : toolUse }
+      if (req.path.startsWith('/v1/messages') && !body?.stream)
+        return {
+          method: 'POST',
+          path: req.path,
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: hasToolResult(req.json) ? answer : toolUse,
+        }
       return req.path.startsWith('/v1/messages') ? messagesExchange(v) : chatExchange(v)
     },
   })
@@ -146,7 +212,12 @@ beforeAll(async () => {
     if (chat.mode !== 'record') throw new Error(`expected to record, got ${chat.mode}`)
     await chat.run(async () => {
       const client = new OpenAI({ baseURL: `https://${OPENAI_HOST}/v1`, apiKey: 'sk-record-only', maxRetries: 0 })
-      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+      const stream = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Say hello' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       let text = ''
       for await (const c of stream) text += c.choices[0]?.delta?.content ?? ''
       return text
@@ -160,7 +231,13 @@ beforeAll(async () => {
     const weather = await scenario('weather', { dir: join(cwd, 'other'), upstream })
     await weather.run(async () => {
       const client = new Anthropic({ baseURL: `https://${ANTHROPIC_HOST}`, apiKey: 'sk-ant-record-only', maxRetries: 0 })
-      const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }]
+      const tools: Anthropic.Tool[] = [
+        {
+          name: 'get_weather',
+          description: 'Weather in a city',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ]
       const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }]
       const first = await client.messages.create({ model: 'claude-sonnet-4-0', max_tokens: 64, tools, messages })
       const use = first.content.find((b) => b.type === 'tool_use')!
@@ -177,8 +254,9 @@ beforeAll(async () => {
       return text
     })
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
-    else process.env[k] = v
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
   }
   expect(recording.hits).toBe(4)
   before = snapshot(cwd)
@@ -223,7 +301,9 @@ describe.concurrent('fluxlab drift', () => {
     const r = await drift(['chat'], { FLUX_UPSTREAM: upstreamTo(s), FLUX_OFFLINE: '1' })
     expect(r.code, r.output).toBe(3)
     expect(s.hits).toBe(0)
-    expect(r.stderr).toContain('FLUX_OFFLINE: Failed to check the fixtures for drift: FLUX_OFFLINE=1 forbids live requests, and drift sends 1 to the live provider; nothing was sent.')
+    expect(r.stderr).toContain(
+      'FLUX_OFFLINE: Failed to check the fixtures for drift: FLUX_OFFLINE=1 forbids live requests, and drift sends 1 to the live provider; nothing was sent.',
+    )
   })
 
   test("sends the recorded request with the real key in the provider's own header, and no key reaches the output", async () => {
@@ -232,7 +312,12 @@ describe.concurrent('fluxlab drift', () => {
     expect(r.code, r.output).toBe(0)
     const [chat, messages] = [s.requests.find((q) => q.path === '/v1/chat/completions')!, s.requests.find((q) => q.path === '/v1/messages')!]
     expect(chat.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`)
-    expect(chat.json).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello' }] })
+    expect(chat.json).toMatchObject({
+      model: 'gpt-4o-mini',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Say hello' }],
+    })
     expect(messages.headers['x-api-key']).toBe(ANTHROPIC_KEY)
     expect(messages.headers['anthropic-version']).toBe('2023-06-01')
     expect(messages.json).toMatchObject({ model: 'claude-sonnet-4-0', stream: true, max_tokens: 64 })
@@ -240,7 +325,13 @@ describe.concurrent('fluxlab drift', () => {
   })
 
   test('a provider that answers an error (echoing the key) is "could not check" (exit 3), and the key is not printed', async () => {
-    const s = await server(() => ({ method: 'POST', path: '/v1/chat/completions', status: 401, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', message: `Incorrect API key provided: ${OPENAI_KEY}.` } }) }))
+    const s = await server(() => ({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      status: 401,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { type: 'invalid_request_error', message: `Incorrect API key provided: ${OPENAI_KEY}.` } }),
+    }))
     const r = await drift(['chat'], { FLUX_UPSTREAM: upstreamTo(s) })
     expect(r.code, r.output).toBe(3)
     expect(r.stdout).toContain('! chat  1 request · could not check')
@@ -280,7 +371,20 @@ describe.concurrent('fluxlab drift', () => {
       dryRun: false,
       summary: { fixtures: 1, unchanged: 0, changed: 1, unchecked: 0, requests: 1 },
       plan: [{ host: OPENAI_HOST, family: 'openai-chat', requests: 1, keyVars: ['OPENAI_API_KEY'], target: s.url, upstream: true }],
-      fixtures: [{ name: 'chat', dir: 'tests/scenarios/chat', status: 'changed', steps: [{ step: 'model#1', status: 'changed', changes: [{ kind: 'added field', path: 'event[chat.completion.chunk/content].obfuscation', live: 'string' }] }] }],
+      fixtures: [
+        {
+          name: 'chat',
+          dir: 'tests/scenarios/chat',
+          status: 'changed',
+          steps: [
+            {
+              step: 'model#1',
+              status: 'changed',
+              changes: [{ kind: 'added field', path: 'event[chat.completion.chunk/content].obfuscation', live: 'string' }],
+            },
+          ],
+        },
+      ],
     })
     expect(r.output).not.toContain('driftTEST')
   })
@@ -336,11 +440,35 @@ describe.concurrent('fluxlab drift', () => {
   const cases: Array<[Variant, number, string[], string[] | undefined]> = [
     ['same', 0, [], ['✓ messages  1 request · shape unchanged']],
     ['added', 1, ['event[chat.completion.chunk/content].obfuscation  added field (string)'], ['event[message_start].message.container  added field (null)']],
-    ['removed', 1, kinds.map((k) => `event[chat.completion.chunk/${k}].system_fingerprint  removed field (was string)`), ['event[message_start].message.stop_sequence  removed field (was null)']],
-    ['type', 1, kinds.map((k) => `event[chat.completion.chunk/${k}].created  type changed: number → string`), ['event[content_block_start/text].index  type changed: number → string', 'event[content_block_delta/text_delta].index  type changed: number → string']],
-    ['event', 1, ['event[chat.completion.chunk/reasoning_content]  new event type ({id: string, object: string, created: number'], ['event[server_heartbeat]  new event type ({type: string, at: number})']],
+    [
+      'removed',
+      1,
+      kinds.map((k) => `event[chat.completion.chunk/${k}].system_fingerprint  removed field (was string)`),
+      ['event[message_start].message.stop_sequence  removed field (was null)'],
+    ],
+    [
+      'type',
+      1,
+      kinds.map((k) => `event[chat.completion.chunk/${k}].created  type changed: number → string`),
+      ['event[content_block_start/text].index  type changed: number → string', 'event[content_block_delta/text_delta].index  type changed: number → string'],
+    ],
+    [
+      'event',
+      1,
+      ['event[chat.completion.chunk/reasoning_content]  new event type ({id: string, object: string, created: number'],
+      ['event[server_heartbeat]  new event type ({type: string, at: number})'],
+    ],
     ['finish', 1, ['finishReason  finish reason changed: stop → length'], ['finishReason  finish reason changed: end_turn → max_tokens']],
-    ['order', 1, ['events  order changed: was chat.completion.chunk/role → chat.completion.chunk/content → chat.completion.chunk/finish → chat.completion.chunk/usage → data([DONE]), now chat.completion.chunk/role → chat.completion.chunk/content → chat.completion.chunk/usage → chat.completion.chunk/finish → data([DONE])'], ['events  order changed: was message_start → content_block_start/text → ping → content_block_delta/text_delta → content_block_stop → message_delta → message_stop, now message_start → content_block_start/text → content_block_delta/text_delta → content_block_stop → ping → message_delta → message_stop']],
+    [
+      'order',
+      1,
+      [
+        'events  order changed: was chat.completion.chunk/role → chat.completion.chunk/content → chat.completion.chunk/finish → chat.completion.chunk/usage → data([DONE]), now chat.completion.chunk/role → chat.completion.chunk/content → chat.completion.chunk/usage → chat.completion.chunk/finish → data([DONE])',
+      ],
+      [
+        'events  order changed: was message_start → content_block_start/text → ping → content_block_delta/text_delta → content_block_stop → message_delta → message_stop, now message_start → content_block_start/text → content_block_delta/text_delta → content_block_stop → ping → message_delta → message_stop',
+      ],
+    ],
     [
       'tools',
       1,
@@ -354,7 +482,12 @@ describe.concurrent('fluxlab drift', () => {
       ],
       undefined,
     ],
-    ['nousage', 1, ['event[chat.completion.chunk/usage]  event type gone', 'usage.input  usage missing (was 12 tokens)', 'usage.output  usage missing (was 3 tokens)'], ['event[message_delta].usage  removed field (was {output_tokens: number})']],
+    [
+      'nousage',
+      1,
+      ['event[chat.completion.chunk/usage]  event type gone', 'usage.input  usage missing (was 12 tokens)', 'usage.output  usage missing (was 3 tokens)'],
+      ['event[message_delta].usage  removed field (was {output_tokens: number})'],
+    ],
   ]
   for (const [variant, code, chatLines, messagesLines] of cases) {
     test(`OpenAI chat stream, ${variant}: exit ${code}`, async () => {
@@ -363,7 +496,10 @@ describe.concurrent('fluxlab drift', () => {
       expect(r.code, r.output).toBe(code)
       expect(s.hits).toBe(1)
       expect(r.stdout).toContain(code ? '✗ chat  1 request · shape changed' : '✓ chat  1 request · shape unchanged')
-      const found = r.stdout.split('\n').filter((l) => l.startsWith('    • model#1 ')).map((l) => l.slice('    • model#1 '.length))
+      const found = r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('    • model#1 '))
+        .map((l) => l.slice('    • model#1 '.length))
       expect(found.map((l, i) => (chatLines[i] && l.startsWith(chatLines[i]) ? chatLines[i] : l))).toEqual(chatLines)
     })
     if (messagesLines)
@@ -372,7 +508,8 @@ describe.concurrent('fluxlab drift', () => {
         const r = await drift(['messages'], { FLUX_UPSTREAM: upstreamTo(s) })
         expect(r.code, r.output).toBe(code)
         for (const line of messagesLines) expect(r.stdout).toContain(line)
-        if (code) expect(r.stderr).toContain('Failed to confirm the recorded shape of 1 of 1 fixture: 1 changed shape, each change listed above as a JSON path.')
+        if (code)
+          expect(r.stderr).toContain('Failed to confirm the recorded shape of 1 of 1 fixture: 1 changed shape, each change listed above as a JSON path.')
       })
   }
 })

@@ -14,7 +14,16 @@ const BROWSER = '@sparticuz/chromium'
 /** What provides the browser, named in the failure when it cannot be launched. */
 const PROVIDES = `run \`npm ci\` (the devDependency ${BROWSER} ships the browser inside its npm package)`
 /** As the machine doc's probe starts Chromium: headless, as root, and quiet on a closed network. */
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const SHOTS = join(REPO, 'test-results')
 
 /**

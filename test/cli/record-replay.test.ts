@@ -38,7 +38,11 @@ describe.concurrent('fluxlab record', () => {
     expect(recordRun.code, recordRun.output).toBe(0)
     expect(recordRun.stdout).toContain(ANSWER)
     expect(recordRun.stderr).toContain('[fluxlab] recorded scenario "capital" into tests/scenarios/capital/ (2 model calls, 1 tool call)')
-    expect(server.requests.map((r) => `${r.kind} ${r.path}`)).toEqual(['model /v1/chat/completions', 'tool /geo/capital?country=UK', 'model /v1/chat/completions'])
+    expect(server.requests.map((r) => `${r.kind} ${r.path}`)).toEqual([
+      'model /v1/chat/completions',
+      'tool /geo/capital?country=UK',
+      'model /v1/chat/completions',
+    ])
     expect(read(join(fixture, 'trace.snap'))).toContain('final: "The capital of the UK is London."')
     const manifest = parseYaml(read(join(fixture, 'scenario.yaml')))
     expect(manifest).toMatchObject({ formatVersion: 1, name: 'capital', models: ['gpt-4o-mini-2024-07-18'], input: { command: [process.execPath, AGENT] } })
@@ -65,7 +69,10 @@ describe.concurrent('fluxlab record', () => {
     try {
       const dir = copyFixture(fixture, tempDir(), 'tests/scenarios/capital')
       const before = parseYaml(read(join(dir, 'scenario.yaml'))).recordedAt
-      const r = await fluxlab(['record', 'capital', '--', process.execPath, AGENT], { cwd: join(dir, '../../..'), env: { ...KEY, PROVIDER_URL: live.url, FLUX_GOLDEN: 'update' } })
+      const r = await fluxlab(['record', 'capital', '--', process.execPath, AGENT], {
+        cwd: join(dir, '../../..'),
+        env: { ...KEY, PROVIDER_URL: live.url, FLUX_GOLDEN: 'update' },
+      })
       expect(r.code, r.output).toBe(0)
       expect(live.hits).toBe(3)
       expect(parseYaml(read(join(dir, 'scenario.yaml'))).recordedAt).not.toBe(before)
@@ -113,18 +120,35 @@ describe.concurrent('fluxlab replay', () => {
     expect(r.stderr).toContain('[fluxlab] replayed scenario "capital" from the tape (2 model calls, 1 tool call): hermetic, nothing reached the network')
     expect(files(fixture)).toEqual(before)
     const doc = JSON.parse(readFileSync(report, 'utf8'))
-    expect(doc).toMatchObject({ schema: 'fluxlab.run/v1', scenario: 'capital', mode: 'replay', exitCode: 0, hermetic: true, modelLive: 0, written: false, trace: 'matched', divergences: [] })
+    expect(doc).toMatchObject({
+      schema: 'fluxlab.run/v1',
+      scenario: 'capital',
+      mode: 'replay',
+      exitCode: 0,
+      hermetic: true,
+      modelLive: 0,
+      written: false,
+      trace: 'matched',
+      divergences: [],
+    })
     expect(doc.steps.map((s: { step: string }) => s.step)).toEqual(['model#1', 'tool#1', 'model#2'])
   })
 
   test('exits 2 when the program changed (a third model call), naming the step', async () => {
     const before = files(fixture)
     const report = join(tempDir(), 'report.json')
-    const r = await fluxlab(['replay', 'capital', '--', process.execPath, AGENT, '--extra-turn'], { cwd, env: { PROVIDER_URL: server.url, FLUX_REPORT: report } })
+    const r = await fluxlab(['replay', 'capital', '--', process.execPath, AGENT, '--extra-turn'], {
+      cwd,
+      env: { PROVIDER_URL: server.url, FLUX_REPORT: report },
+    })
     expect(r.code, r.output).toBe(2)
     expect(r.stdout).toContain(ANSWER)
-    expect(r.stderr).toContain('[fluxlab] Failed to replay scenario "capital": the program left the tape at model#3 (model_index_overflow; 1 failure in all); nothing was sent to the network.')
-    expect(r.stderr).toContain('  • model#3 model_index_overflow: the run made more model calls than the 2 recorded; closest recorded model#2: messages[3] added')
+    expect(r.stderr).toContain(
+      '[fluxlab] Failed to replay scenario "capital": the program left the tape at model#3 (model_index_overflow; 1 failure in all); nothing was sent to the network.',
+    )
+    expect(r.stderr).toContain(
+      '  • model#3 model_index_overflow: the run made more model calls than the 2 recorded; closest recorded model#2: messages[3] added',
+    )
     expect(r.stderr).toContain('If the change is intended, re-record: FLUX_GOLDEN=update npx fluxlab record capital --')
     expect(files(fixture)).toEqual(before)
     const doc = JSON.parse(readFileSync(report, 'utf8'))
@@ -146,7 +170,9 @@ describe.concurrent('fluxlab replay', () => {
   test('a missing fixture is exit 3 with the record command; a missing program is a usage error (64)', async () => {
     const r = await fluxlab(['replay', 'nope', '--', process.execPath, AGENT], { cwd })
     expect(r.code).toBe(3)
-    expect(r.stderr).toContain(`Failed to replay scenario "nope": there is no fixture at tests/scenarios/nope. Record it first: npx fluxlab record nope -- ${process.execPath} ${AGENT}`)
+    expect(r.stderr).toContain(
+      `Failed to replay scenario "nope": there is no fixture at tests/scenarios/nope. Record it first: npx fluxlab record nope -- ${process.execPath} ${AGENT}`,
+    )
     const u = await fluxlab(['replay', 'capital'], { cwd })
     expect(u.code).toBe(64)
     expect(u.stderr).toContain('replay needs the program to run after `--`')

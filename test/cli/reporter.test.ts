@@ -87,7 +87,9 @@ for (const kit of kits)
         )
         expect(text).toContain('          ⚠ capital model#1 model_request_drift: messages[0].content differs')
         expect(text).toContain('          ⚠ capital model#2 model_request_drift:')
-        expect(text).toContain('          1 fixture no test opened (obsolete, like an obsolete snapshot):\n            tests/scenarios/old-name\n          remove it with: rm -r tests/scenarios/old-name')
+        expect(text).toContain(
+          '          1 fixture no test opened (obsolete, like an obsolete snapshot):\n            tests/scenarios/old-name\n          remove it with: rm -r tests/scenarios/old-name',
+        )
         expect(text).not.toContain('elsewhere')
         expect(text).not.toContain('cli-recorded')
       },

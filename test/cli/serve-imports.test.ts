@@ -23,7 +23,10 @@ beforeAll(() => {
   dir = tempDir('flux-serve-imports-')
   writeFileSync(join(dir, 'server.mjs'), SERVER)
   // in serve's own process only (the server inherits NODE_OPTIONS): every module it imports, one URL a line
-  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs'\nexport async function load(url, c, next) {\n  appendFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, url + '\\n')\n  return next(url, c)\n}\n`)
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs'\nexport async function load(url, c, next) {\n  appendFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, url + '\\n')\n  return next(url, c)\n}\n`,
+  )
   // and, at its exit, every CommonJS module it required (Playwright's webServer runs the CommonJS build, dist/cli.cjs)
   writeFileSync(
     join(dir, 'hook.mjs'),
@@ -56,7 +59,10 @@ async function served(cli: string, env: Record<string, string>): Promise<string[
 describe.each(['cli.js', 'cli.cjs'])('dist/%s serve', (cli) => {
   test('under CI with no fixture of its own, never loads its engine for a server that makes no call of its own', async () => {
     const loaded = await served(cli, { CI: '1' })
-    expect(loaded.some((u) => /\/dist\/serve-[\w-]+\.c?js$/.test(u)), 'the hook saw serve itself').toBe(true)
+    expect(
+      loaded.some((u) => /\/dist\/serve-[\w-]+\.c?js$/.test(u)),
+      'the hook saw serve itself',
+    ).toBe(true)
     expect(loaded.filter((u) => /serve-run|@mswjs\/interceptors/.test(u))).toEqual([])
   })
 

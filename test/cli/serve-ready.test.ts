@@ -57,7 +57,11 @@ async function freePort(): Promise<number> {
 function serve(dir: string, args: string[], env: Record<string, string>, o: { afterReadyMs?: number; timeoutMs?: number } = {}): Promise<Served> {
   const start = Date.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args, '--', 'node', 'server.mjs'], { cwd: dir, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI, 'serve', ...args, '--', 'node', 'server.mjs'], {
+      cwd: dir,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let stderr = ''
     let readyAt: number | undefined
@@ -109,7 +113,10 @@ describe('fluxlab serve --ready <url>', () => {
     const answered = lines.findIndex((l) => l.startsWith('server: GET /health 200'))
     // the server listened, answered 503 while it warmed up (not ready), then 200, and only then came the line
     expect(listening, lines.join('\n')).toBeGreaterThanOrEqual(0)
-    expect(lines.slice(listening + 1, answered).some((l) => l.startsWith('server: GET /health 503')), lines.join('\n')).toBe(true)
+    expect(
+      lines.slice(listening + 1, answered).some((l) => l.startsWith('server: GET /health 503')),
+      lines.join('\n'),
+    ).toBe(true)
     expect(answered).toBeLessThan(ready[0])
     // once ready, serve asked nothing more (400 ms went by before the SIGTERM)
     expect(lines.filter((l) => l.startsWith('server: GET')).at(-1)).toBe(lines[answered])
@@ -149,7 +156,12 @@ describe('fluxlab serve --ready <url>', () => {
   test("adds to the server's own scenario and to the summary only what the app does for one health check", async () => {
     const port = await freePort()
     const facts = join(dir, 'facts-quiet.jsonl')
-    const quiet = await serve(dir, ['--ready', `http://127.0.0.1:${port}/health`], { PORT: String(port), LISTEN_MS: '300', FLUX_FACTS_FILE: facts }, { afterReadyMs: 300 })
+    const quiet = await serve(
+      dir,
+      ['--ready', `http://127.0.0.1:${port}/health`],
+      { PORT: String(port), LISTEN_MS: '300', FLUX_FACTS_FILE: facts },
+      { afterReadyMs: 300 },
+    )
     expect(quiet.code, quiet.stderr).toBe(0)
     expect(quiet.stdout.filter((l) => l.startsWith('server: GET'))).toEqual(["server: GET /health 200 (the server's own run)"])
     // an app that does nothing for it: no scenario of its own, nothing for the summary, nothing said
@@ -161,7 +173,12 @@ describe('fluxlab serve --ready <url>', () => {
     const port2 = await freePort()
     const facts2 = join(dir, 'facts-tool.jsonl')
     const calls = toolCalls
-    const busy = await serve(dir, ['--ready', `http://127.0.0.1:${port2}/health`], { PORT: String(port2), LISTEN_MS: '300', TOOL_URL: toolUrl, FLUX_FACTS_FILE: facts2 }, { afterReadyMs: 300 })
+    const busy = await serve(
+      dir,
+      ['--ready', `http://127.0.0.1:${port2}/health`],
+      { PORT: String(port2), LISTEN_MS: '300', TOOL_URL: toolUrl, FLUX_FACTS_FILE: facts2 },
+      { afterReadyMs: 300 },
+    )
     expect(busy.code, busy.stderr).toBe(0)
     expect(toolCalls - calls).toBe(1)
     expect(busy.stderr).toMatch(/the app server made 1 call outside every test's browser request \(GET 127\.0\.0\.1:\d+\/status\)/)
@@ -171,7 +188,7 @@ describe('fluxlab serve --ready <url>', () => {
   test('refuses a --ready that is neither a URL nor a port, naming what it takes', async () => {
     const r = await fluxlab(['serve', '--ready', 'localhost:3000', '--', 'node', 'server.mjs'], { cwd: dir })
     expect(r.code).toBe(64)
-    expect(r.stderr).toContain("--ready takes the webServer's `url` (http://127.0.0.1:3000/health) or its `port` (3000), not \"localhost:3000\"")
+    expect(r.stderr).toContain('--ready takes the webServer\'s `url` (http://127.0.0.1:3000/health) or its `port` (3000), not "localhost:3000"')
     expect(r.stderr).toContain('See `fluxlab serve --help`')
   })
 })

@@ -96,7 +96,9 @@ describe.concurrent('fluxlab diff', () => {
     expect(r.stdout).toContain('--- a tests/scenarios/dragons (5 steps)')
     expect(r.stdout).toContain('+++ b tests/scenarios/dragons/forks/alt (5 steps)')
     expect(r.stdout).toMatch(/ {2}= 3 model#2 openai-chat/)
-    expect(r.stdout).toMatch(/ {2}≠ 4\n {4}- tool#2 can_have_dragons call_<2> \{"population":123124\} → true\n {4}\+ tool#2 can_have_dragons call_<2> \{"population":123124\} → false/)
+    expect(r.stdout).toMatch(
+      / {2}≠ 4\n {4}- tool#2 can_have_dragons call_<2> \{"population":123124\} → true\n {4}\+ tool#2 can_have_dragons call_<2> \{"population":123124\} → false/,
+    )
     expect(r.stdout).toContain('first divergence at step 4:\n  • output (root) differs: true → false')
   })
 
@@ -111,7 +113,9 @@ describe.concurrent('fluxlab diff', () => {
     retrace(other)
     const r = await fluxlab(['diff', 'capital-agent', other], { cwd })
     expect(r.code).toBe(1)
-    expect(r.stdout).toContain('first divergence at step 1:\n  • request messages[0].content differs at character 24: "What is the capital of the UK? Use the tool, then answer." → "What is the capital of France?"')
+    expect(r.stdout).toContain(
+      'first divergence at step 1:\n  • request messages[0].content differs at character 24: "What is the capital of the UK? Use the tool, then answer." → "What is the capital of France?"',
+    )
   })
 
   test('needs two scenarios (64) that exist (3)', async () => {
@@ -195,7 +199,9 @@ describe.concurrent('every command', () => {
   test('an unknown command or option is a usage error (64) pointing at --help', async () => {
     const cmd = await fluxlab(['tset'], { cwd })
     expect(cmd.code).toBe(64)
-    expect(cmd.stderr).toContain('[fluxlab] Failed to read the command line: there is no command "tset"; the commands are test, record, replay, serve, show, diff, scan, sessions, drift, report. See `fluxlab --help`.')
+    expect(cmd.stderr).toContain(
+      '[fluxlab] Failed to read the command line: there is no command "tset"; the commands are test, record, replay, serve, show, diff, scan, sessions, drift, report. See `fluxlab --help`.',
+    )
     const opt = await fluxlab(['test', '--jsn'], { cwd })
     expect(opt.code).toBe(64)
     expect(opt.stderr).toContain("Unknown option '--jsn'")

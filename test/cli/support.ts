@@ -28,7 +28,8 @@ export interface CliResult {
 }
 
 /** Variables of the parent run that would change a mode or the colours of the child. */
-const SWITCHES = /^(CI|FLUX_.*|VITEST.*|JEST_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR|PROVIDER_URL|OPENAI_API_KEY|ANTHROPIC_API_KEY|GEMINI_API_KEY|GOOGLE_API_KEY|GOOGLE_GENERATIVE_AI_API_KEY)$/
+const SWITCHES =
+  /^(CI|FLUX_.*|VITEST.*|JEST_.*|NODE_OPTIONS|FORCE_COLOR|NO_COLOR|PROVIDER_URL|OPENAI_API_KEY|ANTHROPIC_API_KEY|GEMINI_API_KEY|GOOGLE_API_KEY|GOOGLE_GENERATIVE_AI_API_KEY)$/
 
 /** The environment of a child: the parent's minus mode/colour switches, colours off unless asked for. */
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -161,8 +162,9 @@ export async function recordDragons(root: string, name = 'dragons'): Promise<str
     if (s.mode !== 'record') throw new Error(`expected to record ${name}, got ${s.mode}`)
     await s.run((lab) => dragonsAgent(lab, openaiBaseURL(server)))
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
-    else process.env[k] = v
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
     await server.close()
   }
   return join(root, name)

@@ -22,7 +22,11 @@ beforeAll(async () => {
   // A fork beside its parent (`<scenario>/forks/<id>/`): the second tool answered differently.
   const staging = copyFixture(dragons, tempDir(), 'alt')
   editJsonl(join(staging, 'tools.jsonl'), 2, (c) => (c.output = false))
-  replaceIn(join(staging, 'scenario.yaml'), /^name: dragons$/m, 'name: alt\nfork:\n  parent: dragons\n  parentRecordedAt: "2026-01-01T00:00:00.000Z"\n  change: substitute 2 false')
+  replaceIn(
+    join(staging, 'scenario.yaml'),
+    /^name: dragons$/m,
+    'name: alt\nfork:\n  parent: dragons\n  parentRecordedAt: "2026-01-01T00:00:00.000Z"\n  change: substitute 2 false',
+  )
   retrace(staging)
   copyFixture(staging, dragons, 'forks/alt')
 })
@@ -43,11 +47,25 @@ describe.concurrent('fluxlab test on good fixtures', () => {
     expect(r.code, r.output).toBe(0)
     const doc = JSON.parse(r.stdout)
     expect(Object.keys(doc).sort()).toEqual(['fixtures', 'fluxlabVersion', 'ok', 'root', 'schema', 'summary'])
-    expect(doc).toMatchObject({ schema: 'fluxlab.test/v1', root: 'tests/scenarios', ok: true, summary: { fixtures: 3, passed: 3, failed: 0, problems: 0, tracesWritten: 0 } })
+    expect(doc).toMatchObject({
+      schema: 'fluxlab.test/v1',
+      root: 'tests/scenarios',
+      ok: true,
+      summary: { fixtures: 3, passed: 3, failed: 0, problems: 0, tracesWritten: 0 },
+    })
     expect(doc.fixtures).toEqual([
       { name: 'capital-agent', dir: 'tests/scenarios/capital-agent', ok: true, modelCalls: 2, toolCalls: 1, trace: 'matched', problems: [] },
       { name: 'dragons', dir: 'tests/scenarios/dragons', ok: true, modelCalls: 3, toolCalls: 2, trace: 'matched', problems: [] },
-      { name: 'alt', dir: 'tests/scenarios/dragons/forks/alt', forkOf: 'tests/scenarios/dragons', ok: true, modelCalls: 3, toolCalls: 2, trace: 'matched', problems: [] },
+      {
+        name: 'alt',
+        dir: 'tests/scenarios/dragons/forks/alt',
+        forkOf: 'tests/scenarios/dragons',
+        ok: true,
+        modelCalls: 3,
+        toolCalls: 2,
+        trace: 'matched',
+        problems: [],
+      },
     ])
   })
 
@@ -153,7 +171,9 @@ describe.concurrent('fluxlab test on hand-broken fixtures', () => {
     expect(by.truncated.problems[0].message).toContain('FLUX_CASSETTE_MAX_BYTES=6000000 FLUX_GOLDEN=update')
     expect(problems('redaction')).toEqual([{ code: 'redaction_mismatch', file: `${where}/redaction/scenario.yaml`, line: expect.any(Number) }])
     expect(problems('trace-edited')).toEqual([{ code: 'trace_mismatch', file: `${where}/trace-edited/trace.snap`, line: 2 }])
-    expect(by['trace-edited'].problems[0].diff).toMatch(/^- trace\.snap\n\+ rebuilt from the cells\n\n@@ -1,4 \+1,4 @@\n  # fluxlab trace · dragons\n- 1 model#1 openai-chat .* · in 1/)
+    expect(by['trace-edited'].problems[0].diff).toMatch(
+      /^- trace\.snap\n\+ rebuilt from the cells\n\n@@ -1,4 \+1,4 @@\n  # fluxlab trace · dragons\n- 1 model#1 openai-chat .* · in 1/,
+    )
     expect(problems('trace-missing')).toEqual([{ code: 'trace_missing', file: `${where}/trace-missing/trace.snap` }])
     expect(problems('judge-bad')).toEqual([{ code: 'fixture_invalid', file: `${where}/judge-bad/judge.jsonl`, line: 2 }])
     expect(doc.summary).toEqual({ fixtures: 13, passed: 1, failed: 12, problems: 14, tracesWritten: 0 })
@@ -163,11 +183,15 @@ describe.concurrent('fluxlab test on hand-broken fixtures', () => {
     const r = await fluxlab(['test'], { cwd: brokenCwd })
     expect(r.code).toBe(1)
     expect(r.stdout).toContain('✗ dragons  tests/scenarios/request-edited · 3 model · 2 tool')
-    expect(r.stdout).toMatch(/ {4}• tests\/scenarios\/request-edited\/model\.jsonl:2 model#2 key_mismatch: its key sha256:\w+… is not the hash of its stored canonical request/)
+    expect(r.stdout).toMatch(
+      / {4}• tests\/scenarios\/request-edited\/model\.jsonl:2 model#2 key_mismatch: its key sha256:\w+… is not the hash of its stored canonical request/,
+    )
     expect(r.stdout).toContain('Restore the line from version control, or re-record it with FLUX_GOLDEN=update')
     expect(r.stdout).toContain('tests/scenarios/bad-json/model.jsonl:2 fixture_invalid: not valid JSON')
     expect(r.stdout).toMatch(/ {6}@@ -1,4 \+1,4 @@/)
-    expect(r.stderr).toContain('[fluxlab] Failed to verify 12 of 13 fixtures: 14 problems, each listed above with its file:line and fix. Fix them as each says, then run `npx fluxlab test` again.')
+    expect(r.stderr).toContain(
+      '[fluxlab] Failed to verify 12 of 13 fixtures: 14 problems, each listed above with its file:line and fix. Fix them as each says, then run `npx fluxlab test` again.',
+    )
     expect(r.output).not.toContain(SECRET)
   })
 
@@ -221,7 +245,9 @@ describe.concurrent('fluxlab test on fixtures replay would reject (issue 13)', (
     expect(first('no-tool-calls')).toEqual({ code: 'fixture_invalid', file: where('no-tool-calls'), line: 1, field: 'toolCalls' })
     expect(first('bad-b64')).toEqual({ code: 'fixture_invalid', file: where('bad-b64'), line: 2, field: 'response.chunks[0].b64' })
     expect(first('text-edited')).toEqual({ code: 'fixture_invalid', file: where('text-edited'), line: 2, field: 'text' })
-    expect(by['chunk-shape'].problems[0].message).toMatch(/^expected "t", milliseconds since the request \(a number ≥ 0\) at response\.chunks\[0\]\.t, found "x"\. Fix the line by hand or re-record the scenario with `FLUX_GOLDEN=update npx vitest run capital-agent\/capital\.test\.ts/)
+    expect(by['chunk-shape'].problems[0].message).toMatch(
+      /^expected "t", milliseconds since the request \(a number ≥ 0\) at response\.chunks\[0\]\.t, found "x"\. Fix the line by hand or re-record the scenario with `FLUX_GOLDEN=update npx vitest run capital-agent\/capital\.test\.ts/,
+    )
     expect(by['bad-b64'].problems[0].message).toContain('expected "b64" to be canonical base64')
     expect(by['text-edited'].problems[0].message).toContain('its stored "text" is "Paris", but its response.chunks say "The capital of the UK is London."')
     expect(doc.summary).toMatchObject({ fixtures: 7, passed: 2, failed: 5 })

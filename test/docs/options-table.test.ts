@@ -58,11 +58,13 @@ function variablesInSrc(codes: Set<string>): Map<string, string> {
   for (const file of files) {
     const source = parse(file)
     const visit = (node: ts.Node): void => {
-      const name =
-        ts.isPropertyAccessExpression(node) ? node.name.text
-        : ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node) ? node.name.getText(source)
-        : ts.isStringLiteral(node) && !codes.has(node.text) && !isCode(node) ? node.text
-        : undefined
+      const name = ts.isPropertyAccessExpression(node)
+        ? node.name.text
+        : ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)
+          ? node.name.getText(source)
+          : ts.isStringLiteral(node) && !codes.has(node.text) && !isCode(node)
+            ? node.text
+            : undefined
       if (name && FLUX_NAME.test(name) && !found.has(name)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1
         found.set(name, `${file}:${line}`)
@@ -83,8 +85,14 @@ describe(PAGE, () => {
     const declared = declaredOptions()
     expect(declared.size).toBeGreaterThan(10)
     const rows = new Map(Object.entries(OPTION_ROWS).map(([name, r]) => [name, r.type]))
-    expect([...declared.keys()].filter((k) => !rows.has(k)), 'options of FluxOptions with no row in src/context/option-docs.ts').toEqual([])
-    expect([...rows.keys()].filter((k) => !declared.has(k)), 'rows in src/context/option-docs.ts that FluxOptions does not declare').toEqual([])
+    expect(
+      [...declared.keys()].filter((k) => !rows.has(k)),
+      'options of FluxOptions with no row in src/context/option-docs.ts',
+    ).toEqual([])
+    expect(
+      [...rows.keys()].filter((k) => !declared.has(k)),
+      'rows in src/context/option-docs.ts that FluxOptions does not declare',
+    ).toEqual([])
     const wrong = [...rows].filter(([k, type]) => declared.get(k) !== type).map(([k, type]) => `${k}: row says ${type}, FluxOptions says ${declared.get(k)}`)
     expect(wrong, 'option types in src/context/option-docs.ts that FluxOptions declares otherwise').toEqual([])
   })
@@ -115,6 +123,9 @@ describe(PAGE, () => {
     const named = new Set([...envSection.matchAll(/`(FLUX_[A-Z0-9_]+)/g)].map((m) => m[1]))
     const undocumented = [...inSrc].filter(([name]) => !named.has(name)).map(([name, where]) => `${name} (${where})`)
     expect(undocumented, `variables src/ uses that ${PAGE}'s "Environment variables" names nowhere (a row in option-docs.ts, or the internal list)`).toEqual([])
-    expect([...named].filter((n) => !inSrc.has(n) && !codes.has(n)), `variables ${PAGE}'s "Environment variables" names that src/ never uses`).toEqual([])
+    expect(
+      [...named].filter((n) => !inSrc.has(n) && !codes.has(n)),
+      `variables ${PAGE}'s "Environment variables" names that src/ never uses`,
+    ).toEqual([])
   })
 })

@@ -92,7 +92,10 @@ describe('.toResumeWithoutReexecution', () => {
   })
 
   it('fails when a boundary was never reached or the resume failed', () => {
-    const report = { scenario: 'mail', rows: [row({ crashed: false, error: 'the run never reached tool#1 (before-append): it exited with 0' }), row({ step: 'tool#2', resumed: false })] }
+    const report = {
+      scenario: 'mail',
+      rows: [row({ crashed: false, error: 'the run never reached tool#1 (before-append): it exited with 0' }), row({ step: 'tool#2', resumed: false })],
+    }
     expect(() => expect(report).toResumeWithoutReexecution()).toThrow(/never reached tool#1[\s\S]*killed at tool#2 \(before-append\): the resume failed/)
   })
 

@@ -131,7 +131,10 @@ describe('fluxlab sessions --store', () => {
     await durable(join(store, 'done'), agent(server, []))
     await expect(durable(join(store, 'cut'), agent(server, [], { stopAfterTools: 1 }))).rejects.toThrow(/power cut/)
     const before = readFileSync(join(store, 'cut', 'journal.jsonl'), 'utf8')
-    const r = spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), 'sessions', '--store', store], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    const r = spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), 'sessions', '--store', store], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/● unfinished .*cut · 2 results journaled/)
     expect(r.stdout).toMatch(/✓ complete +.*done · 5 results journaled/)
@@ -153,7 +156,11 @@ describe('fluxlab sessions --store', () => {
     const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiJmaXh0dXJlLXVzZXIifQ', 'c2lnbmVkLWZpeHR1cmU'].join('.')
     await durable(join(cwd, 'state', 'run'), agent(server, [], { question: `${QUESTION} (session ${jwt})` }), { redact: { disable: ['jwt'] } })
     writeFileSync(join(cwd, 'fluxlab.config.json'), JSON.stringify({ redact: { disable: ['jwt'] } }))
-    const r = spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), 'sessions', '--store', 'state'], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    const r = spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), 'sessions', '--store', 'state'], {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/✓ complete +.*run · 5 results journaled/)
   })

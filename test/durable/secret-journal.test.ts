@@ -8,7 +8,20 @@ import { durable, isFluxError, listJournals, type Lab } from 'fluxlab'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiBaseURL, startProviderServer } from '../support/index.js'
-import { PATTERN_IDS, PLACEMENTS, captureOutput, cellAgent, fakeSecret, filesUnder, leaks, providerScript, reportCounts, vaultScript, type FakeSecret, type Placement } from '../support/secret-corpus.js'
+import {
+  PATTERN_IDS,
+  PLACEMENTS,
+  captureOutput,
+  cellAgent,
+  fakeSecret,
+  filesUnder,
+  leaks,
+  providerScript,
+  reportCounts,
+  vaultScript,
+  type FakeSecret,
+  type Placement,
+} from '../support/secret-corpus.js'
 import { tempDir, track, useEngineSandbox } from '../engine/helpers.js'
 
 useEngineSandbox()
@@ -85,7 +98,14 @@ describe('durable() when the journal refuses an entry', () => {
 
   async function server() {
     const ok = { method: 'POST', path: '/v1/chat/completions', status: 200, headers: { 'content-type': 'application/json' } }
-    const body = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })
+    const body = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    })
     const s = await startProviderServer({ script: () => ({ ...ok, body }) })
     track(s)
     return s

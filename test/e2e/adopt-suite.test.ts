@@ -63,7 +63,11 @@ const KITS: Kit[] = [
     summary: /Tests\s+1 failed \| 6 passed/,
     full: true,
     fixTempPath: (p) =>
-      p.edit('vitest.config.ts', "fluxlab({ scenarios: 'per-test' })", "fluxlab({ scenarios: 'per-test', redact: { replace: [{ pattern: /\\S*capital-[0-9a-f-]{36}\\.txt/g, with: '<report file>' }] } })"),
+      p.edit(
+        'vitest.config.ts',
+        "fluxlab({ scenarios: 'per-test' })",
+        "fluxlab({ scenarios: 'per-test', redact: { replace: [{ pattern: /\\S*capital-[0-9a-f-]{36}\\.txt/g, with: '<report file>' }] } })",
+      ),
   },
   {
     name: 'jest',
@@ -74,8 +78,11 @@ const KITS: Kit[] = [
     full: true,
     // A RegExp does not survive jest's config serialisation: the rule goes in a setup file.
     fixTempPath: (p) => {
-      p.write('fluxlab.setup.cjs', "require('fluxlab').configure({ redact: { replace: [{ pattern: /\\S*capital-[0-9a-f-]{36}\\.txt/g, with: '<report file>' }] } })\n")
-      p.edit('jest.config.cjs', "  rootDir: __dirname,\n", "  rootDir: __dirname,\n  setupFilesAfterEnv: ['<rootDir>/fluxlab.setup.cjs'],\n")
+      p.write(
+        'fluxlab.setup.cjs',
+        "require('fluxlab').configure({ redact: { replace: [{ pattern: /\\S*capital-[0-9a-f-]{36}\\.txt/g, with: '<report file>' }] } })\n",
+      )
+      p.edit('jest.config.cjs', '  rootDir: __dirname,\n', "  rootDir: __dirname,\n  setupFilesAfterEnv: ['<rootDir>/fluxlab.setup.cjs'],\n")
     },
   },
   {
@@ -87,8 +94,12 @@ const KITS: Kit[] = [
     full: true,
     prepare: (p) => {
       p.write('jest.config.cjs', WITH_FLUXLAB)
-      p.write('own-setup.cjs', "globalThis.ownSetupRan = true\n")
-      p.edit('test/agent.test.cjs', "test('adds numbers without any model call', () => {\n", "test('adds numbers without any model call', () => {\n  expect(globalThis.ownSetupRan).toBe(true)\n")
+      p.write('own-setup.cjs', 'globalThis.ownSetupRan = true\n')
+      p.edit(
+        'test/agent.test.cjs',
+        "test('adds numbers without any model call', () => {\n",
+        "test('adds numbers without any model call', () => {\n  expect(globalThis.ownSetupRan).toBe(true)\n",
+      )
     },
   },
   {
@@ -102,108 +113,137 @@ const KITS: Kit[] = [
     // A test that also imports fluxlab's API (ESM, next to the preset's setup).
     prepare: (p) => {
       p.edit('test/agent.test.js', "import OpenAI from 'openai'\n", "import OpenAI from 'openai'\nimport { testOutcome } from 'fluxlab'\n")
-      p.edit('test/agent.test.js', "toBe('The capital of the UK is London.')\n", "toBe('The capital of the UK is London.')\n    expect(testOutcome().modelCalls).toHaveLength(2)\n")
+      p.edit(
+        'test/agent.test.js',
+        "toBe('The capital of the UK is London.')\n",
+        "toBe('The capital of the UK is London.')\n    expect(testOutcome().modelCalls).toHaveLength(2)\n",
+      )
     },
   },
 ]
 
 // Concurrent: the kits (each its own projects and provider) record and replay side by side, two child runners at a time.
-describe.concurrent.each(KITS.map((k) => ({ ...k, label: k.label ?? (k.prepare ? `${k.name} (withFluxlab over its own config)` : k.name) })))('adopting fluxlab on an existing $label suite by config alone', (kit) => {
-  let server: CapitalServer
-  let project: Project
-  let recorded: Record<string, string>
+describe.concurrent.each(KITS.map((k) => ({ ...k, label: k.label ?? (k.prepare ? `${k.name} (withFluxlab over its own config)` : k.name) })))(
+  'adopting fluxlab on an existing $label suite by config alone',
+  (kit) => {
+    let server: CapitalServer
+    let project: Project
+    let recorded: Record<string, string>
 
-  beforeAll(async () => {
-    assertBuilt()
-    linkSelf()
-    server = await startCapitalServer()
-    project = createProject(kit.template)
-    kit.prepare?.(project)
-    const r = await kit.run(project, 'record.json', { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY })
-    expect(r.code, r.output).toBe(0)
-    // jest 30: one file's interception must not outlive it (it went on answering the next file's requests).
-    expect(r.output).not.toContain('after it was soft deleted')
-    recorded = results(project, 'record.json')
-    await server.close()
-  }, TIMEOUT)
-  afterAll(() => project?.remove())
-
-  test('recording passes every test and writes one fixture per test that called a model (both turns, the undici ones too), none for the others, and no key', ({ expect }) => {
-    expect(Object.values(recorded)).toEqual(Array(kit.full ? 6 : 3).fill('passed'))
-    const dirs = project.fixtureDirs().sort()
-    const agent = /^test-agent-test--capital-agent-answers-.*-[0-9a-f]{6}$/
-    const app = /^test-app-test--app-agent-answers-.*-[0-9a-f]{6}$/
-    expect(dirs.filter((d) => agent.test(d))).toHaveLength(2)
-    expect(dirs.filter((d) => app.test(d))).toHaveLength(kit.full ? 3 : 0)
-    expect(dirs).toHaveLength(kit.full ? 5 : 2)
-    for (const d of dirs) {
-      expect(project.exists(`tests/scenarios/${d}/trace.snap`)).toBe(true)
-      const model = project.read(`tests/scenarios/${d}/model.jsonl`)
-      expect(model.trim().split('\n'), d).toHaveLength(2)
-      expect(model).not.toContain(KEY)
-    }
-    if (!kit.full) return
-    // The app's msw answered its own geo API, so that is not in a fixture (it answers again on replay).
-    const italy = dirs.find((d) => d.includes('italy'))!
-    const tools = project.exists(`tests/scenarios/${italy}/tools.jsonl`) ? project.read(`tests/scenarios/${italy}/tools.jsonl`) : ''
-    expect(tools).not.toContain('geo.app.test')
-    // The undici agent's tool went to the provider's geo service: a recorded tool cell.
-    expect(project.read(`tests/scenarios/${dirs.find((d) => d.includes('undici'))!}/tools.jsonl`)).toContain('/geo/capital')
-  })
-
-  test('replay with the key unset, the provider down and CI=1 gives every test its recorded result, none skipped', async ({ expect }) => {
-    const r = await kit.run(project, 'replay.json', { PROVIDER_URL: server.url, CI: '1' })
-    expect(r.code, r.output).toBe(0)
-    expect(results(project, 'replay.json')).toEqual(recorded)
-    expect((JSON.parse(project.read('replay.json')) as JsonReport).numPendingTests).toBe(0)
-    // The run summary reporter is kept next to the project's own reporters.
-    const n = kit.full ? 5 : 2
-    expect(r.output).toMatch(new RegExp(` fluxlab {2}${n} scenarios: ${n} replayed, 0 recorded · tests ${kit.full ? 6 : 3} passed, 0 failed, 0 skipped · hermetic ${n}/${n} · live model calls 0`))
-    const summary = r.output.slice(r.output.indexOf(' fluxlab  '))
-    expect(summary).not.toMatch(/skipped test|[1-9]\d* skipped/)
-    // The random temp path makes both requests of that one test differ from the recording: served by
-    // position, each a drift warning (README: a `redact.replace` rule makes them match).
-    expect(r.output).toContain(`drift warnings ${kit.full ? 2 : 0}`)
-    expect(server.hits).toBe(server.requests.length)
-  }, TIMEOUT)
-
-  if (kit.fixTempPath)
-    test("the README's redact.replace rule for the temp path makes that test's requests match: no drift", async ({ expect }) => {
-      const p = createProject(kit.template)
-      const provider = await startCapitalServer()
-      try {
-        kit.fixTempPath!(p)
-        const rec = await kit.run(p, undefined, { PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY })
-        expect(rec.code, rec.output).toBe(0)
-        await provider.close()
-        const r = await kit.run(p, undefined, { PROVIDER_URL: provider.url, CI: '1' })
-        expect(r.code, r.output).toBe(0)
-        expect(r.output).toContain('drift warnings 0')
-        const japan = readdirSync(p.path('tests/scenarios')).find((d) => d.includes('japan'))!
-        expect(p.read(`tests/scenarios/${japan}/model.jsonl`)).toContain('<report file>')
-      } finally {
-        await provider.close()
-        p.remove()
-      }
+    beforeAll(async () => {
+      assertBuilt()
+      linkSelf()
+      server = await startCapitalServer()
+      project = createProject(kit.template)
+      kit.prepare?.(project)
+      const r = await kit.run(project, 'record.json', { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY })
+      expect(r.code, r.output).toBe(0)
+      // jest 30: one file's interception must not outlive it (it went on answering the next file's requests).
+      expect(r.output).not.toContain('after it was soft deleted')
+      recorded = results(project, 'record.json')
+      await server.close()
     }, TIMEOUT)
+    afterAll(() => project?.remove())
 
-  test('under CI a new key-gated test with no fixture fails naming the command that records it, instead of passing on nothing', async ({ expect }) => {
-    const p = createProject(kit.template)
-    kit.prepare?.(p)
-    try {
-      p.copyScenariosFrom(project)
-      p.edit(kit.file, "it('answers France", "it('answers Japan first', async () => {\n    expect(await ask('What is the capital of Japan? Use the tool, then answer.')).toContain('Tokyo')\n  })\n\n  it('answers France")
-      const r = await kit.run(p, undefined, { PROVIDER_URL: server.url, CI: '1' })
-      expect(r.code, r.output).not.toBe(0)
-      expect(r.output).toContain('FLUX_NO_RECORDING')
-      const cmd = kit.name === 'vitest' ? `npx vitest run ${kit.file}` : `npx jest ${kit.file}`
-      expect(r.output).toContain(`${cmd} -t '^capital agent answers Japan first$'`)
-      expect(r.output).toMatch(kit.summary)
-    } finally {
-      p.remove()
-    }
-  }, TIMEOUT)
-})
+    test('recording passes every test and writes one fixture per test that called a model (both turns, the undici ones too), none for the others, and no key', ({
+      expect,
+    }) => {
+      expect(Object.values(recorded)).toEqual(Array(kit.full ? 6 : 3).fill('passed'))
+      const dirs = project.fixtureDirs().sort()
+      const agent = /^test-agent-test--capital-agent-answers-.*-[0-9a-f]{6}$/
+      const app = /^test-app-test--app-agent-answers-.*-[0-9a-f]{6}$/
+      expect(dirs.filter((d) => agent.test(d))).toHaveLength(2)
+      expect(dirs.filter((d) => app.test(d))).toHaveLength(kit.full ? 3 : 0)
+      expect(dirs).toHaveLength(kit.full ? 5 : 2)
+      for (const d of dirs) {
+        expect(project.exists(`tests/scenarios/${d}/trace.snap`)).toBe(true)
+        const model = project.read(`tests/scenarios/${d}/model.jsonl`)
+        expect(model.trim().split('\n'), d).toHaveLength(2)
+        expect(model).not.toContain(KEY)
+      }
+      if (!kit.full) return
+      // The app's msw answered its own geo API, so that is not in a fixture (it answers again on replay).
+      const italy = dirs.find((d) => d.includes('italy'))!
+      const tools = project.exists(`tests/scenarios/${italy}/tools.jsonl`) ? project.read(`tests/scenarios/${italy}/tools.jsonl`) : ''
+      expect(tools).not.toContain('geo.app.test')
+      // The undici agent's tool went to the provider's geo service: a recorded tool cell.
+      expect(project.read(`tests/scenarios/${dirs.find((d) => d.includes('undici'))!}/tools.jsonl`)).toContain('/geo/capital')
+    })
+
+    test(
+      'replay with the key unset, the provider down and CI=1 gives every test its recorded result, none skipped',
+      async ({ expect }) => {
+        const r = await kit.run(project, 'replay.json', { PROVIDER_URL: server.url, CI: '1' })
+        expect(r.code, r.output).toBe(0)
+        expect(results(project, 'replay.json')).toEqual(recorded)
+        expect((JSON.parse(project.read('replay.json')) as JsonReport).numPendingTests).toBe(0)
+        // The run summary reporter is kept next to the project's own reporters.
+        const n = kit.full ? 5 : 2
+        expect(r.output).toMatch(
+          new RegExp(
+            ` fluxlab {2}${n} scenarios: ${n} replayed, 0 recorded · tests ${kit.full ? 6 : 3} passed, 0 failed, 0 skipped · hermetic ${n}/${n} · live model calls 0`,
+          ),
+        )
+        const summary = r.output.slice(r.output.indexOf(' fluxlab  '))
+        expect(summary).not.toMatch(/skipped test|[1-9]\d* skipped/)
+        // The random temp path makes both requests of that one test differ from the recording: served by
+        // position, each a drift warning (README: a `redact.replace` rule makes them match).
+        expect(r.output).toContain(`drift warnings ${kit.full ? 2 : 0}`)
+        expect(server.hits).toBe(server.requests.length)
+      },
+      TIMEOUT,
+    )
+
+    if (kit.fixTempPath)
+      test(
+        "the README's redact.replace rule for the temp path makes that test's requests match: no drift",
+        async ({ expect }) => {
+          const p = createProject(kit.template)
+          const provider = await startCapitalServer()
+          try {
+            kit.fixTempPath!(p)
+            const rec = await kit.run(p, undefined, { PROVIDER_URL: provider.url, OPENAI_API_KEY: KEY })
+            expect(rec.code, rec.output).toBe(0)
+            await provider.close()
+            const r = await kit.run(p, undefined, { PROVIDER_URL: provider.url, CI: '1' })
+            expect(r.code, r.output).toBe(0)
+            expect(r.output).toContain('drift warnings 0')
+            const japan = readdirSync(p.path('tests/scenarios')).find((d) => d.includes('japan'))!
+            expect(p.read(`tests/scenarios/${japan}/model.jsonl`)).toContain('<report file>')
+          } finally {
+            await provider.close()
+            p.remove()
+          }
+        },
+        TIMEOUT,
+      )
+
+    test(
+      'under CI a new key-gated test with no fixture fails naming the command that records it, instead of passing on nothing',
+      async ({ expect }) => {
+        const p = createProject(kit.template)
+        kit.prepare?.(p)
+        try {
+          p.copyScenariosFrom(project)
+          p.edit(
+            kit.file,
+            "it('answers France",
+            "it('answers Japan first', async () => {\n    expect(await ask('What is the capital of Japan? Use the tool, then answer.')).toContain('Tokyo')\n  })\n\n  it('answers France",
+          )
+          const r = await kit.run(p, undefined, { PROVIDER_URL: server.url, CI: '1' })
+          expect(r.code, r.output).not.toBe(0)
+          expect(r.output).toContain('FLUX_NO_RECORDING')
+          const cmd = kit.name === 'vitest' ? `npx vitest run ${kit.file}` : `npx jest ${kit.file}`
+          expect(r.output).toContain(`${cmd} -t '^capital agent answers Japan first$'`)
+          expect(r.output).toMatch(kit.summary)
+        } finally {
+          p.remove()
+        }
+      },
+      TIMEOUT,
+    )
+  },
+)
 
 /** Every file under `dir`, relative to it. */
 function files(dir: string): string[] {
@@ -218,13 +258,14 @@ function lineDiff(before: string, after: string): { added: string[]; removed: st
   const a = before.split('\n')
   const b = after.split('\n')
   const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0))
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
   const added: string[] = []
   const removed: string[] = []
   let i = 0
   let j = 0
   while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) (i++, j++)
+    if (i < a.length && j < b.length && a[i] === b[j]) i++, j++
     else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) added.push(b[j++])
     else removed.push(a[i++])
   }
@@ -245,7 +286,16 @@ describe.each([
       .filter((f) => f !== config)
       .map((f) => readFileSync(join(original, f), 'utf8'))
       .join('\n')
-    for (const trait of [/skipIf\(!(hasKey|process\.env\.OPENAI_API_KEY)\)|\? describe : describe\.skip/, /if \(!process\.env\.OPENAI_API_KEY\) throw/, /request\b.*from 'undici'|\{ request \} = require\('undici'\)/, /setupServer\(/, /retry: 3|retryTimes\(3\)/, /tmpdir\(\)/, /new Date\(\)/, /One client for the whole file/])
+    for (const trait of [
+      /skipIf\(!(hasKey|process\.env\.OPENAI_API_KEY)\)|\? describe : describe\.skip/,
+      /if \(!process\.env\.OPENAI_API_KEY\) throw/,
+      /request\b.*from 'undici'|\{ request \} = require\('undici'\)/,
+      /setupServer\(/,
+      /retry: 3|retryTimes\(3\)/,
+      /tmpdir\(\)/,
+      /new Date\(\)/,
+      /One client for the whole file/,
+    ])
       expect(suite, String(trait)).toMatch(trait)
   })
 
@@ -254,6 +304,9 @@ describe.each([
     expect(removed).toEqual([])
     expect(added.length).toBeGreaterThan(0)
     expect(added.length).toBeLessThanOrEqual(5)
-    expect(added.every((l) => l.endsWith('// fluxlab')), added.join('\n')).toBe(true)
+    expect(
+      added.every((l) => l.endsWith('// fluxlab')),
+      added.join('\n'),
+    ).toBe(true)
   })
 })

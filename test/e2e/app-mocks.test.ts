@@ -24,7 +24,9 @@ interface JsonReport {
 
 const results = (p: Project, file: string): Record<string, string> =>
   Object.fromEntries(
-    (JSON.parse(p.read(file)) as JsonReport).testResults.flatMap((f) => f.assertionResults.map((a) => [`${f.name.slice(p.dir.length + 1)} > ${a.fullName}`, a.status])),
+    (JSON.parse(p.read(file)) as JsonReport).testResults.flatMap((f) =>
+      f.assertionResults.map((a) => [`${f.name.slice(p.dir.length + 1)} > ${a.fullName}`, a.status]),
+    ),
   )
 
 const MODES = [
@@ -97,10 +99,14 @@ describe.each(MODES)('an app mocking its own APIs with msw 2, nock 14 and its ow
     }
   })
 
-  test('replay with the provider down, the key unset and CI=1: every test has its recorded result', async () => {
-    const r = await run('replay.json', { PROVIDER_URL: server.url, CI: '1' })
-    expect(r.code, `replay run (killed after ${TIMEOUT_MS} ms if code is null):\n${r.output}`).toBe(0)
-    expect(results(project, 'replay.json')).toEqual(recorded)
-    expect(server.hits).toBe(server.requests.length)
-  }, TIMEOUT_MS + 10_000)
+  test(
+    'replay with the provider down, the key unset and CI=1: every test has its recorded result',
+    async () => {
+      const r = await run('replay.json', { PROVIDER_URL: server.url, CI: '1' })
+      expect(r.code, `replay run (killed after ${TIMEOUT_MS} ms if code is null):\n${r.output}`).toBe(0)
+      expect(results(project, 'replay.json')).toEqual(recorded)
+      expect(server.hits).toBe(server.requests.length)
+    },
+    TIMEOUT_MS + 10_000,
+  )
 })

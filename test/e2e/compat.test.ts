@@ -69,7 +69,10 @@ test(`the compatibility cells ${CELLS.join(', ')} record, replay with the same r
   const rows = run.rows()
   expect(rows.map((r) => r.cell)).toEqual(CELLS)
   for (const r of rows) {
-    expect({ cell: r.cell, install: r.install, record: r.record, replay: r.replay, typecheck: r.typecheck }, `${r.cell}: ${r.error} (rerun: \`${command}\`)`).toEqual({
+    expect(
+      { cell: r.cell, install: r.install, record: r.record, replay: r.replay, typecheck: r.typecheck },
+      `${r.cell}: ${r.error} (rerun: \`${command}\`)`,
+    ).toEqual({
       cell: r.cell,
       install: 'pass',
       record: 'pass',
@@ -97,7 +100,11 @@ test("fluxlab's @mswjs/interceptors forced to msw 3's 0.45 line (npm overrides, 
   const run = await compat(['--cells', 'fluxlab-interceptors-0.45'], 'interceptors-0.45')
   expect(run.code, `\`${run.command}\` failed:\n${run.output}`).toBe(0)
   const [row] = run.rows() as Array<Row & { note?: string }>
-  expect({ install: row.install, record: row.record, error: row.error }, `rerun: \`${run.command}\``).toEqual({ install: 'pass', record: 'pass', error: undefined })
+  expect({ install: row.install, record: row.record, error: row.error }, `rerun: \`${run.command}\``).toEqual({
+    install: 'pass',
+    record: 'pass',
+    error: undefined,
+  })
   expect(row.note).toContain('FLUX_BAD_CONFIG: Failed to start intercepting requests')
   expect(row.note).toContain('"overrides": { "fluxlab": { "msw": "3.0.5" } }')
 }, 300_000)
@@ -107,7 +114,10 @@ test("vitest 5 (Node 22): fluxlab's matcher types pass a full declaration check 
   const run = await compat(['--cells', 'vitest-5'], 'vitest-5')
   expect(run.code, `\`${run.command}\` failed:\n${run.output}`).toBe(0)
   const [row] = run.rows()
-  expect({ record: row.record, replay: row.replay, typecheck: row.typecheck, libCheck: row.libCheck, errors: row.libCheckErrors }, `rerun: \`${run.command}\``).toEqual({
+  expect(
+    { record: row.record, replay: row.replay, typecheck: row.typecheck, libCheck: row.libCheck, errors: row.libCheckErrors },
+    `rerun: \`${run.command}\``,
+  ).toEqual({
     record: 'pass',
     replay: 'pass',
     typecheck: 'pass',

@@ -123,33 +123,41 @@ describe.concurrent.each(KITS)('$name: a global setup that needs a key', (kit) =
     expect(project.fixtureDirs()).toHaveLength(2)
   })
 
-  test('offline replay with every key unset runs every test as recorded, and no written file holds a key', async () => {
-    const r = await kit.run(project, { PROVIDER_URL: url, ...REPLAY })
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).toMatch(kit.passed)
-    expect(r.output).not.toContain(GATE)
-    expect(r.output).not.toContain("read OPENAI_API_KEY, which is unset")
-    for (const file of writtenFiles(project)) {
-      const text = readFileSync(file, 'latin1')
-      for (const value of Object.values(KEYS)) expect(text.includes(value), `${file} holds a key`).toBe(false)
-    }
-    for (const value of Object.values(KEYS)) expect(r.output + recorded.output).not.toContain(value)
-  }, TIMEOUT)
+  test(
+    'offline replay with every key unset runs every test as recorded, and no written file holds a key',
+    async () => {
+      const r = await kit.run(project, { PROVIDER_URL: url, ...REPLAY })
+      expect(r.code, r.output).toBe(0)
+      expect(r.output).toMatch(kit.passed)
+      expect(r.output).not.toContain(GATE)
+      expect(r.output).not.toContain('read OPENAI_API_KEY, which is unset')
+      for (const file of writtenFiles(project)) {
+        const text = readFileSync(file, 'latin1')
+        for (const value of Object.values(KEYS)) expect(text.includes(value), `${file} holds a key`).toBe(false)
+      }
+      for (const value of Object.values(KEYS)) expect(r.output + recorded.output).not.toContain(value)
+    },
+    TIMEOUT,
+  )
 
-  test('without the record, the replay fails with the suite\'s own error and a warning naming the key, the record and FLUX_GOLDEN=update', async () => {
-    const p = createProject(kit.template)
-    try {
-      kit.prepare(p)
-      p.copyScenariosFrom(project)
-      rmSync(p.path(RECORD))
-      const r = await kit.run(p, { PROVIDER_URL: url, ...REPLAY })
-      expect(r.code, r.output).not.toBe(0)
-      expect(r.output).toContain(GATE)
-      const warning = "[fluxlab] The runner's main process (its globalSetup) read OPENAI_API_KEY, which is unset, and there is no "
-      expect(r.output).toContain(`${warning}tests/scenarios/.files/(global-setup).yaml`)
-      expect(r.output).toContain('FLUX_GOLDEN=update')
-    } finally {
-      if (!process.env.E2E_KEEP) p.remove()
-    }
-  }, TIMEOUT)
+  test(
+    "without the record, the replay fails with the suite's own error and a warning naming the key, the record and FLUX_GOLDEN=update",
+    async () => {
+      const p = createProject(kit.template)
+      try {
+        kit.prepare(p)
+        p.copyScenariosFrom(project)
+        rmSync(p.path(RECORD))
+        const r = await kit.run(p, { PROVIDER_URL: url, ...REPLAY })
+        expect(r.code, r.output).not.toBe(0)
+        expect(r.output).toContain(GATE)
+        const warning = "[fluxlab] The runner's main process (its globalSetup) read OPENAI_API_KEY, which is unset, and there is no "
+        expect(r.output).toContain(`${warning}tests/scenarios/.files/(global-setup).yaml`)
+        expect(r.output).toContain('FLUX_GOLDEN=update')
+      } finally {
+        if (!process.env.E2E_KEEP) p.remove()
+      }
+    },
+    TIMEOUT,
+  )
 })

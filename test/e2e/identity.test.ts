@@ -148,21 +148,27 @@ describe.concurrent.each(KITS)('$name: one test run alone, a download its file k
     if (!process.env.E2E_KEEP) project?.remove()
   })
 
-  test("the rerun command fluxlab prints for the second test passes offline: the first test's fixture answers its GET", async ({ expect }) => {
-    // The whole file replays as it recorded: the second test's tape has no GET, and needs none.
-    const whole = await kit.run(project, [kit.cached.file], { PROVIDER_URL: url, CI: '1', FLUX_OFFLINE: '1' })
-    expect(whole.code, whole.output).toBe(0)
-    expect(summaryOf(whole.output)).not.toContain('shared reads')
-    const command = testCommand({ runner: kit.name, file: kit.cached.file, name: `cached${kit.sep}answers Italy, the table at hand` })
-    const pattern = /-t '(.+)'$/.exec(command)?.[1]
-    expect(pattern, command).toBeDefined()
-    const alone = await kit.run(project, [kit.cached.file, '-t', pattern!], { PROVIDER_URL: url, CI: '1', FLUX_OFFLINE: '1' })
-    expect(alone.code, alone.output).toBe(0)
-    const summary = summaryOf(alone.output)
-    expect(summary).toMatch(/1 scenario: 1 replayed, 0 recorded · tests 1 passed, 0 failed, 1 skipped · hermetic 1\/1 · live model calls 0/)
-    expect(summary).toContain('shared reads 1')
-    expect(summary).toMatch(/1 read answered from another test's fixture of the same file.*\n.*tool#1 GET 127\.0\.0\.1:\d+\/geo\/capital ← test-cached-test--cached-answers-japan/)
-  }, TIMEOUT)
+  test(
+    "the rerun command fluxlab prints for the second test passes offline: the first test's fixture answers its GET",
+    async ({ expect }) => {
+      // The whole file replays as it recorded: the second test's tape has no GET, and needs none.
+      const whole = await kit.run(project, [kit.cached.file], { PROVIDER_URL: url, CI: '1', FLUX_OFFLINE: '1' })
+      expect(whole.code, whole.output).toBe(0)
+      expect(summaryOf(whole.output)).not.toContain('shared reads')
+      const command = testCommand({ runner: kit.name, file: kit.cached.file, name: `cached${kit.sep}answers Italy, the table at hand` })
+      const pattern = /-t '(.+)'$/.exec(command)?.[1]
+      expect(pattern, command).toBeDefined()
+      const alone = await kit.run(project, [kit.cached.file, '-t', pattern!], { PROVIDER_URL: url, CI: '1', FLUX_OFFLINE: '1' })
+      expect(alone.code, alone.output).toBe(0)
+      const summary = summaryOf(alone.output)
+      expect(summary).toMatch(/1 scenario: 1 replayed, 0 recorded · tests 1 passed, 0 failed, 1 skipped · hermetic 1\/1 · live model calls 0/)
+      expect(summary).toContain('shared reads 1')
+      expect(summary).toMatch(
+        /1 read answered from another test's fixture of the same file.*\n.*tool#1 GET 127\.0\.0\.1:\d+\/geo\/capital ← test-cached-test--cached-answers-japan/,
+      )
+    },
+    TIMEOUT,
+  )
 })
 
 describe.concurrent.each(KITS)('$name: tests of one file that share a full name', (kit) => {
@@ -204,28 +210,38 @@ describe.concurrent.each(KITS)('$name: tests of one file that share a full name'
     })
   })
 
-  test('each replays its own tape offline with every key unset, and the summary names each shared name once', async ({ expect }) => {
-    const r = await kit.run(project, [kit.file], { PROVIDER_URL: url, CI: '1', FLUX_OFFLINE: '1' })
-    expect(r.code, r.output).toBe(0)
-    const summary = summaryOf(r.output)
-    expect(summary).toMatch(/4 scenarios: 4 replayed, 0 recorded · tests 4 passed, 0 failed, 0 skipped · hermetic 4\/4 · live model calls 0/)
-    expect(summary).toContain('drift warnings 0')
-    expect(summary).toContain(`· 2 tests of ${kit.file} are named "raw${kit.sep}asks for a capital": each has its own scenario, told apart by order of declaration`)
-    expect(summary).toContain(`· 2 tests of ${kit.file} are named "raw${kit.sep}asks for the %name capital"`)
-    expect(summary.match(/are named/g)).toHaveLength(2)
-  }, TIMEOUT)
+  test(
+    'each replays its own tape offline with every key unset, and the summary names each shared name once',
+    async ({ expect }) => {
+      const r = await kit.run(project, [kit.file], { PROVIDER_URL: url, CI: '1', FLUX_OFFLINE: '1' })
+      expect(r.code, r.output).toBe(0)
+      const summary = summaryOf(r.output)
+      expect(summary).toMatch(/4 scenarios: 4 replayed, 0 recorded · tests 4 passed, 0 failed, 0 skipped · hermetic 4\/4 · live model calls 0/)
+      expect(summary).toContain('drift warnings 0')
+      expect(summary).toContain(
+        `· 2 tests of ${kit.file} are named "raw${kit.sep}asks for a capital": each has its own scenario, told apart by order of declaration`,
+      )
+      expect(summary).toContain(`· 2 tests of ${kit.file} are named "raw${kit.sep}asks for the %name capital"`)
+      expect(summary.match(/are named/g)).toHaveLength(2)
+    },
+    TIMEOUT,
+  )
 
-  test('a test never replays another test of its name: the second, its fixture gone, is refused under CI', async ({ expect }) => {
-    const p = createProject(kit.template)
-    try {
-      p.write(kit.file, kit.text)
-      p.copyScenariosFrom(project)
-      for (const dir of p.fixtureDirs())
-        if (p.read(`tests/scenarios/${dir}/model.jsonl`).includes('Italy')) rmSync(p.path(`tests/scenarios/${dir}`), { recursive: true })
-      const r = await kit.run(p, [kit.file], { PROVIDER_URL: url, CI: '1' })
-      expect(summaryOf(r.output), r.output).toMatch(/3 scenarios: 3 replayed, 0 recorded · tests 3 passed, 1 failed \(1 FLUX_NO_RECORDING\), 0 skipped/)
-    } finally {
-      if (!process.env.E2E_KEEP) p.remove()
-    }
-  }, TIMEOUT)
+  test(
+    'a test never replays another test of its name: the second, its fixture gone, is refused under CI',
+    async ({ expect }) => {
+      const p = createProject(kit.template)
+      try {
+        p.write(kit.file, kit.text)
+        p.copyScenariosFrom(project)
+        for (const dir of p.fixtureDirs())
+          if (p.read(`tests/scenarios/${dir}/model.jsonl`).includes('Italy')) rmSync(p.path(`tests/scenarios/${dir}`), { recursive: true })
+        const r = await kit.run(p, [kit.file], { PROVIDER_URL: url, CI: '1' })
+        expect(summaryOf(r.output), r.output).toMatch(/3 scenarios: 3 replayed, 0 recorded · tests 3 passed, 1 failed \(1 FLUX_NO_RECORDING\), 0 skipped/)
+      } finally {
+        if (!process.env.E2E_KEEP) p.remove()
+      }
+    },
+    TIMEOUT,
+  )
 })

@@ -74,23 +74,27 @@ describe('child processes whose own routing is the only way to the vendor, in wh
     }
   })
 
-  test('replay with the provider closed, no key, CI=1 and FLUX_OFFLINE=1 passes and sends nothing', async () => {
-    const seen = vendor.connections
-    await provider.close()
-    const wire = await tripwire(provider.url)
-    try {
-      const r = await runVitest(project, ['test/routes.test.ts'], { ...env(), CI: '1', FLUX_OFFLINE: '1' }, TIMEOUT)
-      expect(r.code, r.output).toBe(0)
-      expect(wire.connections, 'connections to the closed provider').toBe(0)
-      expect(vendor.connections - seen, 'connections to the vendor address').toBe(0)
-      const s = parseRunSummary(r.output)
-      expect(s?.line, r.output).toContain('3 scenarios: 3 replayed, 0 recorded')
-      expect(s!.tests, s!.line).toEqual({ passed: 3, failed: 0, skipped: 0, refusals: {} })
-      expect(s!.liveModelCalls, s!.line).toBe(0)
-    } finally {
-      await wire.close()
-    }
-  }, TIMEOUT)
+  test(
+    'replay with the provider closed, no key, CI=1 and FLUX_OFFLINE=1 passes and sends nothing',
+    async () => {
+      const seen = vendor.connections
+      await provider.close()
+      const wire = await tripwire(provider.url)
+      try {
+        const r = await runVitest(project, ['test/routes.test.ts'], { ...env(), CI: '1', FLUX_OFFLINE: '1' }, TIMEOUT)
+        expect(r.code, r.output).toBe(0)
+        expect(wire.connections, 'connections to the closed provider').toBe(0)
+        expect(vendor.connections - seen, 'connections to the vendor address').toBe(0)
+        const s = parseRunSummary(r.output)
+        expect(s?.line, r.output).toContain('3 scenarios: 3 replayed, 0 recorded')
+        expect(s!.tests, s!.line).toEqual({ passed: 3, failed: 0, skipped: 0, refusals: {} })
+        expect(s!.liveModelCalls, s!.line).toBe(0)
+      } finally {
+        await wire.close()
+      }
+    },
+    TIMEOUT,
+  )
 })
 
 // The app server's own way to the vendor, loaded before its code (`node --import`): Playwright's workers, which hold
@@ -107,7 +111,20 @@ describe('a Playwright suite whose app server (under fluxlab serve) alone knows 
   let project: Project
   let port: number
   const run = (json: string, env: Record<string, string>) =>
-    runPlaywright(project, [], { PORT: String(port), PW_JSON: json, OPENAI_BASE_URL: `${provider.url}/v1`, GEO_URL: provider.url, SERVER_VENDOR: vendorUrl, SERVER_ROUTE_TO: provider.url, ...env }, 180_000)
+    runPlaywright(
+      project,
+      [],
+      {
+        PORT: String(port),
+        PW_JSON: json,
+        OPENAI_BASE_URL: `${provider.url}/v1`,
+        GEO_URL: provider.url,
+        SERVER_VENDOR: vendorUrl,
+        SERVER_ROUTE_TO: provider.url,
+        ...env,
+      },
+      180_000,
+    )
 
   beforeAll(async () => {
     assertBuilt()

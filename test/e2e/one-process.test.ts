@@ -52,7 +52,8 @@ const SUITES: Record<Template, Record<string, string>> = {
 // jest: the integration file after both unit files, as in the run that hung (jest's own order follows its cache).
 // The vitest project's config has a sequencer of its own that does the same.
 const ORDER = `--testSequencer=${join(REPO, 'test/e2e/support/reverse-path-sequencer.cjs')}`
-const jest = (args: string[]) => (p: Project, json: string, env: Record<string, string>) => runJest(p, [...args, ORDER, '--json', `--outputFile=${json}`], env, RUN_LIMIT)
+const jest = (args: string[]) => (p: Project, json: string, env: Record<string, string>) =>
+  runJest(p, [...args, ORDER, '--json', `--outputFile=${json}`], env, RUN_LIMIT)
 // @note vmForks gives each test file its own global and module graph in the one worker, as jest does.
 const vitest = (p: Project, json: string, env: Record<string, string>) =>
   runVitest(p, ['--pool=vmForks', '--maxWorkers=1', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], env, RUN_LIMIT)
@@ -67,11 +68,19 @@ interface Kit {
 
 /** The `fluxlab` preset: the suite's own `testEnvironment: 'node'` wins over the preset's, as jest merges them. */
 const preset = (p: Project) =>
-  p.edit('jest.config.cjs', 'module.exports = {\n', "module.exports = {\n  preset: 'fluxlab', // fluxlab\n  globals: { fluxlab: { scenarios: 'per-test' } }, // fluxlab\n")
+  p.edit(
+    'jest.config.cjs',
+    'module.exports = {\n',
+    "module.exports = {\n  preset: 'fluxlab', // fluxlab\n  globals: { fluxlab: { scenarios: 'per-test' } }, // fluxlab\n",
+  )
 
 /** `withFluxlab` around the suite's config, as the measured suite adopted it. */
 const wrapped = (p: Project) => {
-  p.edit('jest.config.cjs', 'module.exports = {\n', "const { withFluxlab } = require('fluxlab/jest-config') // fluxlab\nmodule.exports = withFluxlab({ // fluxlab\n")
+  p.edit(
+    'jest.config.cjs',
+    'module.exports = {\n',
+    "const { withFluxlab } = require('fluxlab/jest-config') // fluxlab\nmodule.exports = withFluxlab({ // fluxlab\n",
+  )
   p.edit('jest.config.cjs', '  testTimeout: 20000,\n}\n', "  testTimeout: 20000,\n}, { scenarios: 'per-test' }) // fluxlab\n")
 }
 
@@ -125,45 +134,49 @@ describe('a suite whose test files share one process keeps its verdict under flu
     if (!process.env.E2E_KEEP) for (const p of projects) p.remove()
   })
 
-  test.concurrent.each(KITS)('$name: recording and replaying give every test its status without fluxlab, and each run ends', async ({ template, adopt, run }) => {
-    const original = unadopted(template)
-    const p = createProject(template)
-    projects.push(original, p)
-    adopt(p)
-    const [live, provider] = await Promise.all([startProviderEmulator({ OPENAI_API_KEY: KEY }), startProviderEmulator({ OPENAI_API_KEY: KEY })])
-    try {
-      const env = { OPENAI_API_KEY: KEY, STATUS_URL: status.url }
-      const [a, rec] = await Promise.all([run(original, 'live.json', { ...live.env(), ...env }), run(p, 'record.json', { ...provider.env(), ...env })])
-      expect(statuses(original, 'live.json', a), a.output).toEqual(SUITES[template])
-      expect(a.code).toBe(1) // the known-failing test
-      expect(statuses(p, 'record.json', rec), rec.output).toEqual(SUITES[template])
-      expect(rec.code).toBe(1)
-      // What reached the provider is what the suite sends without fluxlab: each prompt once, whole, with the key.
-      const sent = (e: typeof live) => e.requests.map((q) => [q.path, q.keyOk, q.status, q.stream])
-      expect(sent(provider)).toEqual(sent(live))
-      expect(sent(live)).toEqual([
-        ['/openai/v1/chat/completions', true, 200, false],
-        ['/openai/v1/chat/completions', true, 200, true],
-      ])
-      // The two model calls, and the two unit tests that read the status page: a host outside the suite's process tree
-      // (issue 38, item 10: such a test has a fixture, so an offline replay keeps its status).
-      const fixtures = Object.keys(p.scenarioFiles()).filter((f) => f.endsWith('/scenario.yaml'))
-      expect(fixtures, rec.output).toHaveLength(4)
+  test.concurrent.each(KITS)(
+    '$name: recording and replaying give every test its status without fluxlab, and each run ends',
+    async ({ template, adopt, run }) => {
+      const original = unadopted(template)
+      const p = createProject(template)
+      projects.push(original, p)
+      adopt(p)
+      const [live, provider] = await Promise.all([startProviderEmulator({ OPENAI_API_KEY: KEY }), startProviderEmulator({ OPENAI_API_KEY: KEY })])
+      try {
+        const env = { OPENAI_API_KEY: KEY, STATUS_URL: status.url }
+        const [a, rec] = await Promise.all([run(original, 'live.json', { ...live.env(), ...env }), run(p, 'record.json', { ...provider.env(), ...env })])
+        expect(statuses(original, 'live.json', a), a.output).toEqual(SUITES[template])
+        expect(a.code).toBe(1) // the known-failing test
+        expect(statuses(p, 'record.json', rec), rec.output).toEqual(SUITES[template])
+        expect(rec.code).toBe(1)
+        // What reached the provider is what the suite sends without fluxlab: each prompt once, whole, with the key.
+        const sent = (e: typeof live) => e.requests.map((q) => [q.path, q.keyOk, q.status, q.stream])
+        expect(sent(provider)).toEqual(sent(live))
+        expect(sent(live)).toEqual([
+          ['/openai/v1/chat/completions', true, 200, false],
+          ['/openai/v1/chat/completions', true, 200, true],
+        ])
+        // The two model calls, and the two unit tests that read the status page: a host outside the suite's process tree
+        // (issue 38, item 10: such a test has a fixture, so an offline replay keeps its status).
+        const fixtures = Object.keys(p.scenarioFiles()).filter((f) => f.endsWith('/scenario.yaml'))
+        expect(fixtures, rec.output).toHaveLength(4)
 
-      await provider.stop()
-      const rep = await run(p, 'replay.json', { ...provider.env(), CI: '1', STATUS_URL: status.url })
-      expect(statuses(p, 'replay.json', rep), rep.output).toEqual(SUITES[template])
-      expect(rep.code).toBe(1)
-      expect(provider.hitsWhileDown).toBe(0)
+        await provider.stop()
+        const rep = await run(p, 'replay.json', { ...provider.env(), CI: '1', STATUS_URL: status.url })
+        expect(statuses(p, 'replay.json', rep), rep.output).toEqual(SUITES[template])
+        expect(rep.code).toBe(1)
+        expect(provider.hitsWhileDown).toBe(0)
 
-      for (const out of [rec.output, rep.output]) {
-        expect(out).not.toMatch(/after it was soft deleted/)
-        expect(out).not.toMatch(/could not undo the request interception/)
+        for (const out of [rec.output, rep.output]) {
+          expect(out).not.toMatch(/after it was soft deleted/)
+          expect(out).not.toMatch(/could not undo the request interception/)
+        }
+      } finally {
+        await Promise.all([live.close(), provider.close()])
       }
-    } finally {
-      await Promise.all([live.close(), provider.close()])
-    }
-  }, TIMEOUT)
+    },
+    TIMEOUT,
+  )
 })
 
 /** A plain HTTP service on 127.0.0.1 for the unit files' status page. */

@@ -38,8 +38,16 @@ const KITS: Kit[] = [
     prepare: (p) => {
       p.edit('test/agent.test.ts', "import { describe, expect, it, test } from 'vitest'", "import { beforeAll, describe, expect, it, test } from 'vitest'")
       // A call at module top level (top-level await) and one in a beforeAll, both gated on the key.
-      p.edit('test/agent.test.ts', "const hasKey = !!process.env.OPENAI_API_KEY\n", "const hasKey = !!process.env.OPENAI_API_KEY\nconst warm = hasKey ? await ask('What is the capital of Italy? Use the tool, then answer.') : ''\nlet before = ''\n")
-      p.edit('test/agent.test.ts', "describe.skipIf(!hasKey)('capital agent', () => {\n", `describe.skipIf(!hasKey)('capital agent', () => {\n  beforeAll(async () => {\n    before = await ask('What is the capital of Japan? Use the tool, then answer.')\n  })\n${ASSERT}`)
+      p.edit(
+        'test/agent.test.ts',
+        'const hasKey = !!process.env.OPENAI_API_KEY\n',
+        "const hasKey = !!process.env.OPENAI_API_KEY\nconst warm = hasKey ? await ask('What is the capital of Italy? Use the tool, then answer.') : ''\nlet before = ''\n",
+      )
+      p.edit(
+        'test/agent.test.ts',
+        "describe.skipIf(!hasKey)('capital agent', () => {\n",
+        `describe.skipIf(!hasKey)('capital agent', () => {\n  beforeAll(async () => {\n    before = await ask('What is the capital of Japan? Use the tool, then answer.')\n  })\n${ASSERT}`,
+      )
     },
     run: (p, env) => runVitest(p, [], env),
   },
@@ -48,8 +56,16 @@ const KITS: Kit[] = [
     template: 'jest-suite',
     file: 'test/agent.test.cjs',
     prepare: (p) => {
-      p.edit('test/agent.test.cjs', "const describeIfKey = hasKey ? describe : describe.skip\n", "const describeIfKey = hasKey ? describe : describe.skip\nlet warm = ''\nlet before = ''\nbeforeAll(async () => {\n  if (hasKey) warm = await ask('What is the capital of Italy? Use the tool, then answer.')\n})\n")
-      p.edit('test/agent.test.cjs', "describeIfKey('capital agent', () => {\n", `describeIfKey('capital agent', () => {\n  beforeAll(async () => {\n    before = await ask('What is the capital of Japan? Use the tool, then answer.')\n  })\n${ASSERT}`)
+      p.edit(
+        'test/agent.test.cjs',
+        'const describeIfKey = hasKey ? describe : describe.skip\n',
+        "const describeIfKey = hasKey ? describe : describe.skip\nlet warm = ''\nlet before = ''\nbeforeAll(async () => {\n  if (hasKey) warm = await ask('What is the capital of Italy? Use the tool, then answer.')\n})\n",
+      )
+      p.edit(
+        'test/agent.test.cjs',
+        "describeIfKey('capital agent', () => {\n",
+        `describeIfKey('capital agent', () => {\n  beforeAll(async () => {\n    before = await ask('What is the capital of Japan? Use the tool, then answer.')\n  })\n${ASSERT}`,
+      )
     },
     run: (p, env) => runJest(p, [], env),
   },
@@ -84,42 +100,54 @@ describe.each(KITS)('$name: model calls outside every test', (kit) => {
     expect(project.fixtureDirs()).toHaveLength(3)
   })
 
-  test('replay with the provider down, the key unset and CI=1 serves them from the file scenario', async () => {
-    const r = await kit.run(project, { PROVIDER_URL: server.url, CI: '1' })
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).not.toContain('FLUX_')
-    expect(server.hits).toBe(server.requests.length)
-  }, TIMEOUT)
+  test(
+    'replay with the provider down, the key unset and CI=1 serves them from the file scenario',
+    async () => {
+      const r = await kit.run(project, { PROVIDER_URL: server.url, CI: '1' })
+      expect(r.code, r.output).toBe(0)
+      expect(r.output).not.toContain('FLUX_')
+      expect(server.hits).toBe(server.requests.length)
+    },
+    TIMEOUT,
+  )
 
-  test('a recorded outside call the file no longer makes fails the file, naming the file scenario', async () => {
-    const p = createProject(kit.template)
-    try {
-      kit.prepare(p)
-      p.copyScenariosFrom(project)
-      p.edit(kit.file, "before = await ask('What is the capital of Japan? Use the tool, then answer.')", "before = 'Tokyo'")
-      const r = await kit.run(p, { PROVIDER_URL: server.url, CI: '1' })
-      expect(r.code, r.output).not.toBe(0)
-      expect(r.output).toContain('unused_interaction')
-      expect(r.output).toContain('--outside-tests-')
-    } finally {
-      p.remove()
-    }
-  }, TIMEOUT)
+  test(
+    'a recorded outside call the file no longer makes fails the file, naming the file scenario',
+    async () => {
+      const p = createProject(kit.template)
+      try {
+        kit.prepare(p)
+        p.copyScenariosFrom(project)
+        p.edit(kit.file, "before = await ask('What is the capital of Japan? Use the tool, then answer.')", "before = 'Tokyo'")
+        const r = await kit.run(p, { PROVIDER_URL: server.url, CI: '1' })
+        expect(r.code, r.output).not.toBe(0)
+        expect(r.output).toContain('unused_interaction')
+        expect(r.output).toContain('--outside-tests-')
+      } finally {
+        p.remove()
+      }
+    },
+    TIMEOUT,
+  )
 
-  test('under CI with no file fixture they are refused with the command that records them', async () => {
-    const p = createProject(kit.template)
-    try {
-      kit.prepare(p)
-      p.copyScenariosFrom(project)
-      rmSync(p.path(`tests/scenarios/${fileDir()[0]}`), { recursive: true })
-      const r = await kit.run(p, { PROVIDER_URL: server.url, CI: '1' })
-      expect(r.code, r.output).not.toBe(0)
-      expect(r.output).toContain('FLUX_NO_RECORDING')
-      expect(r.output).toContain(kit.name === 'vitest' ? `npx vitest run ${kit.file}` : `npx jest ${kit.file}`)
-    } finally {
-      p.remove()
-    }
-  }, TIMEOUT)
+  test(
+    'under CI with no file fixture they are refused with the command that records them',
+    async () => {
+      const p = createProject(kit.template)
+      try {
+        kit.prepare(p)
+        p.copyScenariosFrom(project)
+        rmSync(p.path(`tests/scenarios/${fileDir()[0]}`), { recursive: true })
+        const r = await kit.run(p, { PROVIDER_URL: server.url, CI: '1' })
+        expect(r.code, r.output).not.toBe(0)
+        expect(r.output).toContain('FLUX_NO_RECORDING')
+        expect(r.output).toContain(kit.name === 'vitest' ? `npx vitest run ${kit.file}` : `npx jest ${kit.file}`)
+      } finally {
+        p.remove()
+      }
+    },
+    TIMEOUT,
+  )
 })
 
 interface ConfigKit {
@@ -179,46 +207,50 @@ describe.concurrent.each(CONFIG_KITS)('$name: a request refused outside every te
     if (!process.env.E2E_KEEP) project?.remove()
   })
 
-  test('fails its file with the refusal\'s own message under FLUX_OFFLINE, and the summary counts the file', async ({ expect }) => {
-    // Live (recording, nothing to record): the config answers and both tests pass.
-    const live = await kit.run(project, { CONFIG_URL: config.url })
-    expect(live.code, live.output).toBe(0)
-    const before = config.hits
-    expect(before).toBe(1)
-    // The config service is outside the file's process tree, so its file scenario has a fixture of that read (issue 38,
-    // item 10). Without one (the fetch came after the file was recorded), the replay has nothing to answer it with.
-    const written = project.fixtureDirs()
-    expect(written, live.output).toEqual([expect.stringMatching(/--outside-tests-[0-9a-f]{6}$/)])
-    rmSync(project.path(`tests/scenarios/${written[0]}`), { recursive: true })
+  test(
+    "fails its file with the refusal's own message under FLUX_OFFLINE, and the summary counts the file",
+    async ({ expect }) => {
+      // Live (recording, nothing to record): the config answers and both tests pass.
+      const live = await kit.run(project, { CONFIG_URL: config.url })
+      expect(live.code, live.output).toBe(0)
+      const before = config.hits
+      expect(before).toBe(1)
+      // The config service is outside the file's process tree, so its file scenario has a fixture of that read (issue 38,
+      // item 10). Without one (the fetch came after the file was recorded), the replay has nothing to answer it with.
+      const written = project.fixtureDirs()
+      expect(written, live.output).toEqual([expect.stringMatching(/--outside-tests-[0-9a-f]{6}$/)])
+      rmSync(project.path(`tests/scenarios/${written[0]}`), { recursive: true })
 
-    const r = await kit.run(project, { CONFIG_URL: config.url, FLUX_OFFLINE: '1' })
-    expect(r.code, r.output).not.toBe(0)
-    expect(config.hits).toBe(before)
-    const report = JSON.parse(project.read('report.json')) as Report
-    const [file] = report.testResults
-    const refusal = `[fluxlab] FLUX_OFFLINE: Failed to send GET ${new URL(config.url).host}/config`
-    expect(file.status).toBe('failed')
-    // No test fails for another reason on what the refused request was answered with.
-    expect(r.output).not.toContain('expected undefined')
-    if (kit.name === 'vitest') {
-      // The file fails with the refusal (vitest shows it on the file) and its tests do not run.
-      expect(file.message, r.output).toContain(refusal)
-      // The refused fetch at module top level rejects (a network error carrying the refusal), so the file fails while it
-      // is collected: the runner collects no test from it, and none runs on a wrong value.
-      expect(file.assertionResults.map((a) => a.status)).toEqual([])
-    } else {
-      // jest fails each test of the file with the error its beforeAll met.
-      for (const a of file.assertionResults) expect(a.failureMessages?.join('\n'), a.title).toContain(refusal)
-      expect(file.assertionResults.map((a) => a.status)).toEqual(['failed', 'failed'])
-    }
-    const summary = parseRunSummary(r.output)
-    expect(summary, r.output).toBeDefined()
-    expect(summary!.line).toContain('test files failed outside their tests 1 (1 FLUX_OFFLINE)')
-    expect(summary!.line).not.toContain('no scenarios ran')
-    const failedWithIt = kit.name === 'jest' ? { FLUX_OFFLINE: report.numFailedTests } : {}
-    expect(summary!.tests).toEqual({ passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests, refusals: failedWithIt })
-    expect(r.output).toContain(`${kit.file}, outside its tests: ${refusal}`)
-  }, TIMEOUT)
+      const r = await kit.run(project, { CONFIG_URL: config.url, FLUX_OFFLINE: '1' })
+      expect(r.code, r.output).not.toBe(0)
+      expect(config.hits).toBe(before)
+      const report = JSON.parse(project.read('report.json')) as Report
+      const [file] = report.testResults
+      const refusal = `[fluxlab] FLUX_OFFLINE: Failed to send GET ${new URL(config.url).host}/config`
+      expect(file.status).toBe('failed')
+      // No test fails for another reason on what the refused request was answered with.
+      expect(r.output).not.toContain('expected undefined')
+      if (kit.name === 'vitest') {
+        // The file fails with the refusal (vitest shows it on the file) and its tests do not run.
+        expect(file.message, r.output).toContain(refusal)
+        // The refused fetch at module top level rejects (a network error carrying the refusal), so the file fails while it
+        // is collected: the runner collects no test from it, and none runs on a wrong value.
+        expect(file.assertionResults.map((a) => a.status)).toEqual([])
+      } else {
+        // jest fails each test of the file with the error its beforeAll met.
+        for (const a of file.assertionResults) expect(a.failureMessages?.join('\n'), a.title).toContain(refusal)
+        expect(file.assertionResults.map((a) => a.status)).toEqual(['failed', 'failed'])
+      }
+      const summary = parseRunSummary(r.output)
+      expect(summary, r.output).toBeDefined()
+      expect(summary!.line).toContain('test files failed outside their tests 1 (1 FLUX_OFFLINE)')
+      expect(summary!.line).not.toContain('no scenarios ran')
+      const failedWithIt = kit.name === 'jest' ? { FLUX_OFFLINE: report.numFailedTests } : {}
+      expect(summary!.tests).toEqual({ passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests, refusals: failedWithIt })
+      expect(r.output).toContain(`${kit.file}, outside its tests: ${refusal}`)
+    },
+    TIMEOUT,
+  )
 })
 
 /** The app's config service on 127.0.0.1: answers its model and counts its requests. */

@@ -84,12 +84,16 @@ describe("a package manager's own process is left as without fluxlab; the progra
     expect(texts.join('\n')).not.toContain('registry.pm.test')
   })
 
-  test('replay under FLUX_OFFLINE=1, CI=1, the key unset and the provider closed: the test passes, the registry is asked again', async () => {
-    const hits = provider.hits
-    const r = await run({ PROVIDER_URL: provider.url, CI: '1', FLUX_OFFLINE: '1' })
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).not.toContain('FLUX_OFFLINE:')
-    expect(registryHits).toBe(2)
-    expect(provider.hits).toBe(hits)
-  }, TIMEOUT_MS + 10_000)
+  test(
+    'replay under FLUX_OFFLINE=1, CI=1, the key unset and the provider closed: the test passes, the registry is asked again',
+    async () => {
+      const hits = provider.hits
+      const r = await run({ PROVIDER_URL: provider.url, CI: '1', FLUX_OFFLINE: '1' })
+      expect(r.code, r.output).toBe(0)
+      expect(r.output).not.toContain('FLUX_OFFLINE:')
+      expect(registryHits).toBe(2)
+      expect(provider.hits).toBe(hits)
+    },
+    TIMEOUT_MS + 10_000,
+  )
 })

@@ -47,7 +47,10 @@ function ran(p: Project, file: string): string[] {
 
 /** The summary's test counts with fluxlab's refusals left out (Playwright's report has none). */
 const counts = (s: RunSummary | undefined) => (s?.tests ? { ...s.tests, refusals: {} } : undefined)
-const fixtures = (p: Project, project: string) => readdirSync(p.path(`e2e/tests/scenarios/${project}`)).filter((d) => !d.startsWith('.')).sort()
+const fixtures = (p: Project, project: string) =>
+  readdirSync(p.path(`e2e/tests/scenarios/${project}`))
+    .filter((d) => !d.startsWith('.'))
+    .sort()
 
 describe('fluxlab summary counts under retries, projects and shards (Playwright, config in e2e/)', () => {
   let suite: RecordedSuite
@@ -67,7 +70,12 @@ describe('fluxlab summary counts under retries, projects and shards (Playwright,
   test("recording runs each test in each project, and the summary counts 4 tests, their 4 recordings and the server's own", () => {
     const { record } = suite
     expect(record.code, record.output).toBe(0)
-    expect(ran(project, 'record.json')).toEqual([`desktop > ${FRANCE}: expected (1)`, `desktop > ${UK}: expected (1)`, `narrow > ${FRANCE}: expected (1)`, `narrow > ${UK}: expected (1)`])
+    expect(ran(project, 'record.json')).toEqual([
+      `desktop > ${FRANCE}: expected (1)`,
+      `desktop > ${UK}: expected (1)`,
+      `narrow > ${FRANCE}: expected (1)`,
+      `narrow > ${UK}: expected (1)`,
+    ])
     const summary = parseRunSummary(record.output)
     expect(counts(summary), summary?.line ?? record.output).toEqual(pwCounts(project, 'record.json'))
     expect(summary?.recorded).toBe(5)
@@ -76,78 +84,109 @@ describe('fluxlab summary counts under retries, projects and shards (Playwright,
     for (const p of ['desktop', 'narrow']) expect(fixtures(project, p)).toHaveLength(2)
   })
 
-  test('a retried flaky test in two projects: the summary counts passed, flaky, failed and skipped as Playwright does, and each run is hermetic', async () => {
-    const r = await run('flaky.json', { ...offline, FLAKY: '1' })
-    expect(ran(project, 'flaky.json')).toEqual([`desktop > ${FRANCE}: flaky (2)`, `desktop > ${UK}: expected (1)`, `narrow > ${FRANCE}: flaky (2)`, `narrow > ${UK}: expected (1)`])
-    const summary = parseRunSummary(r.output)
-    expect(counts(summary), summary?.line ?? r.output).toEqual(pwCounts(project, 'flaky.json'))
-    expect(counts(summary)).toEqual({ passed: 2, flaky: 2, failed: 0, skipped: 0, refusals: {} })
-    // a retried test's runs count once, by its last attempt; each project's run counts on its own; the server's own too
-    expect(summary?.line).toContain('5 scenarios: 5 replayed, 0 recorded')
-    expect(summary?.line).toContain('hermetic 5/5')
-    expect(r.output).toContain("the app server made 3 calls outside every test's browser request")
-    expect(wire().connections, 'connections to the closed provider').toBe(0)
-  }, TIMEOUT)
-
-  test('--shard 1/2 and 2/2 each print their own counts, and merge-reports over their blobs prints one summary of the whole run', async () => {
-    const blobs = project.path('blobs')
-    const shards: RunResult[] = []
-    // as on CI, each shard on its own (a blob reporter empties its folder when it starts), their blobs gathered after
-    for (const shard of ['1/2', '2/2']) {
-      shards.push(await run(`shard-${shard[0]}.json`, { ...offline, FLAKY: '1', PW_BLOB: project.path(`blob-${shard[0]}`) }, ['--shard', shard]))
-      cpSync(project.path(`blob-${shard[0]}`), blobs, { recursive: true })
-    }
-    for (const [i, r] of shards.entries()) {
+  test(
+    'a retried flaky test in two projects: the summary counts passed, flaky, failed and skipped as Playwright does, and each run is hermetic',
+    async () => {
+      const r = await run('flaky.json', { ...offline, FLAKY: '1' })
+      expect(ran(project, 'flaky.json')).toEqual([
+        `desktop > ${FRANCE}: flaky (2)`,
+        `desktop > ${UK}: expected (1)`,
+        `narrow > ${FRANCE}: flaky (2)`,
+        `narrow > ${UK}: expected (1)`,
+      ])
       const summary = parseRunSummary(r.output)
-      expect.soft(counts(summary), `shard ${i + 1}: ${summary?.line ?? r.output}`).toEqual(pwCounts(project, `shard-${i + 1}.json`))
-      expect.soft(r.output).toContain("the app server made 3 calls outside every test's browser request")
-      // a shard runs part of each file: the fixtures of the other shard's tests are not obsolete
-      expect.soft(r.output).not.toContain('no test opened')
-    }
-    expect(readdirSync(blobs).filter((f) => f.endsWith('.zip'))).toHaveLength(2)
-    const merged = await mergePlaywrightReports(project, ['-c', 'e2e/playwright.config.ts', blobs], { PW_JSON: project.path('merged.json') })
-    const lines = merged.output.split('\n').filter((l) => l.startsWith(' fluxlab '))
-    expect(lines, merged.output).toHaveLength(1)
-    const summary = parseRunSummary(merged.output)
-    expect(counts(summary), summary?.line).toEqual(pwCounts(project, 'merged.json'))
-    // the whole run's counts, as the unsharded run gave them; its scenarios, the shards' together (each shard's server replayed its own)
-    expect(counts(summary)).toEqual(pwCounts(project, 'flaky.json'))
-    expect(summary?.line).toContain('6 scenarios: 6 replayed, 0 recorded')
-    expect(summary?.line).toContain('hermetic 6/6')
-    expect(merged.output).toContain("the app servers of 2 merged runs made 6 calls outside every test's browser request")
-    expect(merged.output).toContain('replayed from its own scenario app-server')
-    expect(merged.output).not.toContain('no test opened')
-    // merged with the reporter named on the command line and no config: the same one summary
-    const bare = await mergePlaywrightReports(project, ['--reporter', 'fluxlab/playwright-reporter', blobs])
-    expect(bare.output.split('\n').filter((l) => l.startsWith(' fluxlab ')), bare.output).toEqual([summary?.line])
-    expect(bare.output).toContain("the app servers of 2 merged runs made 6 calls outside every test's browser request")
-    expect(wire().connections, 'connections to the closed provider').toBe(0)
-  }, TIMEOUT)
+      expect(counts(summary), summary?.line ?? r.output).toEqual(pwCounts(project, 'flaky.json'))
+      expect(counts(summary)).toEqual({ passed: 2, flaky: 2, failed: 0, skipped: 0, refusals: {} })
+      // a retried test's runs count once, by its last attempt; each project's run counts on its own; the server's own too
+      expect(summary?.line).toContain('5 scenarios: 5 replayed, 0 recorded')
+      expect(summary?.line).toContain('hermetic 5/5')
+      expect(r.output).toContain("the app server made 3 calls outside every test's browser request")
+      expect(wire().connections, 'connections to the closed provider').toBe(0)
+    },
+    TIMEOUT,
+  )
 
-  test('the command a refusal prints, run from the project root, runs that test in its project only and records it', async () => {
-    const uk = fixtures(project, 'narrow').find((d) => d.includes('capital-of-uk'))!
-    rmSync(project.path(`e2e/tests/scenarios/narrow/${uk}`), { recursive: true })
-    const refused = await run('refused.json', offline)
-    expect(ran(project, 'refused.json')).toEqual([`desktop > ${FRANCE}: expected (1)`, `desktop > ${UK}: expected (1)`, `narrow > ${FRANCE}: expected (1)`, `narrow > ${UK}: unexpected (2)`])
-    expect(counts(parseRunSummary(refused.output))).toEqual(pwCounts(project, 'refused.json'))
-    const command = /Record it where provider keys are available with `([^`]+)`/.exec(refused.output)?.[1]
-    expect(command, refused.output).toBe(`npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g '${UK}$' --project narrow`)
+  test(
+    '--shard 1/2 and 2/2 each print their own counts, and merge-reports over their blobs prints one summary of the whole run',
+    async () => {
+      const blobs = project.path('blobs')
+      const shards: RunResult[] = []
+      // as on CI, each shard on its own (a blob reporter empties its folder when it starts), their blobs gathered after
+      for (const shard of ['1/2', '2/2']) {
+        shards.push(await run(`shard-${shard[0]}.json`, { ...offline, FLAKY: '1', PW_BLOB: project.path(`blob-${shard[0]}`) }, ['--shard', shard]))
+        cpSync(project.path(`blob-${shard[0]}`), blobs, { recursive: true })
+      }
+      for (const [i, r] of shards.entries()) {
+        const summary = parseRunSummary(r.output)
+        expect.soft(counts(summary), `shard ${i + 1}: ${summary?.line ?? r.output}`).toEqual(pwCounts(project, `shard-${i + 1}.json`))
+        expect.soft(r.output).toContain("the app server made 3 calls outside every test's browser request")
+        // a shard runs part of each file: the fixtures of the other shard's tests are not obsolete
+        expect.soft(r.output).not.toContain('no test opened')
+      }
+      expect(readdirSync(blobs).filter((f) => f.endsWith('.zip'))).toHaveLength(2)
+      const merged = await mergePlaywrightReports(project, ['-c', 'e2e/playwright.config.ts', blobs], { PW_JSON: project.path('merged.json') })
+      const lines = merged.output.split('\n').filter((l) => l.startsWith(' fluxlab '))
+      expect(lines, merged.output).toHaveLength(1)
+      const summary = parseRunSummary(merged.output)
+      expect(counts(summary), summary?.line).toEqual(pwCounts(project, 'merged.json'))
+      // the whole run's counts, as the unsharded run gave them; its scenarios, the shards' together (each shard's server replayed its own)
+      expect(counts(summary)).toEqual(pwCounts(project, 'flaky.json'))
+      expect(summary?.line).toContain('6 scenarios: 6 replayed, 0 recorded')
+      expect(summary?.line).toContain('hermetic 6/6')
+      expect(merged.output).toContain("the app servers of 2 merged runs made 6 calls outside every test's browser request")
+      expect(merged.output).toContain('replayed from its own scenario app-server')
+      expect(merged.output).not.toContain('no test opened')
+      // merged with the reporter named on the command line and no config: the same one summary
+      const bare = await mergePlaywrightReports(project, ['--reporter', 'fluxlab/playwright-reporter', blobs])
+      expect(
+        bare.output.split('\n').filter((l) => l.startsWith(' fluxlab ')),
+        bare.output,
+      ).toEqual([summary?.line])
+      expect(bare.output).toContain("the app servers of 2 merged runs made 6 calls outside every test's browser request")
+      expect(wire().connections, 'connections to the closed provider').toBe(0)
+    },
+    TIMEOUT,
+  )
 
-    const live = await startCapitalServer()
-    try {
-      const env = { ...suite.env('rerun.json'), OPENAI_BASE_URL: `${live.url}/v1`, GEO_URL: live.url, OPENAI_API_KEY: KEY, NPM_CONFIG_UPDATE_NOTIFIER: 'false' }
-      const r = await runCommandLine(project, command!, env, TIMEOUT)
-      expect(r.code, r.output).toBe(0)
-      expect(ran(project, 'rerun.json')).toEqual([`narrow > ${UK}: expected (1)`])
-      expect(fixtures(project, 'narrow')).toContain(uk)
-      expect(live.requests.filter((q) => q.kind === 'model')).toHaveLength(2)
-      const summary = parseRunSummary(r.output)
-      // the test's recording, and the server's own scenario replayed
-      expect(summary?.line).toContain('2 scenarios: 1 replayed, 1 recorded')
-      // a run of one test says nothing of the fixtures of the tests it left out
-      expect(r.output).not.toContain('no test opened')
-    } finally {
-      await live.close()
-    }
-  }, TIMEOUT)
+  test(
+    'the command a refusal prints, run from the project root, runs that test in its project only and records it',
+    async () => {
+      const uk = fixtures(project, 'narrow').find((d) => d.includes('capital-of-uk'))!
+      rmSync(project.path(`e2e/tests/scenarios/narrow/${uk}`), { recursive: true })
+      const refused = await run('refused.json', offline)
+      expect(ran(project, 'refused.json')).toEqual([
+        `desktop > ${FRANCE}: expected (1)`,
+        `desktop > ${UK}: expected (1)`,
+        `narrow > ${FRANCE}: expected (1)`,
+        `narrow > ${UK}: unexpected (2)`,
+      ])
+      expect(counts(parseRunSummary(refused.output))).toEqual(pwCounts(project, 'refused.json'))
+      const command = /Record it where provider keys are available with `([^`]+)`/.exec(refused.output)?.[1]
+      expect(command, refused.output).toBe(`npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g '${UK}$' --project narrow`)
+
+      const live = await startCapitalServer()
+      try {
+        const env = {
+          ...suite.env('rerun.json'),
+          OPENAI_BASE_URL: `${live.url}/v1`,
+          GEO_URL: live.url,
+          OPENAI_API_KEY: KEY,
+          NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+        }
+        const r = await runCommandLine(project, command!, env, TIMEOUT)
+        expect(r.code, r.output).toBe(0)
+        expect(ran(project, 'rerun.json')).toEqual([`narrow > ${UK}: expected (1)`])
+        expect(fixtures(project, 'narrow')).toContain(uk)
+        expect(live.requests.filter((q) => q.kind === 'model')).toHaveLength(2)
+        const summary = parseRunSummary(r.output)
+        // the test's recording, and the server's own scenario replayed
+        expect(summary?.line).toContain('2 scenarios: 1 replayed, 1 recorded')
+        // a run of one test says nothing of the fixtures of the tests it left out
+        expect(r.output).not.toContain('no test opened')
+      } finally {
+        await live.close()
+      }
+    },
+    TIMEOUT,
+  )
 })

@@ -70,77 +70,95 @@ describe('a Playwright suite with its config in e2e/ and its webServer at the pr
     expect(project.exists('tests/scenarios')).toBe(false)
   })
 
-  test('replay with the key unset, CI=1 and FLUX_OFFLINE=1: the server starts on its placeholder, every test keeps its status, nothing is sent', async () => {
-    const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
-    expect.soft(r.output).not.toMatch(/Missing credentials|was not able to start|Failed to find the fixtures/)
-    expect.soft(statuses(project, 'replay.json')).toEqual(statuses(project, 'record.json'))
-    expect.soft(r.code, r.output).toBe(0)
-    expect.soft(suite.wire.connections, 'connections to the closed provider').toBe(0)
-  }, TIMEOUT)
-
-  test("withFluxlab(entry, { dir }) moves the root for the tests and the server together: replay from there passes offline", async () => {
-    renameSync(project.path('e2e/tests/scenarios'), project.path('e2e/recordings'))
-    project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }),\n", "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n")
-    try {
-      const r = await run('moved.json', { CI: '1', FLUX_OFFLINE: '1' })
-      expect.soft(statuses(project, 'moved.json')).toEqual(statuses(project, 'record.json'))
+  test(
+    'replay with the key unset, CI=1 and FLUX_OFFLINE=1: the server starts on its placeholder, every test keeps its status, nothing is sent',
+    async () => {
+      const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
+      expect.soft(r.output).not.toMatch(/Missing credentials|was not able to start|Failed to find the fixtures/)
+      expect.soft(statuses(project, 'replay.json')).toEqual(statuses(project, 'record.json'))
       expect.soft(r.code, r.output).toBe(0)
-      expect.soft(project.exists('e2e/tests/scenarios'), 'a fixture written at the old root').toBe(false)
       expect.soft(suite.wire.connections, 'connections to the closed provider').toBe(0)
-    } finally {
-      project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n", "stdout: 'pipe',\n  }),\n")
-      renameSync(project.path('e2e/recordings'), project.path('e2e/tests/scenarios'))
-    }
-  }, TIMEOUT)
+    },
+    TIMEOUT,
+  )
+
+  test(
+    'withFluxlab(entry, { dir }) moves the root for the tests and the server together: replay from there passes offline',
+    async () => {
+      renameSync(project.path('e2e/tests/scenarios'), project.path('e2e/recordings'))
+      project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }),\n", "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n")
+      try {
+        const r = await run('moved.json', { CI: '1', FLUX_OFFLINE: '1' })
+        expect.soft(statuses(project, 'moved.json')).toEqual(statuses(project, 'record.json'))
+        expect.soft(r.code, r.output).toBe(0)
+        expect.soft(project.exists('e2e/tests/scenarios'), 'a fixture written at the old root').toBe(false)
+        expect.soft(suite.wire.connections, 'connections to the closed provider').toBe(0)
+      } finally {
+        project.edit('e2e/playwright.config.ts', "stdout: 'pipe',\n  }, { dir: 'recordings' }),\n", "stdout: 'pipe',\n  }),\n")
+        renameSync(project.path('e2e/recordings'), project.path('e2e/tests/scenarios'))
+      }
+    },
+    TIMEOUT,
+  )
 
   // Issue 41 item 1 on Playwright: a test whose fixture is gone fails a CI replay under GITHUB_ACTIONS=true; fluxlab's
   // reporter puts the error at the spec's own line, and its rerun command names the config, as run from the project root.
-  test('under GITHUB_ACTIONS=true a failed replay gets an ::error at the spec line whose rerun command carries -c', async () => {
-    const reporters = "reporter: [['list'], "
-    const uk = readdirSync(project.path('e2e/tests/scenarios')).find((d) => d.includes('capital-of-uk-'))!
-    project.edit('e2e/playwright.config.ts', reporters, `${reporters}['fluxlab/playwright-reporter'], `)
-    renameSync(project.path(`e2e/tests/scenarios/${uk}`), project.path(`e2e/${uk}.away`))
-    try {
-      const summary = project.path('step-summary.md')
-      const r = await run('gha.json', { CI: '1', FLUX_OFFLINE: '1', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary })
-      expect.soft(statuses(project, 'gha.json')['answers the capital of UK']).toBe('failed')
-      const errors = r.output.split('\n').filter((l) => l.startsWith('::error '))
-      expect(errors, r.output).toHaveLength(1)
-      expect(errors[0]).toMatch(/^::error file=e2e\/tests\/chat\.spec\.ts,line=4,title=FLUX_NO_RECORDING::/)
-      expect(errors[0]).toContain("npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'answers the capital of UK$'")
-      expect(project.read('step-summary.md')).toContain('fluxlab')
-      expect(r.output).not.toContain(KEY.slice(8))
-    } finally {
-      renameSync(project.path(`e2e/${uk}.away`), project.path(`e2e/tests/scenarios/${uk}`))
-      project.edit('e2e/playwright.config.ts', `${reporters}['fluxlab/playwright-reporter'], `, reporters)
-    }
-  }, TIMEOUT)
+  test(
+    'under GITHUB_ACTIONS=true a failed replay gets an ::error at the spec line whose rerun command carries -c',
+    async () => {
+      const reporters = "reporter: [['list'], "
+      const uk = readdirSync(project.path('e2e/tests/scenarios')).find((d) => d.includes('capital-of-uk-'))!
+      project.edit('e2e/playwright.config.ts', reporters, `${reporters}['fluxlab/playwright-reporter'], `)
+      renameSync(project.path(`e2e/tests/scenarios/${uk}`), project.path(`e2e/${uk}.away`))
+      try {
+        const summary = project.path('step-summary.md')
+        const r = await run('gha.json', { CI: '1', FLUX_OFFLINE: '1', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary })
+        expect.soft(statuses(project, 'gha.json')['answers the capital of UK']).toBe('failed')
+        const errors = r.output.split('\n').filter((l) => l.startsWith('::error '))
+        expect(errors, r.output).toHaveLength(1)
+        expect(errors[0]).toMatch(/^::error file=e2e\/tests\/chat\.spec\.ts,line=4,title=FLUX_NO_RECORDING::/)
+        expect(errors[0]).toContain("npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'answers the capital of UK$'")
+        expect(project.read('step-summary.md')).toContain('fluxlab')
+        expect(r.output).not.toContain(KEY.slice(8))
+      } finally {
+        renameSync(project.path(`e2e/${uk}.away`), project.path(`e2e/tests/scenarios/${uk}`))
+        project.edit('e2e/playwright.config.ts', `${reporters}['fluxlab/playwright-reporter'], `, reporters)
+      }
+    },
+    TIMEOUT,
+  )
 
   // The hand-written entry of the docs (`npx fluxlab serve -- …` with `cwd: '..'`) runs serve at the project root,
   // where no fixture is: serve says so before the server starts, and then why the server died.
-  test('serve that reads a root with no fixture while the tests have some says so at start, and names why the server died', async () => {
-    const cli = join(REPO, 'dist/cli.js')
-    const { PORT, OPENAI_BASE_URL } = suite.env('unused.json')
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: '1', FLUX_OFFLINE: '1', PORT, OPENAI_BASE_URL }
-    const r = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const argv = [cli, 'serve', '--ready', `http://127.0.0.1:${PORT}/health`, '--', 'node', 'server.mjs']
-      const child = spawn(process.execPath, argv, { cwd: project.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-      let output = ''
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()))
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()))
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-      child.on('error', reject)
-      child.on('close', (code) => (clearTimeout(timer), resolve({ code, output })))
-    })
-    const lines = r.output.split('\n')
-    const warning = lines.findIndex((l) => l.startsWith('[fluxlab] Failed to find the fixtures of the Playwright tests'))
-    expect(lines[warning], r.output).toContain("serve reads tests/scenarios/, which holds no fixture, while the tests' fixtures are in e2e/tests/scenarios/")
-    expect(lines[warning]).toContain('fluxlab serve --dir e2e/tests/scenarios')
-    expect(warning, 'the warning comes before the server starts').toBeLessThan(lines.findIndex((l) => l.includes('OpenAIError')))
-    expect(r.code).not.toBe(0)
-    const death = lines.filter((l) => l.startsWith('[fluxlab] Failed to start the app server'))
-    expect(death, r.output).toHaveLength(1)
-    expect(death[0]).toContain("OPENAI_API_KEY is unset and got no placeholder: no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/")
-    expect(r.output).not.toContain(KEY.slice(8))
-  }, TIMEOUT)
+  test(
+    'serve that reads a root with no fixture while the tests have some says so at start, and names why the server died',
+    async () => {
+      const cli = join(REPO, 'dist/cli.js')
+      const { PORT, OPENAI_BASE_URL } = suite.env('unused.json')
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: '1', FLUX_OFFLINE: '1', PORT, OPENAI_BASE_URL }
+      const r = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const argv = [cli, 'serve', '--ready', `http://127.0.0.1:${PORT}/health`, '--', 'node', 'server.mjs']
+        const child = spawn(process.execPath, argv, { cwd: project.dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+        let output = ''
+        child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+        child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+        child.on('error', reject)
+        child.on('close', (code) => (clearTimeout(timer), resolve({ code, output })))
+      })
+      const lines = r.output.split('\n')
+      const warning = lines.findIndex((l) => l.startsWith('[fluxlab] Failed to find the fixtures of the Playwright tests'))
+      expect(lines[warning], r.output).toContain("serve reads tests/scenarios/, which holds no fixture, while the tests' fixtures are in e2e/tests/scenarios/")
+      expect(lines[warning]).toContain('fluxlab serve --dir e2e/tests/scenarios')
+      expect(warning, 'the warning comes before the server starts').toBeLessThan(lines.findIndex((l) => l.includes('OpenAIError')))
+      expect(r.code).not.toBe(0)
+      const death = lines.filter((l) => l.startsWith('[fluxlab] Failed to start the app server'))
+      expect(death, r.output).toHaveLength(1)
+      expect(death[0]).toContain(
+        "OPENAI_API_KEY is unset and got no placeholder: no fixture in tests/scenarios/, while the tests' fixtures are in e2e/tests/scenarios/",
+      )
+      expect(r.output).not.toContain(KEY.slice(8))
+    },
+    TIMEOUT,
+  )
 })

@@ -105,7 +105,11 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
     })
     expect(record.output).toMatch(/Running 5 tests using 2 workers/)
     const sent = server.requests.map((r) => `${r.kind} ${r.country} ${r.turn ?? ''}`.trim()).sort()
-    expect(sent).toEqual(Object.keys(COUNTRIES).flatMap((c) => [`model ${c} 1`, `model ${c} 2`, `tool ${c}`]).sort())
+    expect(sent).toEqual(
+      Object.keys(COUNTRIES)
+        .flatMap((c) => [`model ${c} 1`, `model ${c} 2`, `tool ${c}`])
+        .sort(),
+    )
     for (const c of Object.keys(COUNTRIES)) expect(Number(recorded[asks(c)].events), c).toBeGreaterThan(1)
     // the summary reporter's counts are the runner's, and the live calls are the server's
     const summary = parseRunSummary(record.output)
@@ -123,101 +127,138 @@ describe('a Playwright suite of an AI web app (examples/chat-app), its server un
       const files = ['model.jsonl', 'tools.jsonl', 'scenario.yaml', 'trace.snap'].map((f) => project.read(`tests/scenarios/${dir}/${f}`)).join('\n')
       expect(project.read(`tests/scenarios/${dir}/scenario.yaml`)).toMatch(/runner: playwright/)
       expect(project.read(`tests/scenarios/${dir}/trace.snap`)).toContain(`text: "The capital of the ${country} is ${capital}."`)
-      for (const other of Object.keys(COUNTRIES).filter((o) => o !== country)) expect(files, `${country}'s fixture`).not.toMatch(new RegExp(`capital of (the )?${other}\\b|country=${other}\\b`))
+      for (const other of Object.keys(COUNTRIES).filter((o) => o !== country))
+        expect(files, `${country}'s fixture`).not.toMatch(new RegExp(`capital of (the )?${other}\\b|country=${other}\\b`))
       expect(files).not.toContain(KEY.slice(8))
       // the judge graded the answer the page shows, once, onto this test's tape
-      expect(project.read(`tests/scenarios/${dir}/judge.jsonl`)).toMatch(new RegExp(`"criterion":"the answer names ${capital} as the capital of ${country}".*"verdict":"PASS"`))
+      expect(project.read(`tests/scenarios/${dir}/judge.jsonl`)).toMatch(
+        new RegExp(`"criterion":"the answer names ${capital} as the capital of ${country}".*"verdict":"PASS"`),
+      )
     }
     expect(project.exists('tests/scenarios/app-server')).toBe(false)
   })
 
-  test('replay with the provider closed, the key unset, CI=1 and FLUX_OFFLINE=1: every test keeps its status, the page gets the recorded stream, nothing is sent', async () => {
-    const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
-    const replayed = report(project, 'replay.json')
-    expect.soft(r.code, r.output).toBe(0)
-    expect.soft(Object.fromEntries(Object.entries(replayed).map(([t, x]) => [t, x.status]))).toEqual(Object.fromEntries(Object.entries(recorded).map(([t, x]) => [t, x.status])))
-    // the count of EventSource messages at the browser equals the recording's
-    for (const c of Object.keys(COUNTRIES)) expect.soft(replayed[asks(c)].events, c).toBe(recorded[asks(c)].events)
-    expect.soft(r.output).toMatch(/Running 5 tests using 2 workers/)
-    expect.soft(wire!.connections, 'connections to the closed provider during replay').toBe(0)
-    const summary = parseRunSummary(r.output)
-    expect.soft(summary?.line, r.output).toContain('4 scenarios: 4 replayed, 0 recorded')
-    expect.soft(summary?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
-    expect.soft(summary?.liveModelCalls).toBe(0)
-    expect.soft(summary?.line).toContain('hermetic 4/4')
-  }, TIMEOUT)
+  test(
+    'replay with the provider closed, the key unset, CI=1 and FLUX_OFFLINE=1: every test keeps its status, the page gets the recorded stream, nothing is sent',
+    async () => {
+      const r = await run('replay.json', { CI: '1', FLUX_OFFLINE: '1' })
+      const replayed = report(project, 'replay.json')
+      expect.soft(r.code, r.output).toBe(0)
+      expect
+        .soft(Object.fromEntries(Object.entries(replayed).map(([t, x]) => [t, x.status])))
+        .toEqual(Object.fromEntries(Object.entries(recorded).map(([t, x]) => [t, x.status])))
+      // the count of EventSource messages at the browser equals the recording's
+      for (const c of Object.keys(COUNTRIES)) expect.soft(replayed[asks(c)].events, c).toBe(recorded[asks(c)].events)
+      expect.soft(r.output).toMatch(/Running 5 tests using 2 workers/)
+      expect.soft(wire!.connections, 'connections to the closed provider during replay').toBe(0)
+      const summary = parseRunSummary(r.output)
+      expect.soft(summary?.line, r.output).toContain('4 scenarios: 4 replayed, 0 recorded')
+      expect.soft(summary?.tests).toEqual({ passed: 5, failed: 0, skipped: 0, refusals: {} })
+      expect.soft(summary?.liveModelCalls).toBe(0)
+      expect.soft(summary?.line).toContain('hermetic 4/4')
+    },
+    TIMEOUT,
+  )
 
-  test("with timing: 'recorded', the page gets its tokens at the recorded pace; by default as fast as it reads them", async () => {
-    const fast = report(project, 'replay.json')
-    project.edit('playwright.config.ts', 'use: { baseURL:', "use: { fluxlab: { timing: 'recorded' }, baseURL:")
-    const r = await run('paced.json', { CI: '1', FLUX_OFFLINE: '1' })
-    const paced = report(project, 'paced.json')
-    project.edit('playwright.config.ts', "use: { fluxlab: { timing: 'recorded' }, baseURL:", 'use: { baseURL:')
-    expect(r.code, r.output).toBe(0)
-    // @note The pace is read by the server's clock, which each event carries to the page: a page whose browser gets no
-    // CPU for a while (a loaded machine) reads the events it missed in one go, so its own clock squeezed a 200 ms answer
-    // into 0-16 ms while the server had sent them at the recorded pace. A stalled sender only stretches a span.
-    // Summed over the four answers too: a loaded machine stretches one answer's span; the tape's pace is not noisy.
-    let onTape = 0
-    let atPace = 0
-    let atOnce = 0
-    let ahead = -Infinity
-    for (const c of Object.keys(COUNTRIES)) {
-      // the span of the tokens on the tape: from the first chunk that carries one to the last (its recorded offsets)
-      const dir = readdirSync(project.path('tests/scenarios')).find((d) => d.includes(`capital-of-${c.toLowerCase()}-`))!
-      const answer = project.read(`tests/scenarios/${dir}/model.jsonl`).trim().split('\n').map((l) => JSON.parse(l) as { response: { chunks: Array<{ t: number; text: string }> } })[1]
-      const tokens = answer.response.chunks.filter((k) => /"content":"[^"]/.test(k.text))
-      const span = tokens.at(-1)!.t - tokens[0].t
-      // several events PACE_MS apart while recording
-      expect(span, c).toBeGreaterThanOrEqual(3 * PACE_MS)
-      const page = paced[asks(c)]
-      expect.soft(page.sent, `${c}: ${span} ms on the tape (${page.span} ms by the page's clock)`).toBeGreaterThanOrEqual(0.5 * span)
-      expect.soft(page.events, c).toBe(recorded[asks(c)].events)
-      onTape += span
-      atPace += page.sent ?? 0
-      atOnce += fast[asks(c)].sent ?? 0
-      ahead = Math.max(ahead, page.ahead ?? -Infinity)
-    }
-    expect.soft(atPace, `the tokens' spans at the page with timing 'recorded', against ${onTape} ms on the tape`).toBeGreaterThanOrEqual(0.75 * onTape)
-    expect.soft(atOnce, `the tokens' spans at the page by default, against ${onTape} ms on the tape`).toBeLessThanOrEqual(0.35 * onTape)
-    // the page reads the stream as it comes, not once it ended: in some answer, the first token was on the page before
-    // the server sent the last (a page that stalls through all four answers is the only way to miss it)
-    expect.soft(ahead, "how long the server still streamed after the page showed an answer's first token, at best").toBeGreaterThan(0)
-  }, TIMEOUT)
+  test(
+    "with timing: 'recorded', the page gets its tokens at the recorded pace; by default as fast as it reads them",
+    async () => {
+      const fast = report(project, 'replay.json')
+      project.edit('playwright.config.ts', 'use: { baseURL:', "use: { fluxlab: { timing: 'recorded' }, baseURL:")
+      const r = await run('paced.json', { CI: '1', FLUX_OFFLINE: '1' })
+      const paced = report(project, 'paced.json')
+      project.edit('playwright.config.ts', "use: { fluxlab: { timing: 'recorded' }, baseURL:", 'use: { baseURL:')
+      expect(r.code, r.output).toBe(0)
+      // @note The pace is read by the server's clock, which each event carries to the page: a page whose browser gets no
+      // CPU for a while (a loaded machine) reads the events it missed in one go, so its own clock squeezed a 200 ms answer
+      // into 0-16 ms while the server had sent them at the recorded pace. A stalled sender only stretches a span.
+      // Summed over the four answers too: a loaded machine stretches one answer's span; the tape's pace is not noisy.
+      let onTape = 0
+      let atPace = 0
+      let atOnce = 0
+      let ahead = -Infinity
+      for (const c of Object.keys(COUNTRIES)) {
+        // the span of the tokens on the tape: from the first chunk that carries one to the last (its recorded offsets)
+        const dir = readdirSync(project.path('tests/scenarios')).find((d) => d.includes(`capital-of-${c.toLowerCase()}-`))!
+        const answer = project
+          .read(`tests/scenarios/${dir}/model.jsonl`)
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { response: { chunks: Array<{ t: number; text: string }> } })[1]
+        const tokens = answer.response.chunks.filter((k) => /"content":"[^"]/.test(k.text))
+        const span = tokens.at(-1)!.t - tokens[0].t
+        // several events PACE_MS apart while recording
+        expect(span, c).toBeGreaterThanOrEqual(3 * PACE_MS)
+        const page = paced[asks(c)]
+        expect.soft(page.sent, `${c}: ${span} ms on the tape (${page.span} ms by the page's clock)`).toBeGreaterThanOrEqual(0.5 * span)
+        expect.soft(page.events, c).toBe(recorded[asks(c)].events)
+        onTape += span
+        atPace += page.sent ?? 0
+        atOnce += fast[asks(c)].sent ?? 0
+        ahead = Math.max(ahead, page.ahead ?? -Infinity)
+      }
+      expect.soft(atPace, `the tokens' spans at the page with timing 'recorded', against ${onTape} ms on the tape`).toBeGreaterThanOrEqual(0.75 * onTape)
+      expect.soft(atOnce, `the tokens' spans at the page by default, against ${onTape} ms on the tape`).toBeLessThanOrEqual(0.35 * onTape)
+      // the page reads the stream as it comes, not once it ended: in some answer, the first token was on the page before
+      // the server sent the last (a page that stalls through all four answers is the only way to miss it)
+      expect.soft(ahead, "how long the server still streamed after the page showed an answer's first token, at best").toBeGreaterThan(0)
+    },
+    TIMEOUT,
+  )
 
-  test('--update-snapshots rewrites a trace.snap that no longer matches, offline, and changes nothing else', async () => {
-    const dir = readdirSync(project.path('tests/scenarios')).find((d) => d.includes('capital-of-uk-'))!
-    const trace = `tests/scenarios/${dir}/trace.snap`
-    const good = project.read(trace)
-    const model = project.read(`tests/scenarios/${dir}/model.jsonl`)
-    project.write(trace, good.replace('London', 'Londres'))
-    const r = await run('update.json', { CI: '1', FLUX_OFFLINE: '1' }, ['--update-snapshots'])
-    expect(r.code, r.output).toBe(0)
-    expect(project.read(trace)).toBe(good)
-    expect(project.read(`tests/scenarios/${dir}/model.jsonl`)).toBe(model)
-    expect(wire!.connections).toBe(0)
-  }, TIMEOUT)
+  test(
+    '--update-snapshots rewrites a trace.snap that no longer matches, offline, and changes nothing else',
+    async () => {
+      const dir = readdirSync(project.path('tests/scenarios')).find((d) => d.includes('capital-of-uk-'))!
+      const trace = `tests/scenarios/${dir}/trace.snap`
+      const good = project.read(trace)
+      const model = project.read(`tests/scenarios/${dir}/model.jsonl`)
+      project.write(trace, good.replace('London', 'Londres'))
+      const r = await run('update.json', { CI: '1', FLUX_OFFLINE: '1' }, ['--update-snapshots'])
+      expect(r.code, r.output).toBe(0)
+      expect(project.read(trace)).toBe(good)
+      expect(project.read(`tests/scenarios/${dir}/model.jsonl`)).toBe(model)
+      expect(wire!.connections).toBe(0)
+    },
+    TIMEOUT,
+  )
 
   // The Japan test asks a second question once the first is answered: a third model call, which its tape does not have.
-  test('under CI, a test that asks what its tape does not have fails, naming the call and the command that records it; a new test names how to record it', async () => {
-    project.edit('tests/chat.spec.ts', "await page.getByRole('button', { name: 'Ask' }).click()", "await page.getByRole('button', { name: 'Ask' }).click()\n    if (country === 'Japan') {\n      await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes')\n      await page.getByLabel('question').fill('What is the capital of Italy? Use the tool.')\n      await page.getByRole('button', { name: 'Ask' }).click()\n    }")
-    project.write('tests/new.spec.ts', "import { test, expect } from './fixtures.js'\n\ntest('asks a question nobody recorded', async ({ page }) => {\n  await page.goto('/')\n  await page.getByLabel('question').fill('What is the capital of UK? Use the tool.')\n  await page.getByRole('button', { name: 'Ask' }).click()\n  await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes', { timeout: 3000 })\n})\n")
-    // A request that carries no test: sent by the test process itself, outside the browser context fluxlab/playwright
-    // sets up (a context made with `browser.newContext()` inside a test gets the test's options, so it carries it too).
-    // The server's call for it is the server's own, refused under CI (no app-server fixture), and the summary names it.
-    project.write('tests/outside.spec.ts', "import { test, expect } from './fixtures.js'\n\ntest('a request without a test identity', async ({ baseURL }) => {\n  const res = await fetch(`${baseURL}/api/chat?q=${encodeURIComponent('What is the capital of UK? Use the tool.')}`)\n  const text = await res.text()\n  expect(text).toContain('event: failed')\n  expect(text).toContain('FLUX_NO_RECORDING')\n})\n")
-    const r = await run('changed.json', { CI: '1', FLUX_OFFLINE: '1' })
-    const changed = report(project, 'changed.json')
-    expect.soft(changed['a request without a test identity']?.status, r.output).toBe('passed')
-    expect.soft(r.output).toMatch(/the app server made 1 call outside every test's browser request .*: 1 refused \(its own scenario app-server has no fixture here\)/)
-    expect.soft(r.code).toBe(1)
-    expect.soft(changed[asks('Japan')]?.status, r.output).toBe('failed')
-    expect.soft(changed['asks a question nobody recorded']?.status, r.output).toBe('failed')
-    for (const c of ['UK', 'France', 'Italy']) expect.soft(changed[asks(c)]?.status, r.output).toBe('passed')
-    expect.soft(r.output).toMatch(/model_index_overflow[\s\S]*app server/)
-    expect.soft(r.output).toContain(`FLUX_GOLDEN=update npx playwright test tests/chat.spec.ts -g 'answers the capital of Japan, streamed token by token$'`)
-    expect.soft(r.output).toMatch(/FLUX_NO_RECORDING[\s\S]*npx playwright test tests\/new\.spec\.ts -g 'asks a question nobody recorded\$'/)
-    expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
-    expect.soft(parseRunSummary(r.output)?.tests).toEqual({ passed: 5, failed: 2, skipped: 0, refusals: { FLUX_DIVERGED: 1, FLUX_NO_RECORDING: 1 } })
-  }, TIMEOUT)
+  test(
+    'under CI, a test that asks what its tape does not have fails, naming the call and the command that records it; a new test names how to record it',
+    async () => {
+      project.edit(
+        'tests/chat.spec.ts',
+        "await page.getByRole('button', { name: 'Ask' }).click()",
+        "await page.getByRole('button', { name: 'Ask' }).click()\n    if (country === 'Japan') {\n      await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes')\n      await page.getByLabel('question').fill('What is the capital of Italy? Use the tool.')\n      await page.getByRole('button', { name: 'Ask' }).click()\n    }",
+      )
+      project.write(
+        'tests/new.spec.ts',
+        "import { test, expect } from './fixtures.js'\n\ntest('asks a question nobody recorded', async ({ page }) => {\n  await page.goto('/')\n  await page.getByLabel('question').fill('What is the capital of UK? Use the tool.')\n  await page.getByRole('button', { name: 'Ask' }).click()\n  await expect(page.locator('#answer')).toHaveAttribute('data-done', 'yes', { timeout: 3000 })\n})\n",
+      )
+      // A request that carries no test: sent by the test process itself, outside the browser context fluxlab/playwright
+      // sets up (a context made with `browser.newContext()` inside a test gets the test's options, so it carries it too).
+      // The server's call for it is the server's own, refused under CI (no app-server fixture), and the summary names it.
+      project.write(
+        'tests/outside.spec.ts',
+        "import { test, expect } from './fixtures.js'\n\ntest('a request without a test identity', async ({ baseURL }) => {\n  const res = await fetch(`${baseURL}/api/chat?q=${encodeURIComponent('What is the capital of UK? Use the tool.')}`)\n  const text = await res.text()\n  expect(text).toContain('event: failed')\n  expect(text).toContain('FLUX_NO_RECORDING')\n})\n",
+      )
+      const r = await run('changed.json', { CI: '1', FLUX_OFFLINE: '1' })
+      const changed = report(project, 'changed.json')
+      expect.soft(changed['a request without a test identity']?.status, r.output).toBe('passed')
+      expect
+        .soft(r.output)
+        .toMatch(/the app server made 1 call outside every test's browser request .*: 1 refused \(its own scenario app-server has no fixture here\)/)
+      expect.soft(r.code).toBe(1)
+      expect.soft(changed[asks('Japan')]?.status, r.output).toBe('failed')
+      expect.soft(changed['asks a question nobody recorded']?.status, r.output).toBe('failed')
+      for (const c of ['UK', 'France', 'Italy']) expect.soft(changed[asks(c)]?.status, r.output).toBe('passed')
+      expect.soft(r.output).toMatch(/model_index_overflow[\s\S]*app server/)
+      expect.soft(r.output).toContain(`FLUX_GOLDEN=update npx playwright test tests/chat.spec.ts -g 'answers the capital of Japan, streamed token by token$'`)
+      expect.soft(r.output).toMatch(/FLUX_NO_RECORDING[\s\S]*npx playwright test tests\/new\.spec\.ts -g 'asks a question nobody recorded\$'/)
+      expect.soft(wire!.connections, 'connections to the closed provider').toBe(0)
+      expect.soft(parseRunSummary(r.output)?.tests).toEqual({ passed: 5, failed: 2, skipped: 0, refusals: { FLUX_DIVERGED: 1, FLUX_NO_RECORDING: 1 } })
+    },
+    TIMEOUT,
+  )
 })

@@ -79,7 +79,12 @@ function fixtureTests(p: Project): Record<string, string> {
   const out: Record<string, string> = {}
   for (const dir of p.fixtureDirs()) {
     const name = /^ {2}name: (.*)$/m.exec(p.read(`tests/scenarios/${dir}/scenario.yaml`))?.[1] ?? ''
-    out[name.replace(/^(['"])(.*)\1$/, '$2').split(' > ').join(' ')] = dir
+    out[
+      name
+        .replace(/^(['"])(.*)\1$/, '$2')
+        .split(' > ')
+        .join(' ')
+    ] = dir
   }
   return out
 }
@@ -99,7 +104,15 @@ function table(runs: Record<string, Record<string, string>>): string {
   const names = [...new Set(Object.values(runs).flatMap((r) => Object.keys(r)))]
   const width = Math.max(...names.map((n) => n.length))
   const head = `${'test'.padEnd(width)}  ${Object.keys(runs).join('  ')}`
-  return [head, ...names.map((n) => `${n.padEnd(width)}  ${Object.entries(runs).map(([run, r]) => (r[n] ?? '-').padEnd(run.length)).join('  ')}`)].join('\n')
+  return [
+    head,
+    ...names.map(
+      (n) =>
+        `${n.padEnd(width)}  ${Object.entries(runs)
+          .map(([run, r]) => (r[n] ?? '-').padEnd(run.length))
+          .join('  ')}`,
+    ),
+  ].join('\n')
 }
 
 /** Every file under the project's fixtures with its text. */
@@ -185,46 +198,53 @@ describe.concurrent.each(KITS)('a $name suite whose tests start child processes,
     }
   })
 
-  test('replay with the provider closed, the key unset, CI=1 and FLUX_OFFLINE=1 gives every test its baseline status, none skipped, nothing sent', async ({
-    expect,
-  }) => {
-    const r = await kit.run(project, 'replay.json', { PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1' })
-    const replayed = results(project, 'replay.json')
-    const statuses = table({ baseline, record: recorded, replay: replayed })
-    // Soft, so a failure lists every fact that broke. Test by test, by full name: the status it had without fluxlab.
-    for (const [name, status] of Object.entries(baseline)) expect.soft({ name, status: replayed[name] }, `${statuses}\n\n${r.output}`).toEqual({ name, status })
-    expect.soft(Object.keys(replayed).sort()).toEqual(Object.keys(baseline).sort())
-    expect.soft((JSON.parse(project.read('replay.json')) as JsonReport).numPendingTests).toBe(0)
-    expect.soft(wire!.connections, 'connections to the closed provider during replay').toBe(0)
-    expect.soft(r.code, statuses).toBe(0)
-    const s = parseRunSummary(r.output)
-    const models = Object.keys(kit.fixtures).length
-    expect(s, r.output).toBeDefined()
-    expect.soft(s!.line).toContain(`${models} scenarios: ${models} replayed, 0 recorded`)
-    expect.soft(s!.tests, s!.line).toEqual({ passed: models + kit.plain.length, failed: 0, skipped: 0, refusals: {} })
-    expect.soft(s!.line).toContain(`hermetic ${models}/${models}`)
-    expect.soft(s!.liveModelCalls, s!.line).toBe(0)
-    expect.soft(s!.driftWarnings, s!.line).toBe(0)
-  }, TIMEOUT)
+  test(
+    'replay with the provider closed, the key unset, CI=1 and FLUX_OFFLINE=1 gives every test its baseline status, none skipped, nothing sent',
+    async ({ expect }) => {
+      const r = await kit.run(project, 'replay.json', { PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1' })
+      const replayed = results(project, 'replay.json')
+      const statuses = table({ baseline, record: recorded, replay: replayed })
+      // Soft, so a failure lists every fact that broke. Test by test, by full name: the status it had without fluxlab.
+      for (const [name, status] of Object.entries(baseline))
+        expect.soft({ name, status: replayed[name] }, `${statuses}\n\n${r.output}`).toEqual({ name, status })
+      expect.soft(Object.keys(replayed).sort()).toEqual(Object.keys(baseline).sort())
+      expect.soft((JSON.parse(project.read('replay.json')) as JsonReport).numPendingTests).toBe(0)
+      expect.soft(wire!.connections, 'connections to the closed provider during replay').toBe(0)
+      expect.soft(r.code, statuses).toBe(0)
+      const s = parseRunSummary(r.output)
+      const models = Object.keys(kit.fixtures).length
+      expect(s, r.output).toBeDefined()
+      expect.soft(s!.line).toContain(`${models} scenarios: ${models} replayed, 0 recorded`)
+      expect.soft(s!.tests, s!.line).toEqual({ passed: models + kit.plain.length, failed: 0, skipped: 0, refusals: {} })
+      expect.soft(s!.line).toContain(`hermetic ${models}/${models}`)
+      expect.soft(s!.liveModelCalls, s!.line).toBe(0)
+      expect.soft(s!.driftWarnings, s!.line).toBe(0)
+    },
+    TIMEOUT,
+  )
 
-  test("under CI, an example changed to send a request the tape does not have fails its test, naming the child's command line", async ({ expect }) => {
-    const p = createProject(kit.template)
-    try {
-      p.copyScenariosFrom(project)
-      // A follow-up question: a third model call where the tape has two. (A question only reworded is served by
-      // position, with a drift warning: not a request the tape lacks.)
-      const question = 'console.log(await ask(`What is the capital of ${country}? Use the tool, then answer.`))\n'
-      p.edit('examples/hello.ts', question, `${question}console.log(await ask(\`And what is the capital of \${country} called locally?\`))\n`)
-      const seen = wire!.connections
-      const r = await kit.run(p, 'replay.json', { PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1' })
-      expect(r.code, r.output).not.toBe(0)
-      expect(wire!.connections - seen, 'connections to the closed provider').toBe(0)
-      expect(r.output).toContain('sent by the child process `npx tsx examples/hello.ts UK`')
-      const statuses = results(p, 'replay.json')
-      expect(statuses['examples hello answers the capital of the UK']).toBe('failed')
-      expect(Object.entries(statuses).filter(([, s]) => s !== 'passed')).toEqual([['examples hello answers the capital of the UK', 'failed']])
-    } finally {
-      p.remove()
-    }
-  }, TIMEOUT)
+  test(
+    "under CI, an example changed to send a request the tape does not have fails its test, naming the child's command line",
+    async ({ expect }) => {
+      const p = createProject(kit.template)
+      try {
+        p.copyScenariosFrom(project)
+        // A follow-up question: a third model call where the tape has two. (A question only reworded is served by
+        // position, with a drift warning: not a request the tape lacks.)
+        const question = 'console.log(await ask(`What is the capital of ${country}? Use the tool, then answer.`))\n'
+        p.edit('examples/hello.ts', question, `${question}console.log(await ask(\`And what is the capital of \${country} called locally?\`))\n`)
+        const seen = wire!.connections
+        const r = await kit.run(p, 'replay.json', { PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1' })
+        expect(r.code, r.output).not.toBe(0)
+        expect(wire!.connections - seen, 'connections to the closed provider').toBe(0)
+        expect(r.output).toContain('sent by the child process `npx tsx examples/hello.ts UK`')
+        const statuses = results(p, 'replay.json')
+        expect(statuses['examples hello answers the capital of the UK']).toBe('failed')
+        expect(Object.entries(statuses).filter(([, s]) => s !== 'passed')).toEqual([['examples hello answers the capital of the UK', 'failed']])
+      } finally {
+        p.remove()
+      }
+    },
+    TIMEOUT,
+  )
 })

@@ -57,18 +57,22 @@ afterAll(async () => {
 })
 
 describe('the last run the jest reporter writes', () => {
-  test('is what the report shows: a recording, then a replay', async () => {
-    const j = createProject('jest-agent')
-    others.push(j)
-    expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url }), 0)
-    const recorded = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
-    expect(recorded.lastRun.runner).toBe('jest')
-    const rows = recorded.scenarios.map((e: { name: string; last: { mode: string; result: string } }) => [e.name, e.last.mode, e.last.result])
-    expect(rows).toEqual([['capital', 'record', 'recorded']])
-    expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url, CI: '1' }), 0)
-    const replayed = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
-    expect(replayed.scenarios[0].last).toMatchObject({ mode: 'replay', result: 'replayed', test: { file: 'capital.test.cjs', state: 'passed' } })
-  }, TIMEOUT)
+  test(
+    'is what the report shows: a recording, then a replay',
+    async () => {
+      const j = createProject('jest-agent')
+      others.push(j)
+      expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url }), 0)
+      const recorded = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
+      expect(recorded.lastRun.runner).toBe('jest')
+      const rows = recorded.scenarios.map((e: { name: string; last: { mode: string; result: string } }) => [e.name, e.last.mode, e.last.result])
+      expect(rows).toEqual([['capital', 'record', 'recorded']])
+      expectExit(await runJest(j, ['capital.test.cjs'], { PROVIDER_URL: server.url, CI: '1' }), 0)
+      const replayed = JSON.parse((await runCommandLine(j, `${CLI} report capital --json -`)).output)
+      expect(replayed.scenarios[0].last).toMatchObject({ mode: 'replay', result: 'replayed', test: { file: 'capital.test.cjs', state: 'passed' } })
+    },
+    TIMEOUT,
+  )
 })
 
 describe('fluxlab report --since HEAD', () => {

@@ -80,7 +80,7 @@ describe.each(['import', 'none', 'setup file'] as const)('whole-suite mode, an i
       project.edit('src/agent.ts', HTTP_TOOL, SETUP_TOOL.agent)
       project.write('src/tools.ts', SETUP_TOOL.module)
       project.write('test/fluxlab-tools.ts', SETUP_TOOL.setup)
-      project.edit('vitest.config.ts', "testTimeout: 20_000 }", "testTimeout: 20_000, setupFiles: ['./test/fluxlab-tools.ts'] }")
+      project.edit('vitest.config.ts', 'testTimeout: 20_000 }', "testTimeout: 20_000, setupFiles: ['./test/fluxlab-tools.ts'] }")
     } else project.edit('src/agent.ts', HTTP_TOOL, FN_TOOL(wrap))
     const r = await runVitest(project, [], { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY, TOOL_LOG: project.path('tool.log') })
     expect(r.code, r.output).toBe(0)
@@ -93,23 +93,34 @@ describe.each(['import', 'none', 'setup file'] as const)('whole-suite mode, an i
     expect(recorded).toEqual(['UK', 'France'])
   })
 
-  test(wrap ? 'a replay answers it from the tape and never runs its body' : 'a replay runs its body, and the summary says so by default with the fix for whole-suite mode', async () => {
-    const r = await runVitest(project, [], { PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1', TOOL_LOG: project.path('tool.log') })
-    expect(r.code, r.output).toBe(0)
-    const replayed = ranBodies(project).slice(recorded.length)
-    if (wrap) {
-      expect(replayed).toEqual([])
-      expect(r.output).not.toContain('unwrapped')
-      // on the tape: each test's tools.jsonl holds its call as an in-process (fn) cell
-      const cells = toolFiles(project.dir).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; name: string }))
-      expect(cells.map((c) => `${c.kind} ${c.name}`)).toEqual(['fn get_capital', 'fn get_capital'])
-    } else {
-      expect(replayed).toEqual(['UK', 'France'])
-      expect(r.output).toMatch(/unwrapped tools run 2/)
-      // said once per tool, with what happened: the result went back to the model, so the body ran
-      expect(r.output.match(/model#1 unwrapped_tool: model#1 asked for `get_capital` \(call_\w+\); model#2 sent its result back/g)).toHaveLength(2)
-      expect(r.output).toContain('Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv)')
-      expect(r.output).toContain(`wrap it with tools({ get_capital }) or tool('get_capital', fn) from 'fluxlab' where the tools are built`)
-    }
-  }, TIMEOUT)
+  test(
+    wrap
+      ? 'a replay answers it from the tape and never runs its body'
+      : 'a replay runs its body, and the summary says so by default with the fix for whole-suite mode',
+    async () => {
+      const r = await runVitest(project, [], { PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1', TOOL_LOG: project.path('tool.log') })
+      expect(r.code, r.output).toBe(0)
+      const replayed = ranBodies(project).slice(recorded.length)
+      if (wrap) {
+        expect(replayed).toEqual([])
+        expect(r.output).not.toContain('unwrapped')
+        // on the tape: each test's tools.jsonl holds its call as an in-process (fn) cell
+        const cells = toolFiles(project.dir).flatMap((f) =>
+          readFileSync(f, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { kind: string; name: string }),
+        )
+        expect(cells.map((c) => `${c.kind} ${c.name}`)).toEqual(['fn get_capital', 'fn get_capital'])
+      } else {
+        expect(replayed).toEqual(['UK', 'France'])
+        expect(r.output).toMatch(/unwrapped tools run 2/)
+        // said once per tool, with what happened: the result went back to the model, so the body ran
+        expect(r.output.match(/model#1 unwrapped_tool: model#1 asked for `get_capital` \(call_\w+\); model#2 sent its result back/g)).toHaveLength(2)
+        expect(r.output).toContain('Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv)')
+        expect(r.output).toContain(`wrap it with tools({ get_capital }) or tool('get_capital', fn) from 'fluxlab' where the tools are built`)
+      }
+    },
+    TIMEOUT,
+  )
 })

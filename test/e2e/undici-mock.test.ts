@@ -95,15 +95,21 @@ describe("whole-suite mode: the app's undici MockAgent on the global dispatcher 
     expect(server.requests.filter((r) => r.kind === 'model')).toHaveLength(2)
     const dirs = project.fixtureDirs()
     expect(dirs).toHaveLength(1)
-    for (const d of dirs) for (const f of ['model.jsonl', 'tools.jsonl']) if (project.exists(`tests/scenarios/${d}/${f}`)) expect(project.read(`tests/scenarios/${d}/${f}`)).not.toContain('oauth.app.test')
+    for (const d of dirs)
+      for (const f of ['model.jsonl', 'tools.jsonl'])
+        if (project.exists(`tests/scenarios/${d}/${f}`)) expect(project.read(`tests/scenarios/${d}/${f}`)).not.toContain('oauth.app.test')
   })
 
-  test('replay with FLUX_OFFLINE=1, CI=1, the key unset and the provider down: every test passes, nothing is refused', async () => {
-    const hits = server.hits
-    const r = await run({ PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1' })
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).toMatch(/4 passed/)
-    expect(r.output).not.toContain('FLUX_OFFLINE:')
-    expect(server.hits).toBe(hits)
-  }, TIMEOUT_MS + 10_000)
+  test(
+    'replay with FLUX_OFFLINE=1, CI=1, the key unset and the provider down: every test passes, nothing is refused',
+    async () => {
+      const hits = server.hits
+      const r = await run({ PROVIDER_URL: server.url, CI: '1', FLUX_OFFLINE: '1' })
+      expect(r.code, r.output).toBe(0)
+      expect(r.output).toMatch(/4 passed/)
+      expect(r.output).not.toContain('FLUX_OFFLINE:')
+      expect(server.hits).toBe(hits)
+    },
+    TIMEOUT_MS + 10_000,
+  )
 })

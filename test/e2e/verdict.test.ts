@@ -350,7 +350,10 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     original = unadopted(kit)
     adopted = createProject(kit.template)
     const keys = { ...keysEnv(kit.keys), WEATHER_API_URL: weather.url }
-    const [a, b] = await Promise.all([kit.run(original, 'live.json', { ...live.env(), ...keys }), kit.run(adopted, 'record.json', { ...recording.env(), ...keys })])
+    const [a, b] = await Promise.all([
+      kit.run(original, 'live.json', { ...live.env(), ...keys }),
+      kit.run(adopted, 'record.json', { ...recording.env(), ...keys }),
+    ])
     weatherHitsLive = weather.hits
     A = readRun(original, 'live.json', a, kit.sep)
     B = readRun(adopted, 'record.json', b, kit.sep)
@@ -393,17 +396,27 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect(B.result.code).toBe(A.result.code)
   })
 
-  test('B writes a fixture for each test that called a model or reached a host outside its process tree, and for nothing else, each naming the variable its key came from, and no key value', ({ expect }) => {
+  test('B writes a fixture for each test that called a model or reached a host outside its process tree, and for nothing else, each naming the variable its key came from, and no key value', ({
+    expect,
+  }) => {
     for (const f of files(adopted.path('tests/scenarios'))) {
       const text = readFileSync(adopted.path(`tests/scenarios/${f}`), 'utf8')
       for (const [name, value] of Object.entries({ ...KEYS, [GATE_KEY]: GATE_VALUE })) expect(text.includes(value), `${name}'s value in ${f}`).toBe(false)
     }
-    for (const [name, value] of Object.entries({ ...KEYS, [GATE_KEY]: GATE_VALUE })) expect(B.result.output.includes(value), `${name}'s value in the runner's output`).toBe(false)
+    for (const [name, value] of Object.entries({ ...KEYS, [GATE_KEY]: GATE_VALUE }))
+      expect(B.result.output.includes(value), `${name}'s value in the runner's output`).toBe(false)
     const written = fixtures(adopted)
     const perTest = Object.fromEntries(
       written
         .filter((f) => !(f.dir in kit.explicitFixtures))
-        .map((f) => [!f.source ? `${f.dir} (no source)` : f.source.name === OUTSIDE ? `${f.source.file} > ${OUTSIDE}` : (B.byFixtureName.get(`${f.source.file}\0${f.source.name}`) ?? `${f.dir} (no such test)`), f.keyVars]),
+        .map((f) => [
+          !f.source
+            ? `${f.dir} (no source)`
+            : f.source.name === OUTSIDE
+              ? `${f.source.file} > ${OUTSIDE}`
+              : (B.byFixtureName.get(`${f.source.file}\0${f.source.name}`) ?? `${f.dir} (no such test)`),
+          f.keyVars,
+        ]),
     )
     const named = Object.fromEntries(written.filter((f) => f.dir in kit.explicitFixtures).map((f) => [f.dir, f.keyVars]))
     expect(Object.keys(perTest).sort()).toEqual([...Object.keys(kit.calls), ...kit.toolOnly].sort())
@@ -415,7 +428,7 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect(named).toEqual(Object.fromEntries(Object.keys(kit.explicitFixtures).map((k) => [k, [...new Set(Object.values(kit.explicitFixtures))].sort()])))
   })
 
-  test("B keeps, beside the fixtures, the key variables a file that wrote no fixture read (names only), so C opens its gate as it was", ({ expect }) => {
+  test('B keeps, beside the fixtures, the key variables a file that wrote no fixture read (names only), so C opens its gate as it was', ({ expect }) => {
     const gated = kit.name === 'vitest' ? 'test/translate.test.ts' : 'test/translate.test.cjs'
     expect(fixtures(adopted).filter((f) => f.source?.file === gated)).toEqual([])
     const record = `tests/scenarios/.files/${gated.split('/').join('__')}.yaml`
@@ -425,39 +438,51 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect(text).not.toContain(GATE_VALUE)
   })
 
-  test('C, replaying with every key unset, CI=1 and the providers down: every test keeps its live status, and nothing connects', async ({ expect }) => {
-    const C = await replay
-    expect(recording.hitsWhileDown).toBe(0)
-    expect(weather.hits - weatherHitsLive, 'requests of the replay that reached the weather API').toBe(0)
-    const diff = differences(kit.suite, C, (k) => !isExplicit(k))
-    expect(diff, diff.join('\n')).toEqual([])
-    expect(differences(kit.explicit, C, isExplicit)).toEqual([])
-    expect(C.result.code).toBe(A.result.code)
-  }, TIMEOUT)
+  test(
+    'C, replaying with every key unset, CI=1 and the providers down: every test keeps its live status, and nothing connects',
+    async ({ expect }) => {
+      const C = await replay
+      expect(recording.hitsWhileDown).toBe(0)
+      expect(weather.hits - weatherHitsLive, 'requests of the replay that reached the weather API').toBe(0)
+      const diff = differences(kit.suite, C, (k) => !isExplicit(k))
+      expect(diff, diff.join('\n')).toEqual([])
+      expect(differences(kit.explicit, C, isExplicit)).toEqual([])
+      expect(C.result.code).toBe(A.result.code)
+    },
+    TIMEOUT,
+  )
 
-  test("the run summary's counts are the runner's own: recorded is the fixtures written, replayed the fixtures served", async ({ expect }) => {
-    const C = await replay
-    const written = fixtures(adopted).length
-    const rec = parseRunSummary(B.result.output)
-    expect(rec, B.result.output).toBeDefined()
-    expect({ recorded: rec!.recorded, tests: rec!.tests }, rec!.line).toEqual({ recorded: written, tests: { ...runnerCounts(B.report), refusals: {} } })
-    const rep = parseRunSummary(C.result.output)
-    expect(rep, C.result.output).toBeDefined()
-    expect({ replayed: rep!.replayed, recorded: rep!.recorded, live: rep!.liveModelCalls, tests: rep!.tests }, rep!.line).toEqual({
-      replayed: written,
-      recorded: 0,
-      live: 0,
-      tests: { ...runnerCounts(C.report), refusals: {} },
-    })
-  }, TIMEOUT)
+  test(
+    "the run summary's counts are the runner's own: recorded is the fixtures written, replayed the fixtures served",
+    async ({ expect }) => {
+      const C = await replay
+      const written = fixtures(adopted).length
+      const rec = parseRunSummary(B.result.output)
+      expect(rec, B.result.output).toBeDefined()
+      expect({ recorded: rec!.recorded, tests: rec!.tests }, rec!.line).toEqual({ recorded: written, tests: { ...runnerCounts(B.report), refusals: {} } })
+      const rep = parseRunSummary(C.result.output)
+      expect(rep, C.result.output).toBeDefined()
+      expect({ replayed: rep!.replayed, recorded: rep!.recorded, live: rep!.liveModelCalls, tests: rep!.tests }, rep!.line).toEqual({
+        replayed: written,
+        recorded: 0,
+        live: 0,
+        tests: { ...runnerCounts(C.report), refusals: {} },
+      })
+    },
+    TIMEOUT,
+  )
 
   // @note measured: Gemini's `?key=` is part of the request URL, and the replay placeholder redacts to another
   // `[REDACTED:…]` than the recorded key, so every such request drifted (with an empty explanation).
-  test('replaying the unchanged suite drifts nowhere, a key sent in the query string included', async ({ expect }) => {
-    const C = await replay
-    const rep = parseRunSummary(C.result.output)
-    expect(rep?.driftWarnings, rep?.line ?? C.result.output).toBe(0)
-  }, TIMEOUT)
+  test(
+    'replaying the unchanged suite drifts nowhere, a key sent in the query string included',
+    async ({ expect }) => {
+      const C = await replay
+      const rep = parseRunSummary(C.result.output)
+      expect(rep?.driftWarnings, rep?.line ?? C.result.output).toBe(0)
+    },
+    TIMEOUT,
+  )
 
   test("no fixture holds a port of the test's own servers: only the providers' and the tool API's, which are outside the tree", ({ expect }) => {
     const outside = new Set([new URL(Object.values(recording.env())[0]).port, new URL(weather.url).port])
@@ -471,32 +496,40 @@ describe.concurrent.each(KITS)('adopting fluxlab on a multi-provider $name suite
     expect([...ports].some((p) => p.startsWith(`${new URL(weather.url).port} `))).toBe(true)
   })
 
-  test('under CI a new key-gated test for a recorded provider, with no fixture, fails with FLUX_NO_RECORDING and the command that records it; every other test keeps its status', async ({ expect }) => {
-    const r = await kit.run(withNewTest, 'replay.json', replayEnv)
-    const run = readRun(withNewTest, 'replay.json', r, kit.sep)
-    const diff = differences({ ...rows, [kit.added.row]: 'failed' }, run)
-    expect(diff, diff.join('\n')).toEqual([])
-    const added = run.tests.get(kit.added.row)!
-    expect(added.codes).toEqual(['FLUX_NO_RECORDING'])
-    expect(r.output).toContain(kit.added.command)
-    const summary = parseRunSummary(r.output)
-    expect(summary?.tests, summary?.line ?? r.output).toEqual({ ...runnerCounts(run.report), refusals: { FLUX_NO_RECORDING: 1 } })
-    expect(recording.hitsWhileDown).toBe(0)
-  }, TIMEOUT)
+  test(
+    'under CI a new key-gated test for a recorded provider, with no fixture, fails with FLUX_NO_RECORDING and the command that records it; every other test keeps its status',
+    async ({ expect }) => {
+      const r = await kit.run(withNewTest, 'replay.json', replayEnv)
+      const run = readRun(withNewTest, 'replay.json', r, kit.sep)
+      const diff = differences({ ...rows, [kit.added.row]: 'failed' }, run)
+      expect(diff, diff.join('\n')).toEqual([])
+      const added = run.tests.get(kit.added.row)!
+      expect(added.codes).toEqual(['FLUX_NO_RECORDING'])
+      expect(r.output).toContain(kit.added.command)
+      const summary = parseRunSummary(r.output)
+      expect(summary?.tests, summary?.line ?? r.output).toEqual({ ...runnerCounts(run.report), refusals: { FLUX_NO_RECORDING: 1 } })
+      expect(recording.hitsWhileDown).toBe(0)
+    },
+    TIMEOUT,
+  )
 
-  test('FLUX_OFFLINE=1: a test with no fixture is refused its plain HTTP requests (FLUX_OFFLINE), and 0 reach the network', async ({ expect }) => {
-    const r = await kit.run(offline, 'offline.json', { ...recording.env(), FLUX_OFFLINE: '1', STATUS_URL: status.url, WEATHER_API_URL: weather.url })
-    const run = readRun(offline, 'offline.json', r, kit.sep)
-    const diff = differences({ ...rows, ...Object.fromEntries(kit.offline.rows.map((k) => [k, 'failed' as const])) }, run)
-    expect(diff, diff.join('\n')).toEqual([])
-    for (const row of kit.offline.rows) expect(run.tests.get(row)!.codes, run.tests.get(row)!.failure).toEqual(['FLUX_OFFLINE'])
-    // a test with no fixture replays nothing: the summary counts the fixtures served, and the refused tests as failed
-    const summary = parseRunSummary(r.output)
-    expect(summary, r.output).toBeDefined()
-    expect({ replayed: summary!.replayed, recorded: summary!.recorded }, summary!.line).toEqual({ replayed: fixtures(adopted).length, recorded: 0 })
-    expect(status.hits).toBe(0)
-    expect(recording.hitsWhileDown).toBe(0)
-  }, TIMEOUT)
+  test(
+    'FLUX_OFFLINE=1: a test with no fixture is refused its plain HTTP requests (FLUX_OFFLINE), and 0 reach the network',
+    async ({ expect }) => {
+      const r = await kit.run(offline, 'offline.json', { ...recording.env(), FLUX_OFFLINE: '1', STATUS_URL: status.url, WEATHER_API_URL: weather.url })
+      const run = readRun(offline, 'offline.json', r, kit.sep)
+      const diff = differences({ ...rows, ...Object.fromEntries(kit.offline.rows.map((k) => [k, 'failed' as const])) }, run)
+      expect(diff, diff.join('\n')).toEqual([])
+      for (const row of kit.offline.rows) expect(run.tests.get(row)!.codes, run.tests.get(row)!.failure).toEqual(['FLUX_OFFLINE'])
+      // a test with no fixture replays nothing: the summary counts the fixtures served, and the refused tests as failed
+      const summary = parseRunSummary(r.output)
+      expect(summary, r.output).toBeDefined()
+      expect({ replayed: summary!.replayed, recorded: summary!.recorded }, summary!.line).toEqual({ replayed: fixtures(adopted).length, recorded: 0 })
+      expect(status.hits).toBe(0)
+      expect(recording.hitsWhileDown).toBe(0)
+    },
+    TIMEOUT,
+  )
 })
 
 describe.each(KITS)('the $name suite is a multi-provider suite nobody wrote for fluxlab, adopted by config lines', (kit) => {
@@ -510,7 +543,12 @@ describe.each(KITS)('the $name suite is a multi-provider suite nobody wrote for 
     expect(config.filter((l) => !marked.includes(l)).join('\n')).not.toMatch(/fluxlab/)
     const suite = files(root).filter((f) => f !== kit.config && f !== 'README.md' && !f.startsWith('test/fluxlab/'))
     for (const f of suite) expect(readFileSync(join(root, f), 'utf8'), f).not.toMatch(/fluxlab/)
-    expect(files(root).filter((f) => f.startsWith('test/fluxlab/')).map((f) => readFileSync(join(root, f), 'utf8')).join('\n')).toMatch(/scenario\(/)
+    expect(
+      files(root)
+        .filter((f) => f.startsWith('test/fluxlab/'))
+        .map((f) => readFileSync(join(root, f), 'utf8'))
+        .join('\n'),
+    ).toMatch(/scenario\(/)
   })
 
   test('it has what the issue asks: 8 providers each gated on its own key, two custom names, clients built at import, retry, no-model tests', () => {

@@ -62,7 +62,12 @@ test('while recording, a client that aborts mid-stream reads no chunk past its a
   /** Read one chunk, abort, wait until more has arrived upstream, then read again: fetch rejects that read. */
   const readPastAbort = async () => {
     const controller = new AbortController()
-    const res = await fetch(`${openaiBaseURL(server)}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Tell me a story' }] }), signal: controller.signal })
+    const res = await fetch(`${openaiBaseURL(server)}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Tell me a story' }] }),
+      signal: controller.signal,
+    })
     const reader = res.body!.getReader()
     await reader.read()
     controller.abort()

@@ -16,7 +16,10 @@ import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
 useEngineSandbox()
 
 const ANSWER = {
-  id: 'chatcmpl-AfterEnd01', object: 'chat.completion', created: 1764000000, model: 'gpt-4o-mini-2024-07-18',
+  id: 'chatcmpl-AfterEnd01',
+  object: 'chat.completion',
+  created: 1764000000,
+  model: 'gpt-4o-mini-2024-07-18',
   choices: [{ index: 0, message: { role: 'assistant', content: 'Hello.' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
 }
@@ -30,7 +33,11 @@ async function slowProvider(delayMs: number) {
     req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ANSWER)), delayMs))
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const handle = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, hits: () => hits, close: () => new Promise<void>((r) => server.close(() => r())) }
+  const handle = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    hits: () => hits,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  }
   track(handle)
   return handle
 }

@@ -60,14 +60,21 @@ afterEach(() => {
 })
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0'
-const TOOLS = { tools: [{ toolSpec: { name: 'get_weather', description: 'Weather in a city.', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } } }] }
+const TOOLS = {
+  tools: [
+    {
+      toolSpec: { name: 'get_weather', description: 'Weather in a city.', inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } } } } },
+    },
+  ],
+}
 
 /**
  * The client a user builds: credentials from the environment (the default chain), the endpoint of the local Bedrock.
  * @note the Bedrock Runtime client sends over HTTP/2 by default (`NodeHttp2Handler`), which no interception
  * sees; its HTTP/1.1 handler, the one every other AWS client uses, is (docs/providers.md).
  */
-const client = (server: BedrockServer) => new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, requestHandler: new NodeHttpHandler() })
+const client = (server: BedrockServer) =>
+  new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, requestHandler: new NodeHttpHandler() })
 
 async function record<R>(server: BedrockServer, name: string, agent: (lab: Lab) => Promise<R>) {
   const dir = tempDir()
@@ -99,11 +106,15 @@ const fixtureText = (dir: string) =>
 
 function expectNoCredentials(dir: string): void {
   const all = fixtureText(dir)
-  for (const secret of [ACCESS_KEY_ID, LONG_TERM_KEY_ID, SECRET_ACCESS_KEY, SESSION_TOKEN.slice(16, 56), 'Credential=', 'Signature=']) expect(all).not.toContain(secret)
+  for (const secret of [ACCESS_KEY_ID, LONG_TERM_KEY_ID, SECRET_ACCESS_KEY, SESSION_TOKEN.slice(16, 56), 'Credential=', 'Signature='])
+    expect(all).not.toContain(secret)
 }
 
 const userTurn: Message = { role: 'user', content: [{ text: 'Weather in Paris?' }] }
-const toolResult = (id: string, json: Record<string, string | number>): Message => ({ role: 'user', content: [{ toolResult: { toolUseId: id, content: [{ json }] } }] })
+const toolResult = (id: string, json: Record<string, string | number>): Message => ({
+  role: 'user',
+  content: [{ toolResult: { toolUseId: id, content: [{ json }] } }],
+})
 /** The agent's tool, wrapped so replay never runs it. */
 const weatherTool = (lab: Lab) => lab.tool('get_weather', async ({ city }: { city: string }, _o: { toolCallId: string }) => ({ city, tempC: 18, sky: 'sunny' }))
 
@@ -116,7 +127,18 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
       const weather = weatherTool(lab)
       const first = await bedrock.send(new ConverseCommand({ modelId: MODEL, system: [{ text: 'Answer briefly.' }], messages: [userTurn], toolConfig: TOOLS }))
       const call = first.output?.message?.content?.find((b): b is ContentBlock.ToolUseMember => 'toolUse' in b && b.toolUse !== undefined)?.toolUse
-      const second = await bedrock.send(new ConverseCommand({ modelId: MODEL, system: [{ text: 'Answer briefly.' }], messages: [userTurn, first.output!.message!, toolResult(call!.toolUseId!, await weather(call!.input as { city: string }, { toolCallId: call!.toolUseId! }))], toolConfig: TOOLS }))
+      const second = await bedrock.send(
+        new ConverseCommand({
+          modelId: MODEL,
+          system: [{ text: 'Answer briefly.' }],
+          messages: [
+            userTurn,
+            first.output!.message!,
+            toolResult(call!.toolUseId!, await weather(call!.input as { city: string }, { toolCallId: call!.toolUseId! })),
+          ],
+          toolConfig: TOOLS,
+        }),
+      )
       return { call, stop: [first.stopReason, second.stopReason], text: second.output?.message?.content?.[0]?.text, usage: [first.usage, second.usage] }
     }
     const { recorded, replayed, hits, fixture } = await record(server, 'converse', agent)
@@ -174,7 +196,10 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
         }
         turns.push({ events, text, tool, input, stop, usage })
         if (tool) {
-          messages.push({ role: 'assistant', content: [{ toolUse: { toolUseId: tool.toolUseId, name: tool.name, input: JSON.parse(input) } }] }, toolResult(tool.toolUseId!, await weather(JSON.parse(input), { toolCallId: tool.toolUseId! })))
+          messages.push(
+            { role: 'assistant', content: [{ toolUse: { toolUseId: tool.toolUseId, name: tool.name, input: JSON.parse(input) } }] },
+            toolResult(tool.toolUseId!, await weather(JSON.parse(input), { toolCallId: tool.toolUseId! })),
+          )
         }
       }
       return turns
@@ -188,7 +213,9 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     const cells = readJsonl(join(fixture, 'model.jsonl'))
     // Stored byte-exact, at the boundaries the server wrote (frame 2 in two writes).
     for (const [i, cell] of cells.entries()) {
-      const stored = cell.response.chunks.map((c: { text?: string; b64?: string }) => (c.b64 !== undefined ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!, 'utf8')))
+      const stored = cell.response.chunks.map((c: { text?: string; b64?: string }) =>
+        c.b64 !== undefined ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!, 'utf8'),
+      )
       const frames = server.written[i]
       expect(Buffer.concat(stored)).toEqual(Buffer.concat(frames))
       expect(stored.map((b: Buffer) => b.length)).toEqual([frames[0].length, 7, frames[1].length - 7, ...frames.slice(2).map((f) => f.length)])
@@ -214,20 +241,35 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
       'event metadata',
     ])
     expect(body).toContain(`event contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"${TOOL_USE_ID}","name":"get_weather"}}`)
-    expect(renderHtml(view, { dir: fixture, manifest: fx.manifest, pricesAsOf: PRICES_AS_OF })).toContain('event metadata {&quot;usage&quot;:{&quot;inputTokens&quot;:380')
+    expect(renderHtml(view, { dir: fixture, manifest: fx.manifest, pricesAsOf: PRICES_AS_OF })).toContain(
+      'event metadata {&quot;usage&quot;:{&quot;inputTokens&quot;:380',
+    )
   })
 
   test('InvokeModel and InvokeModelWithResponseStream with a Claude body: read by the Anthropic parser, replayed', async () => {
     const server = await startBedrockServer()
     track(server)
-    const body = (messages: unknown[]) => JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 200, system: 'Answer briefly.', tools: [{ name: 'get_weather', input_schema: { type: 'object' } }], messages })
+    const body = (messages: unknown[]) =>
+      JSON.stringify({
+        anthropic_version: 'bedrock-2023-05-31',
+        max_tokens: 200,
+        system: 'Answer briefly.',
+        tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+        messages,
+      })
     const agent = async (lab: Lab) => {
       const bedrock = client(server)
       const weather = weatherTool(lab)
       const user = { role: 'user', content: 'Weather in Paris?' }
-      const first = JSON.parse(new TextDecoder().decode((await bedrock.send(new InvokeModelCommand({ modelId: MODEL, contentType: 'application/json', body: body([user]) }))).body))
+      const first = JSON.parse(
+        new TextDecoder().decode((await bedrock.send(new InvokeModelCommand({ modelId: MODEL, contentType: 'application/json', body: body([user]) }))).body),
+      )
       const tool = first.content[0]
-      const next = [user, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: tool.id, content: JSON.stringify(await weather(tool.input, { toolCallId: tool.id })) }] }]
+      const next = [
+        user,
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: tool.id, content: JSON.stringify(await weather(tool.input, { toolCallId: tool.id })) }] },
+      ]
       const res = await bedrock.send(new InvokeModelWithResponseStreamCommand({ modelId: MODEL, contentType: 'application/json', body: body(next) }))
       let text = ''
       for await (const e of res.body!) {
@@ -262,7 +304,11 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     const frames = Buffer.concat(secretFrames)
     // Written in two chunks that cut frame 3 (and so the key's second half) in the middle.
     const cut = secretFrames[0].length + secretFrames[1].length + 30
-    const server = await startBedrockServer(() => ({ status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: [frames.subarray(0, cut), frames.subarray(cut)] }))
+    const server = await startBedrockServer(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/vnd.amazon.eventstream' },
+      body: [frames.subarray(0, cut), frames.subarray(cut)],
+    }))
     track(server)
     const agent = async () => {
       const res = await client(server).send(new ConverseStreamCommand({ modelId: MODEL, messages: [userTurn] }))
@@ -291,7 +337,13 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
       req.resume()
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: ANSWER }] } }, stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 9, totalTokens: 14 } }))
+        res.end(
+          JSON.stringify({
+            output: { message: { role: 'assistant', content: [{ text: ANSWER }] } },
+            stopReason: 'end_turn',
+            usage: { inputTokens: 5, outputTokens: 9, totalTokens: 14 },
+          }),
+        )
       })
     })
     await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r))
@@ -336,7 +388,12 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     const origin = `http://127.0.0.1:${(h2.address() as AddressInfo).port}`
     const dir = tempDir()
     const agent = async () => {
-      const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: origin, maxAttempts: 1, credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY } })
+      const bedrock = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint: origin,
+        maxAttempts: 1,
+        credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY },
+      })
       try {
         return await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn] }))
       } finally {
@@ -347,22 +404,47 @@ describe('@aws-sdk/client-bedrock-runtime', () => {
     const server = await startBedrockServer()
     track(server)
     await (await scenario('offline-h2', { dir })).run(async () => {
-      const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, requestHandler: new NodeHttpHandler(), credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY } })
+      const bedrock = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint: server.url,
+        maxAttempts: 1,
+        requestHandler: new NodeHttpHandler(),
+        credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY },
+      })
       await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn] }))
     })
     process.env.FLUX_OFFLINE = '1'
-    const failed = await (await scenario('offline-h2', { dir })).run(agent).then(() => undefined, (e: Error) => e)
+    const failed = await (await scenario('offline-h2', { dir })).run(agent).then(
+      () => undefined,
+      (e: Error) => e,
+    )
     expect(String(failed)).toContain('FLUX_OFFLINE: Failed to open an HTTP/2 session to')
     expect(connections).toBe(0)
   })
 
   describe('injected faults reach the SDK as its own exceptions', () => {
     const converseLoop = (server: BedrockServer, maxAttempts: number) => async (lab: Lab) => {
-      const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, maxAttempts, retryMode: 'standard', requestHandler: new NodeHttpHandler() })
+      const bedrock = new BedrockRuntimeClient({
+        region: 'us-east-1',
+        endpoint: server.url,
+        maxAttempts,
+        retryMode: 'standard',
+        requestHandler: new NodeHttpHandler(),
+      })
       const weather = weatherTool(lab)
       const first = await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn], toolConfig: TOOLS }))
       const call = first.output!.message!.content!.find((b) => b.toolUse)!.toolUse!
-      const second = await bedrock.send(new ConverseCommand({ modelId: MODEL, messages: [userTurn, first.output!.message!, toolResult(call.toolUseId!, await weather(call.input as { city: string }, { toolCallId: call.toolUseId! }))], toolConfig: TOOLS }))
+      const second = await bedrock.send(
+        new ConverseCommand({
+          modelId: MODEL,
+          messages: [
+            userTurn,
+            first.output!.message!,
+            toolResult(call.toolUseId!, await weather(call.input as { city: string }, { toolCallId: call.toolUseId! })),
+          ],
+          toolConfig: TOOLS,
+        }),
+      )
       return second.output?.message?.content?.[0]?.text
     }
     async function recorded() {

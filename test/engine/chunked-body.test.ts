@@ -14,11 +14,14 @@ useEngineSandbox()
 function post(url: string, pieces: string[]): Promise<string> {
   const u = new URL(url)
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' } }, (res) => {
-      let body = ''
-      res.on('data', (c: Buffer) => (body += c))
-      res.on('end', () => resolve(body))
-    })
+    const req = request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' } },
+      (res) => {
+        let body = ''
+        res.on('data', (c: Buffer) => (body += c))
+        res.on('end', () => resolve(body))
+      },
+    )
     req.on('error', reject)
     for (const p of pieces) req.write(p)
     req.end()
@@ -36,7 +39,9 @@ test('a chunked node:http request body records and replays, to a model host and 
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()))
   const echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/echo`
   const agent = async () => {
-    const answer = JSON.parse(await post(`${provider.url}/v1/chat/completions`, ['{"model":"gpt-4o-mini",', '"messages":[{"role":"user","content":"Tell me a joke"}]}'])) as { choices: Array<{ message: { content: string } }> }
+    const answer = JSON.parse(
+      await post(`${provider.url}/v1/chat/completions`, ['{"model":"gpt-4o-mini",', '"messages":[{"role":"user","content":"Tell me a joke"}]}']),
+    ) as { choices: Array<{ message: { content: string } }> }
     const echoed = JSON.parse(await post(echoUrl, ['{"a":', '1}'])) as { got: string }
     return { answer: answer.choices[0].message.content, echoed: echoed.got }
   }

@@ -35,7 +35,13 @@ describe('plain fetch', () => {
       const multiply = lab.tool('multiply', async ({ a, b }: { a: number; b: number }) => a * b)
       const out: Received[] = []
       for (const ex of exchanges) {
-        out.push(await fetchChunks(`${server.url}${ex.path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' }, body: JSON.stringify(ex.requestBody) }))
+        out.push(
+          await fetchChunks(`${server.url}${ex.path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+            body: JSON.stringify(ex.requestBody),
+          }),
+        )
         if (out.length === 1) await multiply({ a: 1231, b: 2331 })
       }
       return out
@@ -117,7 +123,13 @@ describe('node:http request() (ESM named import)', () => {
       const tools = lab.tools({ get_capital: async () => 'Paris', get_temperature: async () => '30°C' })
       const out: Received[] = []
       for (const ex of exchanges) {
-        out.push(await httpChunks(`${server.url}${ex.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'test-key' }, body: JSON.stringify(ex.requestBody) }))
+        out.push(
+          await httpChunks(`${server.url}${ex.path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-goog-api-key': 'test-key' },
+            body: JSON.stringify(ex.requestBody),
+          }),
+        )
         if (out.length === 1) await tools.get_capital()
         if (out.length === 2) await tools.get_temperature()
       }

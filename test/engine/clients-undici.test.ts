@@ -103,7 +103,10 @@ async function recordThenReplay<R>(name: string, server: ProviderServer, agent: 
 }
 
 /** The model cells hold the calls; the replay reached nothing and gave the client the recorded bytes, cut the same way. */
-function expectRecordedAndReplayed(rr: { recorded: Outcome<Got[]>; replayed: Outcome<Got[]>; recordHits: number; replayHits: number; cells: Array<Record<string, any>> }, bodies: string[]): void {
+function expectRecordedAndReplayed(
+  rr: { recorded: Outcome<Got[]>; replayed: Outcome<Got[]>; recordHits: number; replayHits: number; cells: Array<Record<string, any>> },
+  bodies: string[],
+): void {
   expect(rr.recordHits).toBe(bodies.length)
   expect(rr.cells.map((c) => [c.family, c.url])).toEqual(bodies.map(() => ['openai-chat', expect.stringMatching(/\/v1\/chat\/completions$/)]))
   expect(JSON.stringify(rr.cells)).not.toContain(KEY)
@@ -113,7 +116,11 @@ function expectRecordedAndReplayed(rr: { recorded: Outcome<Got[]>; replayed: Out
   expect(rr.replayed).toReplayFaithfully()
   expect(rr.recorded.result.map((g) => g.text)).toEqual(bodies)
   expect(rr.replayed.result.map((g) => g.text)).toEqual(bodies)
-  console.log(JSON.stringify(rr.recorded.result.map((g) => g.chunks.map((c) => c.length))), JSON.stringify(rr.replayed.result.map((g) => g.chunks.map((c) => c.length))), JSON.stringify(rr.cells.map((c) => c.response.chunks.map((x: any) => Buffer.byteLength(x.text ?? '')))))
+  console.log(
+    JSON.stringify(rr.recorded.result.map((g) => g.chunks.map((c) => c.length))),
+    JSON.stringify(rr.replayed.result.map((g) => g.chunks.map((c) => c.length))),
+    JSON.stringify(rr.cells.map((c) => c.response.chunks.map((x: any) => Buffer.byteLength(x.text ?? '')))),
+  )
   expect(rr.replayed.result.map((g) => g.chunks.map((c) => c.length))).toEqual(rr.recorded.result.map((g) => g.chunks.map((c) => c.length)))
   expect(rr.replayed.result.map((g) => [g.status, g.type])).toEqual(rr.recorded.result.map((g) => [g.status, g.type]))
 }
@@ -271,7 +278,9 @@ describe('undici requests fluxlab cannot route', () => {
     const run = s.run(async () => {
       seen = await firstMessage(`${ws.url}/v1/realtime`)
     })
-    await expect(run).rejects.toThrow(/FLUX_UNROUTABLE: Failed to send GET 127\.0\.0\.1:\d+\/v1\/realtime: it is a model call made through an undici websocket upgrade/)
+    await expect(run).rejects.toThrow(
+      /FLUX_UNROUTABLE: Failed to send GET 127\.0\.0\.1:\d+\/v1\/realtime: it is a model call made through an undici websocket upgrade/,
+    )
     expect(seen).toBe('error')
     expect(ws.upgrades).toBe(0)
   })
@@ -288,6 +297,8 @@ describe('undici requests fluxlab cannot route', () => {
       console.warn = warn
     }
     expect(ws.upgrades).toBe(1)
-    expect(warnings).toEqual([expect.stringMatching(/^\[fluxlab\] GET http:\/\/127\.0\.0\.1:\d+\/events is an undici websocket upgrade: fluxlab does not record or replay it/)])
+    expect(warnings).toEqual([
+      expect.stringMatching(/^\[fluxlab\] GET http:\/\/127\.0\.0\.1:\d+\/events is an undici websocket upgrade: fluxlab does not record or replay it/),
+    ])
   })
 })

@@ -40,7 +40,11 @@ function expectFaithful<R>(rr: RecordReplay<R>, modelCalls: number): void {
 
 const multiplyTool: OpenAI.ChatCompletionTool = {
   type: 'function',
-  function: { name: 'multiply', description: 'Multiply two numbers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } },
+  function: {
+    name: 'multiply',
+    description: 'Multiply two numbers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } },
+  },
 }
 
 describe('openai SDK', () => {
@@ -52,7 +56,13 @@ describe('openai SDK', () => {
       const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is 1231 * 2331?' }]
       const turns = []
       for (let i = 0; i < 2; i++) {
-        const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: [multiplyTool], stream: true, stream_options: { include_usage: true } })
+        const stream = await client.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages,
+          tools: [multiplyTool],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
         const turn = { text: '', id: '', name: '', args: '', usage: undefined as OpenAI.CompletionUsage | undefined }
         for await (const chunk of stream) {
           const call = chunk.choices[0]?.delta.tool_calls?.[0]
@@ -83,13 +93,18 @@ describe('openai SDK', () => {
     ])
     expect(rr.replayed.modelCalls[0].toolCalls).toEqual([{ id: 'call_1EYWDzueHEp8OsB8jJSEp7WB', name: 'multiply', args: { a: 1231, b: 2331 } }])
     expect(rr.replayed.usage).toMatchObject({ input: 141, output: 46 })
-    expect(rr.replayed.calls).toEqual([{ name: 'multiply', id: 'call_1EYWDzueHEp8OsB8jJSEp7WB', args: { a: 1231, b: 2331 }, requestedAt: 'model#1', executedAt: 'tool#1 multiply' }])
+    expect(rr.replayed.calls).toEqual([
+      { name: 'multiply', id: 'call_1EYWDzueHEp8OsB8jJSEp7WB', args: { a: 1231, b: 2331 }, requestedAt: 'model#1', executedAt: 'tool#1 multiply' },
+    ])
   })
 
   test('chat.completions without streaming replays a three-step tool chain', async () => {
     const server = await serve(['openai-chat/test_tool_use_chain_of_two_calls.yaml'])
     const agent = async (lab: Lab) => {
-      const tools = lab.tools({ lookup_population: async () => 123124, can_have_dragons: async () => true }) as Record<string, (args: unknown, o: { toolCallId: string }) => Promise<unknown>>
+      const tools = lab.tools({ lookup_population: async () => 123124, can_have_dragons: async () => true }) as Record<
+        string,
+        (args: unknown, o: { toolCallId: string }) => Promise<unknown>
+      >
       const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: 'sk-test', maxRetries: 0 })
       const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Can the country of Crumpet have dragons? Answer with only YES or NO' }]
       const turns = []
@@ -99,7 +114,8 @@ describe('openai SDK', () => {
         const calls = (msg.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, args: c.function.arguments }] : []))
         turns.push({ content: msg.content, calls, usage: res.usage })
         messages.push(msg)
-        for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: String(await tools[c.name](JSON.parse(c.args), { toolCallId: c.id })) })
+        for (const c of calls)
+          messages.push({ role: 'tool', tool_call_id: c.id, content: String(await tools[c.name](JSON.parse(c.args), { toolCallId: c.id })) })
       }
       return turns
     }
@@ -135,7 +151,10 @@ describe('openai SDK', () => {
       let final: OpenAI.Responses.ResponseUsage | undefined
       const stream = await client.responses.create({
         model: 'gpt-4o',
-        input: [{ role: 'user', content: 'What is the capital of France?' }, { type: 'function_call_output', call_id: call?.type === 'function_call' ? call.call_id : '', output }],
+        input: [
+          { role: 'user', content: 'What is the capital of France?' },
+          { type: 'function_call_output', call_id: call?.type === 'function_call' ? call.call_id : '', output },
+        ],
         stream: true,
       })
       for await (const e of stream) {
@@ -171,7 +190,11 @@ describe('@anthropic-ai/sdk', () => {
       const second = await client.messages.create({
         model: 'claude-sonnet-4-20250514',
         max_tokens: 1024,
-        messages: [ask, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.type === 'tool_use' ? use.id : '', content: weather }] }],
+        messages: [
+          ask,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.type === 'tool_use' ? use.id : '', content: weather }] },
+        ],
       })
       return { first: { content: first.content, usage: first.usage, stop: first.stop_reason }, second: { content: second.content, usage: second.usage } }
     }
@@ -183,7 +206,9 @@ describe('@anthropic-ai/sdk', () => {
       { type: 'tool_use', id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', input: { location: 'Paris' } },
     ])
     expect([first.stop, first.usage.input_tokens, first.usage.output_tokens]).toEqual(['tool_use', 377, 65])
-    expect(second.content).toEqual([{ type: 'text', text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" }])
+    expect(second.content).toEqual([
+      { type: 'text', text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" },
+    ])
     expect([second.usage.input_tokens, second.usage.output_tokens]).toEqual([12, 29])
     expect(rr.replayed.modelCalls.map((c) => [c.family, c.model, c.usage, c.toolCalls])).toEqual([
       ['anthropic', 'claude-sonnet-4-20250514', usage(377, 65), [{ id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', args: { location: 'Paris' } }]],
@@ -194,7 +219,12 @@ describe('@anthropic-ai/sdk', () => {
 
 describe('AI SDK (ai + @ai-sdk/*)', () => {
   /** What an AI SDK run exposes: per-step tool calls and usage, and the text. */
-  const summary = async (result: { text: PromiseLike<string>; steps: PromiseLike<Array<{ toolCalls: Array<{ toolCallId: string; toolName: string; input: unknown }>; usage: { inputTokens?: number; outputTokens?: number } }>> }) => ({
+  const summary = async (result: {
+    text: PromiseLike<string>
+    steps: PromiseLike<
+      Array<{ toolCalls: Array<{ toolCallId: string; toolName: string; input: unknown }>; usage: { inputTokens?: number; outputTokens?: number } }>
+    >
+  }) => ({
     text: await result.text,
     steps: (await result.steps).map((s) => ({
       calls: s.toolCalls.map((c) => [c.toolCallId, c.toolName, c.input]),
@@ -207,7 +237,15 @@ describe('AI SDK (ai + @ai-sdk/*)', () => {
     const agent = async (lab: Lab) => {
       const provider = createOpenAI({ baseURL: openaiBaseURL(server), apiKey: 'sk-test' })
       const multiply = tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a * b })
-      const loop = await summary(streamText({ model: provider.chat('gpt-4o-mini'), prompt: 'What is 1231 * 2331?', tools: lab.tools({ multiply }), stopWhen: stepCountIs(2), maxRetries: 0 }))
+      const loop = await summary(
+        streamText({
+          model: provider.chat('gpt-4o-mini'),
+          prompt: 'What is 1231 * 2331?',
+          tools: lab.tools({ multiply }),
+          stopWhen: stepCountIs(2),
+          maxRetries: 0,
+        }),
+      )
       const gen = await generateText({ model: provider.chat('gpt-4.1-nano'), prompt: 'Invent a holiday.', maxRetries: 0 })
       return { loop, gen: { text: gen.text, usage: [gen.usage.inputTokens, gen.usage.outputTokens] } }
     }
@@ -233,7 +271,9 @@ describe('AI SDK (ai + @ai-sdk/*)', () => {
     const agent = async (lab: Lab) => {
       const provider = createAnthropic({ baseURL: aiSdkAnthropicBaseURL(server), apiKey: 'sk-ant-test' })
       const getWeather = tool({ inputSchema: z.object({ location: z.string() }), execute: async () => '18°C' })
-      const stream = await summary(streamText({ model: provider('claude-sonnet-4-20250514'), prompt: 'Weather in Paris?', tools: lab.tools({ get_weather: getWeather }), maxRetries: 0 }))
+      const stream = await summary(
+        streamText({ model: provider('claude-sonnet-4-20250514'), prompt: 'Weather in Paris?', tools: lab.tools({ get_weather: getWeather }), maxRetries: 0 }),
+      )
       const gen = await generateText({ model: provider('claude-sonnet-4-0'), prompt: 'Hi', maxRetries: 0 })
       return { stream, gen: gen.text }
     }
@@ -258,7 +298,13 @@ describe('AI SDK (ai + @ai-sdk/*)', () => {
         get_capital: tool({ inputSchema: z.object({ country: z.string() }), execute: async () => 'Paris' }),
         get_temperature: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => '30°C' }),
       })
-      const result = streamText({ model: provider('gemini-2.0-flash'), prompt: 'What is the temperature of the capital of France?', tools, stopWhen: stepCountIs(3), maxRetries: 0 })
+      const result = streamText({
+        model: provider('gemini-2.0-flash'),
+        prompt: 'What is the temperature of the capital of France?',
+        tools,
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+      })
       const s = await summary(result)
       return { text: s.text, steps: s.steps.map((st) => ({ calls: st.calls.map(([, name, input]) => [name, input]), usage: st.usage })) }
     }

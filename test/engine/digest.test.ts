@@ -96,7 +96,12 @@ describe('a cell digest', () => {
     editLine(join(fx, 'tools.jsonl'), 2, '"unit":"celsius"', '"unit":"kelvin"')
     expect(await failure(replay)).toMatch(/tools\.jsonl:2: digest_mismatch/)
     editLine(join(fx, 'tools.jsonl'), 2, '"unit":"kelvin"', '"unit":"celsius"')
-    editLine(join(fx, 'model.jsonl'), 2, '"content-type":"text/event-stream; charset=utf-8"', '"content-type":"text/event-stream; charset=utf-8","x-edited":"1"')
+    editLine(
+      join(fx, 'model.jsonl'),
+      2,
+      '"content-type":"text/event-stream; charset=utf-8"',
+      '"content-type":"text/event-stream; charset=utf-8","x-edited":"1"',
+    )
     const message = await failure(replay)
     expect(message).toContain('digest_mismatch')
     expect(message).toMatch(/model\.jsonl:2\b/)
@@ -104,7 +109,8 @@ describe('a cell digest', () => {
 
   test('a fixture without digests (recorded before them) still replays, unchecked', async () => {
     const { fx, replay } = await recorded()
-    for (const f of ['model.jsonl', 'tools.jsonl']) writeFileSync(join(fx, f), readFileSync(join(fx, f), 'utf8').replace(/"digest":"sha256:[0-9a-f]{64}",/g, ''))
+    for (const f of ['model.jsonl', 'tools.jsonl'])
+      writeFileSync(join(fx, f), readFileSync(join(fx, f), 'utf8').replace(/"digest":"sha256:[0-9a-f]{64}",/g, ''))
     expect(readFileSync(join(fx, 'tools.jsonl'), 'utf8')).not.toContain('digest')
     const out = await replay()
     expect(out.result).toEqual({ forecast: '{"city":"Paris","tempC":18,"sky":"clear"}', units: { unit: 'celsius', scale: 1 } })

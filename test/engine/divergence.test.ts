@@ -25,35 +25,38 @@ interface Variant {
 }
 
 /** The three-call tool chain of the recording, with the openai SDK at its default `maxRetries` (2). */
-const chainAgent = (server: ProviderServer, v: Variant = {}) => async (lab: Lab) => {
-  const counted: typeof fetch = (input, init) => {
-    if (v.attempts) v.attempts.n++
-    return fetch(input, init)
+const chainAgent =
+  (server: ProviderServer, v: Variant = {}) =>
+  async (lab: Lab) => {
+    const counted: typeof fetch = (input, init) => {
+      if (v.attempts) v.attempts.n++
+      return fetch(input, init)
+    }
+    const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: 'sk-test', fetch: counted })
+    const tools = lab.tools({ lookup_population: async () => 123124, can_have_dragons: async () => true })
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: v.prompt ?? PROMPT }]
+    const answers: Array<string | null> = []
+    for (let i = 0; i < (v.calls ?? 3); i++) {
+      const msg = (await client.chat.completions.create({ model: 'gpt-4o-mini', messages })).choices[0].message
+      answers.push(msg.content ?? msg.tool_calls?.map((c) => (c.type === 'function' ? c.function.name : '')).join(',') ?? null)
+      messages.push(msg)
+      for (const c of msg.tool_calls ?? [])
+        if (c.type === 'function') {
+          const fn = tools[c.function.name as keyof typeof tools] as (a: unknown, o: { toolCallId: string }) => Promise<unknown>
+          messages.push({ role: 'tool', tool_call_id: c.id, content: String(await fn(JSON.parse(c.function.arguments), { toolCallId: c.id })) })
+        }
+    }
+    if (!v.extra) return { answers }
+    messages.push({ role: 'user', content: 'Are you sure?' })
+    try {
+      await client.chat.completions.create({ model: 'gpt-4o-mini', messages })
+    } catch (e) {
+      if (v.extra === 'throw') throw e
+      if (v.extra === 'return')
+        return { answers, error: { status: (e as { status?: number }).status, name: (e as Error).constructor.name, message: (e as Error).message } }
+    }
+    return { answers }
   }
-  const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: 'sk-test', fetch: counted })
-  const tools = lab.tools({ lookup_population: async () => 123124, can_have_dragons: async () => true })
-  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: v.prompt ?? PROMPT }]
-  const answers: Array<string | null> = []
-  for (let i = 0; i < (v.calls ?? 3); i++) {
-    const msg = (await client.chat.completions.create({ model: 'gpt-4o-mini', messages })).choices[0].message
-    answers.push(msg.content ?? msg.tool_calls?.map((c) => (c.type === 'function' ? c.function.name : '')).join(',') ?? null)
-    messages.push(msg)
-    for (const c of msg.tool_calls ?? [])
-      if (c.type === 'function') {
-        const fn = tools[c.function.name as keyof typeof tools] as (a: unknown, o: { toolCallId: string }) => Promise<unknown>
-        messages.push({ role: 'tool', tool_call_id: c.id, content: String(await fn(JSON.parse(c.function.arguments), { toolCallId: c.id })) })
-      }
-  }
-  if (!v.extra) return { answers }
-  messages.push({ role: 'user', content: 'Are you sure?' })
-  try {
-    await client.chat.completions.create({ model: 'gpt-4o-mini', messages })
-  } catch (e) {
-    if (v.extra === 'throw') throw e
-    if (v.extra === 'return') return { answers, error: { status: (e as { status?: number }).status, name: (e as Error).constructor.name, message: (e as Error).message } }
-  }
-  return { answers }
-}
 
 /** Record the chain once, then close the provider. */
 async function recordChain(options: ScenarioOptions = {}) {
@@ -81,7 +84,9 @@ describe('request drift', () => {
       ['model_request_drift', 'warning', 'model#3'],
     ])
     expect(out.warnings).toEqual(out.divergences)
-    expect(out.divergences[0].diff).toEqual([{ path: 'messages[0].content', kind: 'changed', recorded: PROMPT, actual: 'Can the country of Muffin have dragons? Answer with only YES or NO' }])
+    expect(out.divergences[0].diff).toEqual([
+      { path: 'messages[0].content', kind: 'changed', recorded: PROMPT, actual: 'Can the country of Muffin have dragons? Answer with only YES or NO' },
+    ])
     expect(out.divergences[0].message).toContain('messages[0].content differs')
     expect(out.divergences[0].closest).toBe('model#1')
     expect(out.failures).toEqual([])

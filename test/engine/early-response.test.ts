@@ -23,12 +23,16 @@ interface Outcome {
 function postLikeGot16(url: string, body: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     let early = false
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = ''
-      res.on('data', (c: Buffer) => (text += c))
-      res.on('end', () => resolve({ early, body: text }))
-      res.on('aborted', () => reject(new Error(`the response was aborted (early answer: ${early})`)))
-    })
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = ''
+        res.on('data', (c: Buffer) => (text += c))
+        res.on('end', () => resolve({ early, body: text }))
+        res.on('aborted', () => reject(new Error(`the response was aborted (early answer: ${early})`)))
+      },
+    )
     req.on('error', reject)
     req.write(body, () =>
       setImmediate(() => {

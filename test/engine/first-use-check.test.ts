@@ -45,10 +45,12 @@ test('a hand-edited cell is read, then refused when replay serves it, with the e
   const s = await scenario('capital-agent', { dir: root })
   expect(s.mode).toBe('replay')
   const served: string[] = []
-  const err = await s.run(() => agent(5, served)).then(
-    () => undefined,
-    (e: Error) => e,
-  )
+  const err = await s
+    .run(() => agent(5, served))
+    .then(
+      () => undefined,
+      (e: Error) => e,
+    )
   expect(served).toEqual(['']) // the first call (a tool call, no text) was served; the edited answer never was
   expect(err?.message).toBe(refusal(dir))
   expect(() => readFixture(dir).model[1]).toThrow(refusal(dir))
@@ -58,10 +60,12 @@ test('a hand-edited cell replay never serves fails the run too: the recorded cal
   process.env.FLUX_OFFLINE = '1'
   const { root, dir } = editedFixture(2, 'Paris')
   const served: string[] = []
-  const err = await (await scenario('capital-agent', { dir: root })).run(() => agent(1, served)).then(
-    () => undefined,
-    (e: Error) => e,
-  )
+  const err = await (await scenario('capital-agent', { dir: root }))
+    .run(() => agent(1, served))
+    .then(
+      () => undefined,
+      (e: Error) => e,
+    )
   expect(served).toEqual([''])
   expect(err?.message).toBe(refusal(dir))
 })

@@ -34,7 +34,11 @@ const read = (dir: string, f: string) => {
   }
 }
 const jsonl = (cells: object[]) => cells.map((c) => JSON.stringify(c)).join('\n') + '\n'
-const parseLines = (text: string) => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, any>)
+const parseLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, any>)
 
 const seeds: Array<Record<string, string>> = fixtureDirs(join(REPO, 'examples/scenarios')).map((dir) => ({
   'scenario.yaml': read(dir, 'scenario.yaml'),
@@ -48,12 +52,31 @@ const seeds: Array<Record<string, string>> = fixtureDirs(join(REPO, 'examples/sc
   const model = parseLines(base['model.jsonl'])
   const tools = parseLines(base['tools.jsonl'])
   const m0 = model[0]
-  const b64 = { ...m0, response: { ...m0.response, chunks: [{ t: 1, b64: Buffer.from('\u00e9').subarray(0, 1).toString('base64') }, { t: 2, text: 'x' }] } }
+  const b64 = {
+    ...m0,
+    response: {
+      ...m0.response,
+      chunks: [
+        { t: 1, b64: Buffer.from('\u00e9').subarray(0, 1).toString('base64') },
+        { t: 2, text: 'x' },
+      ],
+    },
+  }
   const aborted = { ...m0, response: { ...m0.response, clientAbort: { afterChunks: m0.response.chunks.length, t: 3 } } }
   const noResponse = { ...m0, response: { status: 0, headers: {}, chunks: [] }, transportError: { name: 'Error', message: 'reset', code: 'ECONNRESET' } }
   const open = { ...m0, response: { ...m0.response, open: true }, providerError: { type: 'x', message: 'y' }, originalBytes: 10, truncated: true }
   const rpc = { ...tools[0], rpcId: 7, callId: 'c1' }
-  const fn = { seq: 9, step: 'tool#9', kind: 'fn', name: 'f', key: tools[0].key, args: { a: 1 }, error: { name: 'E', message: 'boom', data: { x: 1 } }, durationMs: 1, truncated: false }
+  const fn = {
+    seq: 9,
+    step: 'tool#9',
+    kind: 'fn',
+    name: 'f',
+    key: tools[0].key,
+    args: { a: 1 },
+    error: { name: 'E', message: 'boom', data: { x: 1 } },
+    durationMs: 1,
+    truncated: false,
+  }
   const fnOut = { ...fn, error: undefined, output: { ok: true }, injected: 'why' }
   const httpFail = { ...tools[0], response: undefined, transportError: { name: 'Error', message: 'refused' }, rpcId: 'a' }
   seeds.push({ ...base, 'model.jsonl': jsonl([b64, aborted, noResponse, open]), 'tools.jsonl': jsonl([rpc, fn, fnOut, httpFail]) })
@@ -61,7 +84,10 @@ const seeds: Array<Record<string, string>> = fixtureDirs(join(REPO, 'examples/sc
 
 /** Every JSON line of a mutant's JSONL files, with the channel it belongs to. */
 function* jsonLines(files: Record<string, string | Buffer>): Generator<{ channel: 'model' | 'tool'; value: unknown }> {
-  for (const [file, channel] of [['model.jsonl', 'model'], ['tools.jsonl', 'tool']] as const)
+  for (const [file, channel] of [
+    ['model.jsonl', 'model'],
+    ['tools.jsonl', 'tool'],
+  ] as const)
     for (const line of String(files[file] ?? '').split('\n')) {
       let value: unknown
       try {
@@ -134,7 +160,13 @@ describe('the fast line checks accept exactly what the schemas accept', () => {
       ['tool', JSON.stringify(set(t0, ['rpcId'], 1e400))],
       ['tool', JSON.stringify(set(t0, ['rpcId'], null))],
       ['tool', JSON.stringify(set(t0, ['kind'], 'fn'))],
-      ['tool', JSON.stringify({ ...t0, kind: 'fn', response: undefined, error: { name: 'E', message: 'm' } }).replace('"message":"m"', '"message":"m","data":{"__proto__":{}}')],
+      [
+        'tool',
+        JSON.stringify({ ...t0, kind: 'fn', response: undefined, error: { name: 'E', message: 'm' } }).replace(
+          '"message":"m"',
+          '"message":"m","data":{"__proto__":{}}',
+        ),
+      ],
       ['tool', JSON.stringify({ ...t0, kind: 'fn', response: undefined, output: 1, error: { name: 'E', message: 'm' } })],
       ['tool', JSON.stringify({ ...t0, kind: 'fn', response: undefined, output: null })],
     ]

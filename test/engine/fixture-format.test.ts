@@ -82,7 +82,10 @@ describe('a recorded fixture', () => {
       expect(c.response.headers['content-type']).toBe('text/event-stream; charset=utf-8')
       for (const h of DROPPED) expect(c.response.headers).not.toHaveProperty(h)
       // what a client reads is kept as the provider sent it: the request id, the rate limits
-      expect(c.response.headers).toMatchObject({ 'x-request-id': expect.stringMatching(/^req_[0-9a-f]{32}$/), 'x-ratelimit-remaining-requests': expect.stringMatching(/^\d+$/) })
+      expect(c.response.headers).toMatchObject({
+        'x-request-id': expect.stringMatching(/^req_[0-9a-f]{32}$/),
+        'x-ratelimit-remaining-requests': expect.stringMatching(/^\d+$/),
+      })
       expect(c.response.chunks.length).toBeGreaterThan(1)
       expect(c.response.chunks.every((ch: { t: number; text?: string }) => typeof ch.t === 'number' && typeof ch.text === 'string')).toBe(true)
     }
@@ -95,7 +98,14 @@ describe('a recorded fixture', () => {
 
     const tools = readJsonl(join(fx, 'tools.jsonl'))
     expect(tools).toHaveLength(1)
-    expect(tools[0]).toMatchObject({ seq: 2, step: 'tool#1', kind: 'http', name: `GET ${weather.host}/weather`, args: { query: { city: 'Paris' } }, truncated: false })
+    expect(tools[0]).toMatchObject({
+      seq: 2,
+      step: 'tool#1',
+      kind: 'http',
+      name: `GET ${weather.host}/weather`,
+      args: { query: { city: 'Paris' } },
+      truncated: false,
+    })
     expect(tools[0].response.status).toBe(200)
     // the weather API's own request id is a header its client may read: kept as sent (its `date` is not)
     expect(tools[0].response.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': expect.stringMatching(/^w-1-\d+$/) })
@@ -138,7 +148,13 @@ describe('a recorded fixture', () => {
         get_capital: tool({ inputSchema: z.object({ country: z.string() }), execute: async () => 'Paris' }),
         get_temperature: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => '30°C' }),
       })
-      return streamText({ model: provider('gemini-2.0-flash'), prompt: 'What is the temperature of the capital of France?', tools, stopWhen: stepCountIs(3), maxRetries: 0 }).text
+      return streamText({
+        model: provider('gemini-2.0-flash'),
+        prompt: 'What is the temperature of the capital of France?',
+        tools,
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+      }).text
     }
     await (await scenario('one', { dir })).run(agent)
     await (await scenario('two', { dir })).run(agent)
@@ -163,7 +179,8 @@ describe('the cassette size cap', () => {
     const agent = async () => {
       const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: 'sk-test', maxRetries: 0 })
       try {
-        return (await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'Invent a holiday.' }] })).choices[0].message.content
+        return (await client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'Invent a holiday.' }] })).choices[0].message
+          .content
       } catch (e) {
         return `error ${(e as { status?: number }).status}: ${(e as Error).message}`
       }
@@ -173,7 +190,9 @@ describe('the cassette size cap', () => {
     const [cell] = readJsonl(join(rr.fixture, 'model.jsonl'))
     expect(cell.truncated).toBe(true)
     expect(cell.originalBytes).toBe(Buffer.byteLength(ex.body))
-    expect(Buffer.concat(cell.response.chunks.map((c: { text?: string; b64?: string }) => (c.b64 ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!)))).length).toBe(200)
+    expect(
+      Buffer.concat(cell.response.chunks.map((c: { text?: string; b64?: string }) => (c.b64 ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!)))).length,
+    ).toBe(200)
     expect(YAML.parse(readFileSync(join(rr.fixture, 'scenario.yaml'), 'utf8')).cassetteMaxBytes).toBe(200)
 
     expect(rr.replayHits).toBe(0)
@@ -191,10 +210,12 @@ describe('the cassette size cap', () => {
     const big = 'x'.repeat(5_000)
     let runs = 0
     const agent = async (lab: Lab) => {
-      const [read] = lab.tools([async function readFile(_path: string) {
-        runs++
-        return big
-      }])
+      const [read] = lab.tools([
+        async function readFile(_path: string) {
+          runs++
+          return big
+        },
+      ])
       try {
         return (await read('/tmp/big.txt')).length
       } catch (e) {

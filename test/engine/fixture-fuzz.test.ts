@@ -31,8 +31,10 @@ function write(dir: string, m: Record<string, string | Buffer>): void {
 /** The bytes a stored chunk stands for, by the format's definition; undefined when it stands for none. */
 function chunkBytes(c: { t?: unknown; text?: unknown; b64?: unknown }): Buffer | undefined {
   if (typeof c?.t !== 'number') return undefined
-  if (typeof c.text === 'string' && c.b64 === undefined) return (c.text as string & { isWellFormed(): boolean }).isWellFormed() ? Buffer.from(c.text) : undefined
-  if (typeof c.b64 === 'string' && c.text === undefined) return Buffer.from(c.b64, 'base64').toString('base64') === c.b64 ? Buffer.from(c.b64, 'base64') : undefined
+  if (typeof c.text === 'string' && c.b64 === undefined)
+    return (c.text as string & { isWellFormed(): boolean }).isWellFormed() ? Buffer.from(c.text) : undefined
+  if (typeof c.b64 === 'string' && c.text === undefined)
+    return Buffer.from(c.b64, 'base64').toString('base64') === c.b64 ? Buffer.from(c.b64, 'base64') : undefined
   return undefined
 }
 const bodies = (jsonl: string | Buffer | undefined) =>
@@ -48,7 +50,16 @@ const bodies = (jsonl: string | Buffer | undefined) =>
 async function agent(served: Array<{ channel: 'model' | 'tool'; body: string }>): Promise<string> {
   const keep = (channel: 'model' | 'tool') => async (url: string | URL | Request, init?: RequestInit) => {
     const res = await globalThis.fetch(url, init)
-    served.push({ channel, body: await res.clone().arrayBuffer().then((b) => Buffer.from(b).toString('latin1'), () => 'errored') })
+    served.push({
+      channel,
+      body: await res
+        .clone()
+        .arrayBuffer()
+        .then(
+          (b) => Buffer.from(b).toString('latin1'),
+          () => 'errored',
+        ),
+    })
     return res
   }
   const client = new OpenAI({ apiKey: 'sk-placeholder', baseURL: 'https://api.openai.com/v1', maxRetries: 0, fetch: keep('model') })
@@ -60,7 +71,9 @@ async function agent(served: Array<{ channel: 'model' | 'tool'; body: string }>)
 const ours = (e: unknown) => /\/(src|dist)\/(?!.*node_modules)/.test(String((e as Error)?.stack ?? '').split('\n')[1] ?? '')
 
 describe('seeded mutations of a committed fixture', () => {
-  it(`${MUTATIONS} mutants fail with a FluxError or load with every chunk standing for bytes, never another exception`, { timeout: Math.max(120_000, MUTATIONS * 30) }, () => {
+  it(`${MUTATIONS} mutants fail with a FluxError or load with every chunk standing for bytes, never another exception`, {
+    timeout: Math.max(120_000, MUTATIONS * 30),
+  }, () => {
     const dir = join(tempDir(), 'capital-agent')
     const rand = prng(13)
     const crashes: string[] = []
@@ -167,7 +180,11 @@ describe('seeded mutations of a committed fixture', () => {
   }
 
   it('held-out mutants of a fixture with digests never serve other bytes than recorded without failing (issue 28)', { timeout: 240_000 }, async () => {
-    const cells = (f: string) => files[f].split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    const cells = (f: string) =>
+      files[f]
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l))
     const s = serializeFixture({ manifest: YAML.parse(files['scenario.yaml']), model: cells('model.jsonl'), tools: cells('tools.jsonl') })
     const digested = { ...files, 'model.jsonl': s.model, 'tools.jsonl': s.tools }
     expect(digested['tools.jsonl']).toContain('"digest":"sha256:')

@@ -26,7 +26,11 @@ const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   ...over,
 })
 const URL_ = 'https://api.openai.com/v1/chat/completions'
-const BODY = JSON.stringify({ model: 'gpt-4o-mini', choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } })
+const BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1 },
+})
 const parsed = codecFor('openai-chat').parseResponse(BODY, 'application/json', 200, new URL(URL_))
 const hex = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`
 const model = (seq: number): ModelCell => ({
@@ -45,7 +49,17 @@ const model = (seq: number): ModelCell => ({
   durationMs: 1,
   truncated: false,
 })
-const tool = (seq: number): ToolCell => ({ seq, step: 'tool#1', kind: 'fn', name: 'lookup', key: hex(1000 + seq), args: {}, output: 1, durationMs: 0, truncated: false })
+const tool = (seq: number): ToolCell => ({
+  seq,
+  step: 'tool#1',
+  kind: 'fn',
+  name: 'lookup',
+  key: hex(1000 + seq),
+  args: {},
+  output: 1,
+  durationMs: 0,
+  truncated: false,
+})
 
 /** A fixture at `<tmp>/tests/scenarios/<name>`, written by writeFixture. */
 function fixture(m: Manifest = manifest()): string {

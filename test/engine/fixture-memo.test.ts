@@ -39,7 +39,11 @@ const copyOf = (from: string) => {
   return to
 }
 const memoEntries = (dir: string): string[] =>
-  existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : []
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+    : []
 // A real-looking key, built here so no key-shaped literal is committed.
 const fakeKey = () => ['sk', 'proj', 'Q7'.repeat(12) + 'x9Lm'.repeat(6)].join('-')
 

@@ -120,9 +120,7 @@ export function httpChunks(url: string, opts: { method?: string; headers?: Recor
     const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(Buffer.from(c)))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), chunks, text: Buffer.concat(chunks).toString('utf8') }),
-      )
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), chunks, text: Buffer.concat(chunks).toString('utf8') }))
       res.on('error', reject)
     })
     req.on('error', reject)

@@ -52,7 +52,13 @@ function entries(dir: string, prefix = ''): string[] {
 /** The generation each file of the fixture says it belongs to. */
 function generations(dir: string): Record<string, number | undefined> {
   const fx = readFixture(dir, { rerun: false })
-  const gen = (s: string | undefined) => Number(/generation (\d+)|"gen":(\d+)/.exec(s ?? '')?.slice(1).find(Boolean))
+  const gen = (s: string | undefined) =>
+    Number(
+      /generation (\d+)|"gen":(\d+)/
+        .exec(s ?? '')
+        ?.slice(1)
+        .find(Boolean),
+    )
   return {
     manifest: (fx.manifest.input as { gen: number }).gen,
     model: gen(JSON.stringify(fx.model[0].request.body)),

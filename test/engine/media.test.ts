@@ -36,7 +36,8 @@ async function mediaServer() {
       return res.end(AUDIO)
     }
     res.writeHead(200, { 'content-type': 'application/json' })
-    if (req.url === '/v1/images/generations') return res.end(JSON.stringify({ created: 1, data: [{ b64_json: PNG }], usage: { input_tokens: 9, output_tokens: 272, total_tokens: 281 } }))
+    if (req.url === '/v1/images/generations')
+      return res.end(JSON.stringify({ created: 1, data: [{ b64_json: PNG }], usage: { input_tokens: 9, output_tokens: 272, total_tokens: 281 } }))
     if (req.url === '/v1/audio/transcriptions') return res.end(JSON.stringify({ text: `heard ${/whisper-1/.test(body) ? 'whisper' : '?'}` }))
     res.end('{}')
   })

@@ -141,7 +141,9 @@ describe('child processes started inside a run', () => {
       const three = spawnSync(process.execPath, [PARENT], { encoding: 'utf8' })
       return `${one} / ${two} / ${three.status} ${three.stdout}`
     })
-    expect(rr.recorded.result).toBe('answer to sync one / answer to sync two / 0 answer to grandchild question | answer to child question after: answer to grandchild question')
+    expect(rr.recorded.result).toBe(
+      'answer to sync one / answer to sync two / 0 answer to grandchild question | answer to child question after: answer to grandchild question',
+    )
     expect(rr.hits).toBe(4)
     expect(rr.replayHits).toBe(0)
     expect(rr.replayed.divergences).toEqual([])

@@ -51,14 +51,23 @@ async function realtimeServer(): Promise<{ url: string; seen: Seen; close(): Pro
       const text = String(raw)
       seen.frames.push(text)
       const event = JSON.parse(text) as { type: string; session?: { instructions?: string }; item?: object }
-      if (event.type === 'session.update') send({ type: 'session.updated', event_id: 'evt_2', session: { model: 'gpt-realtime', instructions: event.session?.instructions } })
+      if (event.type === 'session.update')
+        send({ type: 'session.updated', event_id: 'evt_2', session: { model: 'gpt-realtime', instructions: event.session?.instructions } })
       if (event.type === 'conversation.item.create') send({ type: 'conversation.item.created', event_id: 'evt_3', item: event.item })
       if (event.type === 'response.create') {
         send({ type: 'response.created', event_id: 'evt_4', response: { id: 'resp_1', status: 'in_progress' } })
         setTimeout(() => {
           send({ type: 'response.output_text.delta', event_id: 'evt_5', response_id: 'resp_1', delta: 'Why did the ' })
           send({ type: 'response.output_text.delta', event_id: 'evt_6', response_id: 'resp_1', delta: 'socket close?' })
-          send({ type: 'response.done', event_id: 'evt_7', response: { id: 'resp_1', status: 'completed', usage: { total_tokens: 60, input_tokens: 42, output_tokens: 18, input_token_details: { cached_tokens: 10 } } } })
+          send({
+            type: 'response.done',
+            event_id: 'evt_7',
+            response: {
+              id: 'resp_1',
+              status: 'completed',
+              usage: { total_tokens: 60, input_tokens: 42, output_tokens: 18, input_token_details: { cached_tokens: 10 } },
+            },
+          })
         }, 60)
       }
     })
@@ -86,32 +95,34 @@ interface Talk {
  * One realtime turn with the SDK: wait for the session, configure it, wait, ask, wait for the answer.
  * `events` interleaves what the client sent (`> type`) with what it received, in order.
  */
-const agent = (instructions = `Be brief. Never say ${SECRET_IN_FRAME}.`) => async (): Promise<Talk> => {
-  const client = new OpenAI({ apiKey: KEY, baseURL: 'https://api.openai.com/v1', maxRetries: 0 })
-  const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime' }, client)
-  const events: string[] = []
-  let text = ''
-  rt.on('event', (e) => events.push(e.type))
-  rt.on('response.output_text.delta', (e) => (text += e.delta))
-  const failed = new Promise<never>((_, reject) => {
-    rt.on('error', (e) => reject(e))
-    rt.socket.addEventListener('close', (e) => reject(new Error(`socket closed ${e.code} ${e.reason}`)))
-  })
-  const send = (event: Parameters<typeof rt.send>[0]) => {
-    events.push(`> ${event.type}`)
-    rt.send(event)
+const agent =
+  (instructions = `Be brief. Never say ${SECRET_IN_FRAME}.`) =>
+  async (): Promise<Talk> => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: 'https://api.openai.com/v1', maxRetries: 0 })
+    const rt = new OpenAIRealtimeWebSocket({ model: 'gpt-realtime' }, client)
+    const events: string[] = []
+    let text = ''
+    rt.on('event', (e) => events.push(e.type))
+    rt.on('response.output_text.delta', (e) => (text += e.delta))
+    const failed = new Promise<never>((_, reject) => {
+      rt.on('error', (e) => reject(e))
+      rt.socket.addEventListener('close', (e) => reject(new Error(`socket closed ${e.code} ${e.reason}`)))
+    })
+    const send = (event: Parameters<typeof rt.send>[0]) => {
+      events.push(`> ${event.type}`)
+      rt.send(event)
+    }
+    const next = (type: 'session.created' | 'session.updated' | 'response.done') => Promise.race([new Promise((resolve) => rt.once(type, resolve)), failed])
+    await next('session.created')
+    send({ type: 'session.update', session: { type: 'realtime', instructions } })
+    await next('session.updated')
+    const done = next('response.done')
+    send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell me a joke' }] } })
+    send({ type: 'response.create' })
+    await done
+    rt.close()
+    return { events, text }
   }
-  const next = (type: 'session.created' | 'session.updated' | 'response.done') => Promise.race([new Promise((resolve) => rt.once(type, resolve)), failed])
-  await next('session.created')
-  send({ type: 'session.update', session: { type: 'realtime', instructions } })
-  await next('session.updated')
-  const done = next('response.done')
-  send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell me a joke' }] } })
-  send({ type: 'response.create' })
-  await done
-  rt.close()
-  return { events, text }
-}
 
 const EVENTS = [
   'session.created',
@@ -128,7 +139,9 @@ const EVENTS = [
 
 function fixtureText(dir: string): string {
   const root = join(dir, 'joke')
-  return readdirSync(root).map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
+  return readdirSync(root)
+    .map((f) => readFileSync(join(root, f), 'utf8'))
+    .join('\n')
 }
 
 async function record(dir: string) {
@@ -148,7 +161,12 @@ test('records every frame both ways through the upstream, the fixture keeping th
   expect(server.seen.protocols[0]).toContain(`openai-insecure-api-key.${KEY}`)
   expect(server.seen.frames.map((f) => (JSON.parse(f) as { type: string }).type)).toEqual(['session.update', 'conversation.item.create', 'response.create'])
 
-  const cells = readFileSync(join(dir, 'joke/model.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { url: string; family: string; request: { body: { type: string } }; response: { chunks: Array<{ t: number; data?: string }> } })
+  const cells = readFileSync(join(dir, 'joke/model.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map(
+      (l) => JSON.parse(l) as { url: string; family: string; request: { body: { type: string } }; response: { chunks: Array<{ t: number; data?: string }> } },
+    )
   expect(cells.map((c) => c.family)).toEqual(['openai-realtime', 'openai-realtime', 'openai-realtime', 'openai-realtime'])
   expect(cells.map((c) => c.url)).toEqual(Array(4).fill('wss://api.openai.com/v1/realtime?model=gpt-realtime'))
   expect(cells.map((c) => c.request.body.type)).toEqual(['websocket.open', 'session.update', 'conversation.item.create', 'response.create'])
@@ -186,7 +204,9 @@ test('fluxlab show lists each frame and the events that answered it, in the term
   const file = join(dir, 'trace.html')
   const r = await fluxlabCli(['show', 'joke', '--dir', dir, '--html', file], { cwd: dir })
   expect(r.code, r.output).toBe(0)
-  expect(readFileSync(file, 'utf8')).toContain('<span class="transport websocket">WebSocket</span> sent <code>session.update</code> · received <code>session.updated</code>')
+  expect(readFileSync(file, 'utf8')).toContain(
+    '<span class="transport websocket">WebSocket</span> sent <code>session.update</code> · received <code>session.updated</code>',
+  )
 })
 
 test('replays offline under CI=1 with the server closed: no connection, the same frames in the same order, each after the frame that caused it', async () => {
@@ -214,7 +234,10 @@ test("recording with fluxlab's placeholder key in the subprotocol is FLUX_NO_KEY
     rt.on('error', () => {})
     await new Promise((resolve) => rt.socket.addEventListener('close', resolve))
   }
-  const failure = await (await scenario('keyless', { dir: tempDir() })).run(keyless).then(() => undefined, (e: Error) => e)
+  const failure = await (await scenario('keyless', { dir: tempDir() })).run(keyless).then(
+    () => undefined,
+    (e: Error) => e,
+  )
   delete process.env.FLUX_UPSTREAM
   expect(failure?.message).toContain('FLUX_NO_KEY')
   expect(server.seen.paths).toEqual([])
@@ -234,7 +257,9 @@ test('a socket fluxlab does not take (not a realtime path) to a provider host st
         ws.onclose = () => resolve('closed')
       }),
   )
-  await expect(run).rejects.toThrow(/FLUX_UNROUTABLE: Failed to send GET 127\.0\.0\.1:\d+\/v1\/other: it is a model call made through an undici websocket upgrade/)
+  await expect(run).rejects.toThrow(
+    /FLUX_UNROUTABLE: Failed to send GET 127\.0\.0\.1:\d+\/v1\/other: it is a model call made through an undici websocket upgrade/,
+  )
   expect(server.seen.paths).toEqual([])
 })
 
@@ -310,7 +335,9 @@ test('the SDK realtime client built on the `ws` package (node:http upgrade) is r
       rt.socket.on('open', () => resolve('open'))
     })
   })
-  await expect(run).rejects.toThrow(/FLUX_UNROUTABLE: Failed to send GET api\.openai\.com\/v1\/realtime: it is a model call made through a node:http websocket upgrade \(the `ws` package\)/)
+  await expect(run).rejects.toThrow(
+    /FLUX_UNROUTABLE: Failed to send GET api\.openai\.com\/v1\/realtime: it is a model call made through a node:http websocket upgrade \(the `ws` package\)/,
+  )
   expect(server.seen.paths).toEqual([])
 })
 
@@ -407,7 +434,10 @@ const liveTurn = () =>
     let text = ''
     ws.onopen = () => ws.send(JSON.stringify({ setup: { model: 'models/gemini-live-2.5-flash', systemInstruction: { parts: [{ text: 'Be brief.' }] } } }))
     ws.onmessage = (e) => {
-      const m = JSON.parse(typeof e.data === 'string' ? e.data : new TextDecoder().decode(e.data as ArrayBuffer)) as { setupComplete?: object; serverContent?: { modelTurn?: { parts: Array<{ text: string }> }; turnComplete?: boolean } }
+      const m = JSON.parse(typeof e.data === 'string' ? e.data : new TextDecoder().decode(e.data as ArrayBuffer)) as {
+        setupComplete?: object
+        serverContent?: { modelTurn?: { parts: Array<{ text: string }> }; turnComplete?: boolean }
+      }
       kinds.push(Object.keys(m)[0])
       if (m.setupComplete) ws.send(JSON.stringify({ clientContent: { turns: [{ role: 'user', parts: [{ text: 'Tell me a joke' }] }], turnComplete: true } }))
       for (const p of m.serverContent?.modelTurn?.parts ?? []) text += p.text
@@ -429,7 +459,9 @@ test('Gemini Live: recorded through the upstream with the key in the URL kept ou
   expect(rec.usage).toMatchObject({ input: 21, output: 7 })
   expect(rec.trace()).toContain('3 model#3 gemini-live gemini-live-2.5-flash · in 21 · out 7 · turnComplete\n    > clientContent\n    < serverContent ×3')
   const root = join(dir, 'live')
-  const text = readdirSync(root).map((f) => readFileSync(join(root, f), 'utf8')).join('\n')
+  const text = readdirSync(root)
+    .map((f) => readFileSync(join(root, f), 'utf8'))
+    .join('\n')
   expect(text).not.toContain(GEMINI_KEY)
   expect(text).toContain('generativelanguage.googleapis.com')
   await server.close()

@@ -14,7 +14,8 @@ import { tempDir, useEngineSandbox } from './helpers.js'
 useEngineSandbox()
 afterEach(() => vi.restoreAllMocks())
 
-const sse = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
+const sse = (content: string) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
 
 /** The writes of the server below, each its own chunk on the wire: an emoji cut in two across the 2nd and 3rd. */
 const WRITES = (() => {
@@ -60,7 +61,9 @@ async function byobRead(port: number): Promise<Buffer> {
   return Buffer.concat(got)
 }
 
-test('a recording tees no stream the same call live does not, and hands the client a byte stream: a BYOB reader scribbling over what it read gets every byte, the fixture the exact chunks', { timeout: 10_000 }, async () => {
+test('a recording tees no stream the same call live does not, and hands the client a byte stream: a BYOB reader scribbling over what it read gets every byte, the fixture the exact chunks', {
+  timeout: 10_000,
+}, async () => {
   const server = await chunkServer()
   const tee = vi.spyOn(ReadableStream.prototype, 'tee')
   // undici tees a request body it sends (it clones the request to follow redirects): that much is the call's own
@@ -77,8 +80,13 @@ test('a recording tees no stream the same call live does not, and hands the clie
   await server.close()
   expect(tee.mock.calls.length).toBe(live)
   expect(got?.equals(Buffer.concat(WRITES))).toBe(true)
-  const [cell] = readFileSync(join(dir, 'forward/model.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-  const stored = (cell.response.chunks as Array<{ text?: string; b64?: string }>).map((c) => (c.b64 !== undefined ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!)))
+  const [cell] = readFileSync(join(dir, 'forward/model.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  const stored = (cell.response.chunks as Array<{ text?: string; b64?: string }>).map((c) =>
+    c.b64 !== undefined ? Buffer.from(c.b64, 'base64') : Buffer.from(c.text!),
+  )
   expect(stored.map((b) => b.toString('hex'))).toEqual(WRITES.map((w) => w.toString('hex')))
   expect(cell.text).toBe('The eagle 🦅 flies.')
 })

@@ -37,7 +37,9 @@ async function heldServer() {
   return { port, release, close: () => new Promise((resolve) => server.close(resolve)) }
 }
 
-test('the caller gets the first chunk before the provider sends the rest, and the live send reaches the fetch interceptor no second time', { timeout: 10_000 }, async () => {
+test('the caller gets the first chunk before the provider sends the rest, and the live send reaches the fetch interceptor no second time', {
+  timeout: 10_000,
+}, async () => {
   const server = await heldServer()
   const dir = tempDir()
   const s = await scenario('held', { dir, hosts: { [`127.0.0.1:${server.port}`]: 'openai-chat' } })
@@ -46,7 +48,12 @@ test('the caller gets the first chunk before the provider sends the rest, and th
   let text = ''
   await s.run(async () => {
     // after fluxlab's listener is attached: put one before it that only counts what the fetch interceptor is asked
-    const fetchInterceptor = (globalThis as Record<symbol, { emitter: { prependListener(e: string, l: (ev: { request: Request }) => void): void; removeListener(e: string, l: unknown): void } }>)[Symbol.for('fetch-interceptor')]
+    const fetchInterceptor = (
+      globalThis as Record<
+        symbol,
+        { emitter: { prependListener(e: string, l: (ev: { request: Request }) => void): void; removeListener(e: string, l: unknown): void } }
+      >
+    )[Symbol.for('fetch-interceptor')]
     const count = ({ request }: { request: Request }) => void seen.push(`${request.method} ${new URL(request.url).pathname}`)
     fetchInterceptor.emitter.prependListener('request', count)
     try {

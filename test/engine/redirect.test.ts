@@ -58,7 +58,12 @@ test('node:http gets the 302 itself, recorded and replayed, as it does without f
 test("fetch with redirect: 'manual' gets the 302 (a POST, whose live copy is rebuilt with its body); with the default it follows; both replay so", async () => {
   const server = await redirectingServer()
   const { recorded, replayed, fixture, replayHits } = await recordThenReplay('redirect-fetch', server, async () => {
-    const manual = await fetchChunks(`${server.url}/old`, { method: 'POST', body: '{"q":1}', headers: { 'content-type': 'application/json' }, redirect: 'manual' })
+    const manual = await fetchChunks(`${server.url}/old`, {
+      method: 'POST',
+      body: '{"q":1}',
+      headers: { 'content-type': 'application/json' },
+      redirect: 'manual',
+    })
     const followed = await fetchChunks(`${server.url}/old`)
     return { manual: [manual.status, manual.headers.location], followed: [followed.status, followed.text] }
   })

@@ -24,7 +24,12 @@ test('a recording notes the key variable its requests carried; its replay fills 
   const server = await serve(['openai-chat/openai-text.json'])
   const key = 'sk-gw-7Hq2vX9pLm4rT8wZ1nB5cY3d'
   const agent = async () => {
-    const seen = { gateway: process.env.TEST_GATEWAY_API_KEY, azure: process.env.AZURE_OPENAI_API_KEY, listed: process.env.LITELLM_API_KEY, fromEnv: process.env.MY_GATE }
+    const seen = {
+      gateway: process.env.TEST_GATEWAY_API_KEY,
+      azure: process.env.AZURE_OPENAI_API_KEY,
+      listed: process.env.LITELLM_API_KEY,
+      fromEnv: process.env.MY_GATE,
+    }
     // The client reads its key from the environment, as `new OpenAI()` does with OPENAI_API_KEY.
     const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: process.env.TEST_GATEWAY_API_KEY, maxRetries: 0 })
     await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Tell me a joke' }] })

@@ -34,7 +34,10 @@ const chat: Exchange = {
     ...secrets,
   },
   body: JSON.stringify({
-    id: 'chatcmpl-AbC123dEf456', object: 'chat.completion', created: 1764000000, model: 'gpt-4o-mini-2024-07-18',
+    id: 'chatcmpl-AbC123dEf456',
+    object: 'chat.completion',
+    created: 1764000000,
+    model: 'gpt-4o-mini-2024-07-18',
     choices: [{ index: 0, message: { role: 'assistant', content: 'Paris.' }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 },
   }),
@@ -53,8 +56,14 @@ const messages: Exchange = {
     ...secrets,
   },
   body: JSON.stringify({
-    id: 'msg_01AbCdEfGhIjKlMnOp', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5',
-    content: [{ type: 'text', text: 'Paris.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 12, output_tokens: 2 },
+    id: 'msg_01AbCdEfGhIjKlMnOp',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'Paris.' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: 2 },
   }),
 }
 
@@ -130,7 +139,10 @@ describe('response headers on the tape', () => {
 /** The fixture keeps the headers per call (one set on the cell), and no cookie, token, hop-by-hop header or date. */
 function expectNoSecrets(fixture: string): void {
   const text = readFileSync(join(fixture, 'model.jsonl'), 'utf8')
-  const [cell] = text.trim().split('\n').map((l) => JSON.parse(l) as { response: { headers: Record<string, string>; chunks: unknown[] } })
+  const [cell] = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { response: { headers: Record<string, string>; chunks: unknown[] } })
   for (const name of ['set-cookie', 'x-auth-token', 'connection', 'date']) expect(cell.response.headers).not.toHaveProperty(name)
   expect(text).not.toContain('Zq8cookieValue')
   expect(text).not.toContain(TOKEN)

@@ -99,7 +99,12 @@ describe('the secret corpus (14 patterns × 9 placements)', () => {
   test('records all 126 cells', () => {
     expect(runs).toHaveLength(126)
     expect(runs.filter((r) => r.recordError).map((r) => `${r.cell}: ${r.recordError!.split('\n')[0]}`)).toEqual([])
-    for (const r of runs) expect(Object.keys(r.files).sort(), r.cell).toEqual(r.placement === 'tool-output' || r.placement === 'error-message' ? ['model.jsonl', 'scenario.yaml', 'tools.jsonl', 'trace.snap'] : ['model.jsonl', 'scenario.yaml', 'trace.snap'])
+    for (const r of runs)
+      expect(Object.keys(r.files).sort(), r.cell).toEqual(
+        r.placement === 'tool-output' || r.placement === 'error-message'
+          ? ['model.jsonl', 'scenario.yaml', 'tools.jsonl', 'trace.snap']
+          : ['model.jsonl', 'scenario.yaml', 'trace.snap'],
+      )
   })
 
   test('no piece of any secret reaches a fixture file or trace.snap', () => {
@@ -121,7 +126,9 @@ describe('the secret corpus (14 patterns × 9 placements)', () => {
       .flatMap((r) => {
         const inTool = placeholdersIn(r.files['tools.jsonl'] ?? '')
         const inRequest = placeholdersIn(r.files['model.jsonl'] ?? '')
-        return inTool.length === 1 && inTool.every((ph) => inRequest.includes(ph)) ? [] : [`${r.cell}: tools ${inTool.join(' ')} vs model ${inRequest.join(' ')}`]
+        return inTool.length === 1 && inTool.every((ph) => inRequest.includes(ph))
+          ? []
+          : [`${r.cell}: tools ${inTool.join(' ')} vs model ${inRequest.join(' ')}`]
       })
     expect(drift).toEqual([])
   })

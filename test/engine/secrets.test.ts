@@ -52,7 +52,13 @@ function leakyExchange(): { exchange: Exchange; chunkSize: number } {
     event({}, 'stop') +
     `data: ${JSON.stringify({ id: 'chatcmpl-leak', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 40, completion_tokens: 30, total_tokens: 70 } })}\n\n` +
     'data: [DONE]\n\n'
-  const exchange: Exchange = { method: 'POST', path: '/v1/chat/completions', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, body }
+  const exchange: Exchange = {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    status: 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+    body,
+  }
   return { exchange, chunkSize: body.indexOf(KEYS.returned) + 20 }
 }
 
@@ -123,7 +129,11 @@ describe('recording', () => {
       const client = new OpenAI({ baseURL: openaiBaseURL(server), apiKey: KEYS.openai, maxRetries: 0 })
       const ask = (content: string) => client.chat.completions.create({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content }] })
       await ask(extra ? `changed: ${KEYS.github}` : 'Invent a holiday.')
-      if (extra) return ask(`and ${KEYS.anthropic} ${KEYS.jwt}`).then(() => 'no error', (e: Error) => e.message)
+      if (extra)
+        return ask(`and ${KEYS.anthropic} ${KEYS.jwt}`).then(
+          () => 'no error',
+          (e: Error) => e.message,
+        )
       return 'recorded'
     }
     const rr = await recordThenReplay('off-tape', server, agent(false))
@@ -194,7 +204,17 @@ describe('writing a fixture', () => {
     durationMs: 1,
     truncated: false,
   })
-  const tool = (output: unknown): ToolCell => ({ seq: 2, step: 'tool#1', kind: 'fn', name: 'lookup', key: `sha256:${'1'.repeat(64)}`, args: {}, output, durationMs: 1, truncated: false })
+  const tool = (output: unknown): ToolCell => ({
+    seq: 2,
+    step: 'tool#1',
+    kind: 'fn',
+    name: 'lookup',
+    key: `sha256:${'1'.repeat(64)}`,
+    args: {},
+    output,
+    durationMs: 1,
+    truncated: false,
+  })
 
   test.each([
     ['a model cell', () => ({ model: [cell(`key ${KEYS.anthropic}`)], tools: [], trace: 'ok\n' })],

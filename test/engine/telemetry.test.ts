@@ -25,14 +25,34 @@ async function collector(): Promise<{ url: string; hits: () => number }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: () => hits }
 }
 
-const chat = { method: 'POST', path: '/v1/chat/completions', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] }) }
+const chat = {
+  method: 'POST',
+  path: '/v1/chat/completions',
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+  }),
+}
 
 test('an OTLP export with a per-run body is left off the tape: recorded never, replayed without a divergence', async () => {
   const otel = await collector()
   const provider = await serve([chat])
   const agent = async () => {
-    const r = await fetch(`${provider.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) })
-    await fetch(`${otel.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ spanId: Math.random().toString(16), at: Date.now() }) })
+    const r = await fetch(`${provider.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    await fetch(`${otel.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ spanId: Math.random().toString(16), at: Date.now() }),
+    })
     return (await r.json()) as { choices: unknown[] }
   }
   const rr = await recordThenReplay('otel', provider, agent)
@@ -47,11 +67,28 @@ test('under FLUX_OFFLINE an OTLP export stays on the machine: a network error, a
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
   const provider = await serve([chat])
   const dir = tempDir()
-  await (await scenario('otel-offline', { dir })).run(() => fetch(`${provider.url}/v1/chat/completions`, { method: 'POST', body: '{"model":"gpt-4o-mini","messages":[]}', headers: { 'content-type': 'application/json' } }))
+  await (await scenario('otel-offline', { dir })).run(() =>
+    fetch(`${provider.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{"model":"gpt-4o-mini","messages":[]}',
+      headers: { 'content-type': 'application/json' },
+    }),
+  )
   process.env.FLUX_OFFLINE = '1'
   const out = await (await scenario('otel-offline', { dir })).run(async () => {
-    await fetch(`${provider.url}/v1/chat/completions`, { method: 'POST', body: '{"model":"gpt-4o-mini","messages":[]}', headers: { 'content-type': 'application/json' } })
-    const sent = await Promise.all([1, 2].map(() => fetch(`${otel.url}/v1/metrics`, { method: 'POST', body: '{}' }).then(() => 'sent', () => 'network error')))
+    await fetch(`${provider.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{"model":"gpt-4o-mini","messages":[]}',
+      headers: { 'content-type': 'application/json' },
+    })
+    const sent = await Promise.all(
+      [1, 2].map(() =>
+        fetch(`${otel.url}/v1/metrics`, { method: 'POST', body: '{}' }).then(
+          () => 'sent',
+          () => 'network error',
+        ),
+      ),
+    )
     return sent
   })
   expect(out.result).toEqual(['network error', 'network error'])

@@ -64,7 +64,9 @@ function codeOf(e: unknown): string | undefined {
 const codeAgent = (base: string) => async () => {
   const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'sk-test', maxRetries: 0 })
   const seen: string[] = []
-  await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => seen.push(`model: ${(e as Error).constructor.name} ${codeOf(e)}`))
+  await client.chat.completions
+    .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    .catch((e: unknown) => seen.push(`model: ${(e as Error).constructor.name} ${codeOf(e)}`))
   await fetch(`${base}/status`).catch((e: unknown) => seen.push(`status: ${(e as Error).name} ${codeOf(e)}`))
   return seen
 }

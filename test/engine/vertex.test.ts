@@ -20,7 +20,12 @@ import { readJsonl, tempDir, track, useEngineSandbox } from './helpers.js'
 useEngineSandbox()
 
 /** A real-looking (made up) Google OAuth access token, as Application Default Credentials mint them. */
-const ACCESS_TOKEN = ['ya', '29.', 'a0', [...randomBytes(160)].map((b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-'[b % 64]).join('')].join('')
+const ACCESS_TOKEN = [
+  'ya',
+  '29.',
+  'a0',
+  [...randomBytes(160)].map((b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-'[b % 64]).join(''),
+].join('')
 const PROJECT = 'fluxlab-test-4711'
 
 /** google-auth-library's own OAuth2 client, holding a token that does not expire during the test: it never refreshes. */
@@ -61,7 +66,9 @@ describe('@anthropic-ai/vertex-sdk', () => {
     const agent = async (lab: Lab) => {
       const weather = lab.tool('get_weather', async ({ city }: { city: string }, _o: { toolCallId: string }) => `18°C and sunny in ${city}`)
       const client = new AnthropicVertex({ baseURL: `${server.url}/v1`, region: 'us-east5', projectId: PROJECT, authClient: authClient(), maxRetries: 0 })
-      const tools = [{ name: 'get_weather', description: 'Weather in a city.', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }]
+      const tools = [
+        { name: 'get_weather', description: 'Weather in a city.', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
+      ]
       const ask = { role: 'user' as const, content: 'Weather in Paris?' }
       const first = await client.messages.stream({ model, max_tokens: 256, system: 'Answer briefly.', tools, messages: [ask] }).finalMessage()
       const use = first.content.find((b) => b.type === 'tool_use')
@@ -72,9 +79,18 @@ describe('@anthropic-ai/vertex-sdk', () => {
         max_tokens: 256,
         system: 'Answer briefly.',
         tools,
-        messages: [ask, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: result }] }],
+        messages: [
+          ask,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: result }] },
+        ],
       })
-      return { call: [use.id, use.name, use.input], first: first.usage, text: second.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), second: second.usage }
+      return {
+        call: [use.id, use.name, use.input],
+        first: first.usage,
+        text: second.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+        second: second.usage,
+      }
     }
     const { recorded, replayed, hits, fixture } = await recordThenReplay(server, 'claude-on-vertex', agent)
     expect(hits).toBe(2)
@@ -117,11 +133,20 @@ describe('@ai-sdk/google-vertex', () => {
         prompt: 'Weather in Paris?',
         maxRetries: 0,
         stopWhen: stepCountIs(2),
-        tools: { get_weather: tool({ description: 'Weather in a city.', inputSchema: z.object({ city: z.string() }), execute: (input, { toolCallId }) => weather(input, { toolCallId }) }) },
+        tools: {
+          get_weather: tool({
+            description: 'Weather in a city.',
+            inputSchema: z.object({ city: z.string() }),
+            execute: (input, { toolCallId }) => weather(input, { toolCallId }),
+          }),
+        },
       }
       const result = stream ? streamText(options) : await generateText(options)
       const steps = await result.steps
-      return { text: await result.text, steps: steps.map((s) => ({ calls: s.toolCalls.map((c) => [c.toolName, c.input]), usage: [s.usage.inputTokens, s.usage.outputTokens] })) }
+      return {
+        text: await result.text,
+        steps: steps.map((s) => ({ calls: s.toolCalls.map((c) => [c.toolName, c.input]), usage: [s.usage.inputTokens, s.usage.outputTokens] })),
+      }
     }
     const { recorded, replayed, hits, fixture } = await recordThenReplay(server, `gemini-on-vertex-${stream}`, agent)
     expect(hits).toBe(2)

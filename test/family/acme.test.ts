@@ -26,9 +26,17 @@ async function startAcme(): Promise<{ url: string; hits: number; close(): Promis
       const { results } = JSON.parse(body) as { results?: Array<{ id: string; output: string }> }
       const answer = results?.length
         ? { id: `gen_${hits}`, model: 'acme-large-202611', text: `It is ${results[0].output}.`, usage: { input: 30, output: 6 } }
-        : { id: `gen_${hits}`, model: 'acme-large-202611', text: '', call: { id: `acmecall_${Math.random().toString(36).slice(2, 12)}`, name: 'weather', args: { city: 'Paris' } }, usage: { input: 20, output: 9 } }
+        : {
+            id: `gen_${hits}`,
+            model: 'acme-large-202611',
+            text: '',
+            call: { id: `acmecall_${Math.random().toString(36).slice(2, 12)}`, name: 'weather', args: { city: 'Paris' } },
+            usage: { input: 20, output: 9 },
+          }
       // @note the API echoes the caller's key header: a family's sensitive header is never kept in a fixture.
-      res.writeHead(200, { 'content-type': 'application/json', 'x-acme-key': String(req.headers['x-acme-key']), 'x-request-id': `req-${hits}` }).end(JSON.stringify(answer))
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'x-acme-key': String(req.headers['x-acme-key']), 'x-request-id': `req-${hits}` })
+        .end(JSON.stringify(answer))
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
@@ -48,7 +56,11 @@ async function agent(base: string, lab: Lab): Promise<{ text: string; key: strin
   const weather = lab.tool('weather', async ({ city }: { city: string }) => (city === 'Paris' ? 'sunny in Paris' : 'unknown'))
   const key = process.env.ACME_API_KEY
   const post = async (body: unknown) => {
-    const res = await fetch(`${base}/v1/generate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-acme-key': key ?? '' }, body: JSON.stringify(body) })
+    const res = await fetch(`${base}/v1/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-acme-key': key ?? '' },
+      body: JSON.stringify(body),
+    })
     return (await res.json()) as { text: string; call?: { id: string; name: string; args: { city: string } } }
   }
   const ask = { model: 'acme-large-202611', system: 'Be brief.', prompt: 'Weather in Paris?', tools: [{ name: 'weather' }] }
@@ -102,12 +114,15 @@ describe('a provider family registered in test code (acme)', () => {
     expect(rr.replayed.result.key).toBe('acme-fluxlab-replay-no-key-ACME_API_KEY')
     // model ids: a snapshot id finds the price of the id without its suffix
     expect(rr.replayed.cost({ 'acme-large': { input: 1, output: 2 } }).total).toBeCloseTo((50 * 1 + 15 * 2) / 1e6)
- 
+
     // unregistered, its calls are no model calls, and its sensitive header is no longer part of the redaction rules
     unregister()
     try {
       const again = await scenario('acme-weather', { dir })
-      const error = await again.run(run).then(() => undefined, (e: unknown) => String(e))
+      const error = await again.run(run).then(
+        () => undefined,
+        (e: unknown) => String(e),
+      )
       expect(error).toMatch(/FLUX_DIVERGED/)
       expect(error).toMatch(/scenario\.yaml redaction_mismatch/)
       expect(error).toMatch(/model#1 unused_interaction/)

@@ -43,8 +43,9 @@ beforeEach(() => {
   delete process.env.FLUX_GOLDEN
 })
 afterEach(() => {
-  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]
-  else process.env[k] = v
+  for (const [k, v] of Object.entries(saved))
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
 })
 
 const traceFile = () => join(dir, 'golden', 'trace.snap')
@@ -54,7 +55,9 @@ describe('s.replay()', () => {
     execute.mockClear()
     const out = await (await scenario('golden', { dir })).replay()
     expect(execute).not.toHaveBeenCalled()
-    expect(out.calls).toEqual([expect.objectContaining({ name: 'multiply', args: { a: 1231, b: 2331 }, requestedAt: 'model#1', executedAt: 'tool#1 multiply' })])
+    expect(out.calls).toEqual([
+      expect.objectContaining({ name: 'multiply', args: { a: 1231, b: 2331 }, requestedAt: 'model#1', executedAt: 'tool#1 multiply' }),
+    ])
     expect(out.modelCalls.map((c) => c.model)).toEqual(['gpt-4o-mini-2024-07-18', 'gpt-4o-mini-2024-07-18'])
     expect(out).toMatchTraceSnapshot()
   })

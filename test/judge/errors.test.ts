@@ -33,7 +33,9 @@ describe.each(['openai', 'anthropic', 'gemini'] as Family[])('%s judge', (family
     process.env.FLUX_GOLDEN = 'judge'
     const e = await rejection(judgeOnTape(input(dir, Rubric.model(MODEL[family]))))
     expect(e.code).toBe('FLUX_JUDGE_ERROR')
-    expect(e.message).toContain(`[fluxlab] FLUX_JUDGE_ERROR: Failed to grade "${CRITERION}" with ${MODEL[family]}: the judge's reply (HTTP 200) is not a verdict: the reply is not a JSON object.`)
+    expect(e.message).toContain(
+      `[fluxlab] FLUX_JUDGE_ERROR: Failed to grade "${CRITERION}" with ${MODEL[family]}: the judge's reply (HTTP 200) is not a verdict: the reply is not a JSON object.`,
+    )
     expect(e.message).toContain('Nothing was written to judge.jsonl.')
     expect(e.message).toMatch(/ {2}• reply: .*I think it passes\. \(debug: \[REDACTED:[0-9a-f]{8}\]\)/)
     expect(e.message).not.toContain(FAKE_KEYS.anthropic)
@@ -51,7 +53,9 @@ describe.each(['openai', 'anthropic', 'gemini'] as Family[])('%s judge', (family
     server.behaviour = { kind: 'status', status: 503, body: '{"error":{"message":"overloaded"}}' }
     const e = await rejection(judgeOnTape(input(dir, Rubric.model(MODEL[family], { retries: 1 }), { criterion: 'the answer is polite' })))
     expect(e.code).toBe('FLUX_JUDGE_ERROR')
-    expect(e.message).toMatch(new RegExp(`Failed to grade "the answer is polite" with ${MODEL[family]}: POST http://127\\.0\\.0\\.1:\\d+/\\S+ answered HTTP 503 after 2 attempts\\.`))
+    expect(e.message).toMatch(
+      new RegExp(`Failed to grade "the answer is polite" with ${MODEL[family]}: POST http://127\\.0\\.0\\.1:\\d+/\\S+ answered HTTP 503 after 2 attempts\\.`),
+    )
     expect(e.message).toContain('  • reply: {"error":{"message":"overloaded"}}')
     expect(server.hits).toBe(3)
     expect(readFileSync(join(dir, 'judge.jsonl'), 'utf8')).toBe(before)
@@ -130,7 +134,7 @@ describe('judge errors', () => {
     expect((await rejection(judgeOnTape(input(tempDir(), rubric())))).message).toContain('OPENAI_API_KEY is not set')
   })
 
-  test('needs a base URL for a provider it does not know, and reads that provider\'s key when set', async () => {
+  test("needs a base URL for a provider it does not know, and reads that provider's key when set", async () => {
     const server = await judgeServer()
     process.env.FLUX_GOLDEN = 'judge'
     const local = Rubric.model('localjudge/llama-3.3-70b')

@@ -45,9 +45,11 @@ describe('Rubric.fn', () => {
     process.env.FLUX_GOLDEN = 'judge'
     await judgeOnTape({ dir, scenario: 'refund', criterion: 'mentions policy', text: ANSWER, rubric: Rubric.fn(fn, { name: 'keyword' }) })
     delete process.env.FLUX_GOLDEN
-    const e = await rejection(judgeOnTape({ dir, scenario: 'refund', criterion: 'mentions policy', text: ANSWER, rubric: Rubric.fn(fn, { name: 'keyword@2' }) }))
+    const e = await rejection(
+      judgeOnTape({ dir, scenario: 'refund', criterion: 'mentions policy', text: ANSWER, rubric: Rubric.fn(fn, { name: 'keyword@2' }) }),
+    )
     expect(e.code).toBe('FLUX_JUDGE_MISS')
-    expect(e.message).toContain('(runs your fn:keyword@2 judge; the agent\'s own calls stay on tape)')
+    expect(e.message).toContain("(runs your fn:keyword@2 judge; the agent's own calls stay on tape)")
     expect(e.message).toContain('judge model differs: recorded fn:keyword, now fn:keyword@2')
   })
 
@@ -85,17 +87,40 @@ describe('Rubric.fn', () => {
     const dir = tempDir()
     process.env.FLUX_GOLDEN = 'judge'
     const thrown = await rejection(
-      judgeOnTape({ dir, scenario: 'refund', criterion: 'mentions policy', text: ANSWER, rubric: Rubric.fn(() => { throw new Error('rate limited') }, { name: 'boom' }) }),
+      judgeOnTape({
+        dir,
+        scenario: 'refund',
+        criterion: 'mentions policy',
+        text: ANSWER,
+        rubric: Rubric.fn(
+          () => {
+            throw new Error('rate limited')
+          },
+          { name: 'boom' },
+        ),
+      }),
     )
     expect(thrown.code).toBe('FLUX_JUDGE_ERROR')
     expect(thrown.message).toContain('Failed to grade "mentions policy" with fn:boom: the judge function threw: rate limited.')
     const garbage = await rejection(
-      judgeOnTape({ dir, scenario: 'refund', criterion: 'mentions policy', text: ANSWER, rubric: Rubric.fn(() => ({ verdict: 'maybe' }) as never, { name: 'unsure' }) }),
+      judgeOnTape({
+        dir,
+        scenario: 'refund',
+        criterion: 'mentions policy',
+        text: ANSWER,
+        rubric: Rubric.fn(() => ({ verdict: 'maybe' }) as never, { name: 'unsure' }),
+      }),
     )
     expect(garbage.message).toContain('the judge function returned something that is not a verdict: "verdict" must be "PASS" or "FAIL" (got "maybe")')
     expect(garbage.message).toContain('  • returned: {"verdict":"maybe"}')
     const unscored = await rejection(
-      judgeOnTape({ dir, scenario: 'refund', criterion: 'mentions policy', text: ANSWER, rubric: Rubric.fn(() => ({ verdict: 'PASS' }), { name: 'x', threshold: 0.5 }) }),
+      judgeOnTape({
+        dir,
+        scenario: 'refund',
+        criterion: 'mentions policy',
+        text: ANSWER,
+        rubric: Rubric.fn(() => ({ verdict: 'PASS' }), { name: 'x', threshold: 0.5 }),
+      }),
     )
     expect(unscored.message).toContain('the rubric has a threshold, so the reply needs a "score" from 0 to 1')
     expect(existsSync(join(dir, 'judge.jsonl'))).toBe(false)

@@ -50,8 +50,15 @@ it('runs toPassJudge under jest 30 and every test passes', async () => {
     logLevel: 'silent',
   })
   const config = join(work, 'jest.config.cjs')
-  writeFileSync(config, `module.exports = ${JSON.stringify({ rootDir: join(REPO, 'test/judge/jest'), testEnvironment: 'node', testMatch: ['**/*.test.cjs'], transform: {} })}\n`)
-  const { code, output } = await run(['node_modules/jest/bin/jest.js', '--ci', '--verbose', '--config', config], { FLUX_JUDGE_BUNDLE: bundle, FLUX_GOLDEN: '', CI: '' })
+  writeFileSync(
+    config,
+    `module.exports = ${JSON.stringify({ rootDir: join(REPO, 'test/judge/jest'), testEnvironment: 'node', testMatch: ['**/*.test.cjs'], transform: {} })}\n`,
+  )
+  const { code, output } = await run(['node_modules/jest/bin/jest.js', '--ci', '--verbose', '--config', config], {
+    FLUX_JUDGE_BUNDLE: bundle,
+    FLUX_GOLDEN: '',
+    CI: '',
+  })
   expect(output).toMatch(/Tests:\s+4 passed, 4 total/)
   expect(output).toContain('toPassJudge under jest')
   expect(code, output).toBe(0)

@@ -100,7 +100,12 @@ export async function startJudgeServer(): Promise<JudgeServer> {
       res.writeHead(b.status, { 'content-type': 'application/json' }).end(b.body)
       return
     }
-    const scored = family === 'openai' ? String(body.messages?.[0]?.content).includes('"score"') : family === 'anthropic' ? 'score' in (body.tools?.[0]?.input_schema?.properties ?? {}) : 'score' in (body.generationConfig?.responseSchema?.properties ?? {})
+    const scored =
+      family === 'openai'
+        ? String(body.messages?.[0]?.content).includes('"score"')
+        : family === 'anthropic'
+          ? 'score' in (body.tools?.[0]?.input_schema?.properties ?? {})
+          : 'score' in (body.generationConfig?.responseSchema?.properties ?? {})
     const g = grade(criterion, text)
     const verdict = scored ? g : { verdict: g.verdict, rationale: g.rationale }
     const content = b.kind === 'malformed' ? b.text : JSON.stringify(verdict)
@@ -118,7 +123,8 @@ export async function startJudgeServer(): Promise<JudgeServer> {
         type: 'message',
         role: 'assistant',
         model: body.model,
-        content: b.kind === 'malformed' ? [{ type: 'text', text: content }] : [{ type: 'tool_use', id: 'toolu_judge1', name: body.tools[0].name, input: verdict }],
+        content:
+          b.kind === 'malformed' ? [{ type: 'text', text: content }] : [{ type: 'tool_use', id: 'toolu_judge1', name: body.tools[0].name, input: verdict }],
         stop_reason: b.kind === 'malformed' ? 'end_turn' : 'tool_use',
         usage: { input_tokens: 120, output_tokens: 30 },
       })

@@ -194,7 +194,9 @@ describe('the update switch', () => {
     try {
       await judgeOnTape({ dir, scenario: 'refund', criterion: PASSING, text: ANSWER, rubric })
       expect(warned).toEqual([
-        expect.stringMatching(/^\[fluxlab\] .*judge\.jsonl \(scenario "refund"\): replaced 1 stale verdict of "the answer cites the refund policy" by openai\/gpt-4\.1-mini \(judged text changed\)$/),
+        expect.stringMatching(
+          /^\[fluxlab\] .*judge\.jsonl \(scenario "refund"\): replaced 1 stale verdict of "the answer cites the refund policy" by openai\/gpt-4\.1-mini \(judged text changed\)$/,
+        ),
       ])
     } finally {
       warn.mockRestore()
@@ -219,7 +221,9 @@ describe('the update switch', () => {
     expect((await rejection(judgeOnTape({ dir, scenario: 'refund', criterion: FAILING, text: ANSWER, rubric }))).code).toBe('FLUX_JUDGE_MISS')
     expect(readFileSync(join(dir, 'judge.jsonl'), 'utf8')).toBe(before)
     const fresh = tempDir()
-    expect((await rejection(judgeOnTape({ dir: fresh, scenario: 'refund', criterion: PASSING, text: ANSWER, rubric }))).message).toContain('holds no verdicts yet')
+    expect((await rejection(judgeOnTape({ dir: fresh, scenario: 'refund', criterion: PASSING, text: ANSWER, rubric }))).message).toContain(
+      'holds no verdicts yet',
+    )
     expect(existsSync(join(fresh, 'judge.jsonl'))).toBe(false)
     expect(server.hits).toBe(1)
   })

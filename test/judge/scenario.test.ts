@@ -103,12 +103,16 @@ describe('toPassJudge on a scenario', () => {
     expect(warned[0]).toMatch(/replaced 1 stale verdict of "the answer cites the refund policy" by anthropic\/claude-haiku-4-5 \(rubric changed\)$/)
     expect(grader2.hits).toBe(1)
 
-    const lines = readFileSync(join(dir, 'refund', 'judge.jsonl'), 'utf8').trimEnd().split('\n')
+    const lines = readFileSync(join(dir, 'refund', 'judge.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
     expect(lines.map((l) => JSON.parse(l)).map((e) => [e.criterion, e.verdict, e.instructions])).toEqual([
       [PASSING, 'PASS', 'The policy must be quoted.'],
       [FAILING, 'FAIL', undefined],
     ])
-    const modelLines = readFileSync(join(dir, 'refund', 'model.jsonl'), 'utf8').trimEnd().split('\n')
+    const modelLines = readFileSync(join(dir, 'refund', 'model.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
     expect(modelLines).toHaveLength(1)
   })
 
@@ -126,7 +130,11 @@ describe('toPassJudge on a scenario', () => {
     expect((outcome.result as { verdict: string }).verdict).toBe('PASS')
     expect(grader.hits).toBe(1)
     expect(outcome.modelCalls.map((c) => c.url)).toEqual([`${llm.url}/v1/chat/completions`])
-    expect(readFileSync(join(dir, 'inside', 'model.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(1)
+    expect(
+      readFileSync(join(dir, 'inside', 'model.jsonl'), 'utf8')
+        .trimEnd()
+        .split('\n'),
+    ).toHaveLength(1)
 
     // in replay, a re-grade inside the run reaches the judge and leaves the tape untouched
     await llm.close()

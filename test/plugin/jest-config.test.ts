@@ -29,18 +29,20 @@ const transformers = (config: Record<string, unknown>) =>
     .map(([, t]) => (Array.isArray(t) ? t[0] : t))
 
 describe('withFluxlab and a preset', () => {
-  test("a preset with transforms keeps them: fluxlab adds only its node_modules pattern, no babel-jest in front", () => {
+  test('a preset with transforms keeps them: fluxlab adds only its node_modules pattern, no babel-jest in front', () => {
     expect(transformers({ preset: 'ts-like' })).not.toContain('babel-jest')
   })
-  test('a preset without transforms, or no preset, keeps jest\'s own babel-jest default', () => {
+  test("a preset without transforms, or no preset, keeps jest's own babel-jest default", () => {
     expect(transformers({ preset: 'env-only' })).toContain('babel-jest')
     expect(transformers({})).toContain('babel-jest')
   })
-  test("a preset that cannot be resolved gets no babel-jest in front of it either", () => {
+  test('a preset that cannot be resolved gets no babel-jest in front of it either', () => {
     expect(transformers({ preset: 'not-installed-anywhere' })).not.toContain('babel-jest')
   })
   test("the config's own transform stays as it is", () => {
-    expect(withFluxlab({ rootDir: root, preset: 'ts-like', transform: { '^.+\\.ts$': 'my-transformer' } }).transform).toMatchObject({ '^.+\\.ts$': 'my-transformer' })
+    expect(withFluxlab({ rootDir: root, preset: 'ts-like', transform: { '^.+\\.ts$': 'my-transformer' } }).transform).toMatchObject({
+      '^.+\\.ts$': 'my-transformer',
+    })
   })
 })
 
@@ -52,7 +54,7 @@ describe('withFluxlab and the test environment', () => {
     expect(environment({ testEnvironment: 'node' })).toEqual(fluxlabs)
     expect(environment({ testEnvironment: 'jest-environment-node' })).toEqual(fluxlabs)
   })
-  test('an environment of the project\'s own stays as it is', () => {
+  test("an environment of the project's own stays as it is", () => {
     expect(environment({ testEnvironment: 'jsdom' })).toBe('jsdom')
     expect(environment({ testEnvironment: '<rootDir>/test/environment.cjs' })).toBe('<rootDir>/test/environment.cjs')
   })

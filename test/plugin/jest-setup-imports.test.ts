@@ -40,7 +40,8 @@ beforeAll(() => {
   )
 })
 
-const LATE = /^src\/(matchers\/(?!lazy\.ts)|scenario\/|providers\/(?!vendors\.ts|[a-z-]+\/vendors?\.ts)|pricing\/|cassette\/|judge\/(?!uses\.ts)|reporter\/|interceptor\/|context\/route\.ts)/
+const LATE =
+  /^src\/(matchers\/(?!lazy\.ts)|scenario\/|providers\/(?!vendors\.ts|[a-z-]+\/vendors?\.ts)|pricing\/|cassette\/|judge\/(?!uses\.ts)|reporter\/|interceptor\/|context\/route\.ts)/
 
 function setupLoads(env: Record<string, string>): { packages: string[]; sources: string[]; said: string } {
   const r = spawnSync(process.execPath, [join(dir, 'load.cjs')], { cwd: dir, env: { ...process.env, FLUX_SCENARIOS: '', ...env }, encoding: 'utf8' })

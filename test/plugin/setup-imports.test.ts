@@ -33,7 +33,10 @@ export async function resolve(spec, ctx, next) {
 
 beforeAll(() => {
   assertBuilt()
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}))\n`)
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module'\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}))\n`,
+  )
   writeFileSync(
     join(dir, 'load.mjs'),
     [
@@ -92,7 +95,8 @@ test('in whole-suite mode it loads the interceptors it installs at once (so the 
  * fluxlab code a test file that opens no scenario does not use: matchers, scenarios, providers, pricing, fixtures, judge,
  * reporting. The vendors' data (hosts, key variables and prefixes: src/providers/vendors.ts) is not code: replay placeholders need it.
  */
-const LATE = /^src\/(matchers\/(?!lazy\.ts)|scenario\/|providers\/(?!vendors\.ts|[a-z-]+\/vendors?\.ts)|pricing\/|cassette\/|judge\/(?!uses\.ts)|reporter\/|interceptor\/|context\/route\.ts)/
+const LATE =
+  /^src\/(matchers\/(?!lazy\.ts)|scenario\/|providers\/(?!vendors\.ts|[a-z-]+\/vendors?\.ts)|pricing\/|cassette\/|judge\/(?!uses\.ts)|reporter\/|interceptor\/|context\/route\.ts)/
 
 test("in explicit mode the setup file loads none of fluxlab's matcher, scenario, provider, pricing or fixture code", () => {
   const { sources } = setupLoads({})

@@ -88,13 +88,19 @@ function converseFrames(answer: boolean): Uint8Array[] {
     frame('messageStart', { role: 'assistant', p: pad(20) }),
     ...body,
     frame('messageStop', { stopReason: answer ? 'end_turn' : 'tool_use', p: pad(4) }),
-    frame('metadata', { usage: answer ? { inputTokens: 412, outputTokens: 14, totalTokens: 426 } : { inputTokens: 380, outputTokens: 51, totalTokens: 431 }, metrics: { latencyMs: 598 }, p: pad(6) }),
+    frame('metadata', {
+      usage: answer ? { inputTokens: 412, outputTokens: 14, totalTokens: 426 } : { inputTokens: 380, outputTokens: 51, totalTokens: 431 },
+      metrics: { latencyMs: 598 },
+      p: pad(6),
+    }),
   ]
 }
 
 /** Claude's native Messages answer (InvokeModel with an `anthropic_version` body). */
 function anthropicJson(answer: boolean, model: string): unknown {
-  const content = answer ? [{ type: 'text', text: ANSWER }] : [{ type: 'tool_use', id: 'toolu_bdrk_01A9F2xQ7uN3kLpV8sWcYtRz', name: 'get_weather', input: { city: 'Paris' } }]
+  const content = answer
+    ? [{ type: 'text', text: ANSWER }]
+    : [{ type: 'tool_use', id: 'toolu_bdrk_01A9F2xQ7uN3kLpV8sWcYtRz', name: 'get_weather', input: { city: 'Paris' } }]
   return {
     id: 'msg_bdrk_01HcXq2Lk9vV7fTgYwPzR3mN',
     type: 'message',
@@ -110,7 +116,18 @@ function anthropicJson(answer: boolean, model: string): unknown {
 /** Claude's native stream events, each wrapped as Bedrock does: a `chunk` frame of `{"bytes": base64}`. */
 function anthropicStreamFrames(model: string): Uint8Array[] {
   const events = [
-    { type: 'message_start', message: { id: 'msg_bdrk_01Stream', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 402, output_tokens: 1 } } },
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_bdrk_01Stream',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 402, output_tokens: 1 },
+      },
+    },
     { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'It is 18°C' } },
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' and sunny in Paris.' } },
@@ -127,7 +144,9 @@ function anthropicStreamFrames(model: string): Uint8Array[] {
  * const server = await startBedrockServer()
  * const client = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, credentials })
  */
-export async function startBedrockServer(override?: (req: BedrockRequest) => { status: number; headers: Record<string, string>; body: Uint8Array | Uint8Array[] } | undefined): Promise<BedrockServer> {
+export async function startBedrockServer(
+  override?: (req: BedrockRequest) => { status: number; headers: Record<string, string>; body: Uint8Array | Uint8Array[] } | undefined,
+): Promise<BedrockServer> {
   const requests: BedrockRequest[] = []
   const written: Uint8Array[][] = []
   const server = createServer(async (req, res) => {

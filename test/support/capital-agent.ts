@@ -6,7 +6,17 @@
 import OpenAI from 'openai'
 
 const CAPITAL_QUESTION = 'What is the capital of the UK? Use the tool, then answer.'
-const tools = [{ type: 'function' as const, function: { name: 'get_capital', description: '', parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'], additionalProperties: false }, strict: true } }]
+const tools = [
+  {
+    type: 'function' as const,
+    function: {
+      name: 'get_capital',
+      description: '',
+      parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'], additionalProperties: false },
+      strict: true,
+    },
+  },
+]
 
 export interface CapitalLoopOptions {
   /** The most model calls to make (default 5). */
@@ -19,10 +29,20 @@ export interface CapitalLoopOptions {
   atLimit?: 'return' | 'throw'
 }
 
-export async function capitalToolLoop(client: OpenAI, { steps = 5, fetchTool = (url) => fetch(url), texts = [], atLimit = 'return' }: CapitalLoopOptions = {}): Promise<string[]> {
+export async function capitalToolLoop(
+  client: OpenAI,
+  { steps = 5, fetchTool = (url) => fetch(url), texts = [], atLimit = 'return' }: CapitalLoopOptions = {},
+): Promise<string[]> {
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: CAPITAL_QUESTION }]
   for (let step = 1; step <= steps; step++) {
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, tool_choice: 'auto', stream: true, stream_options: { include_usage: true } })
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages,
+      tools,
+      tool_choice: 'auto',
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     let text = ''
     const calls: Array<{ id: string; name: string; args: string }> = []
     for await (const chunk of stream) {
@@ -37,7 +57,11 @@ export async function capitalToolLoop(client: OpenAI, { steps = 5, fetchTool = (
     }
     texts.push(text)
     if (calls.length === 0) return texts
-    messages.push({ role: 'assistant', content: text || null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) })
+    messages.push({
+      role: 'assistant',
+      content: text || null,
+      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })),
+    })
     for (const call of calls) {
       const res = await fetchTool(`http://127.0.0.1:4010/capital?country=${encodeURIComponent(JSON.parse(call.args).country)}`)
       messages.push({ role: 'tool', tool_call_id: call.id, content: String(((await res.json()) as { capital: unknown }).capital) })

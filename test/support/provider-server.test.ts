@@ -95,7 +95,12 @@ describe('openai SDK', () => {
   test('streams a Responses function call, then the final text, from test_openai_responses_stream', async () => {
     const s = await start(['openai-responses/test_openai_responses_stream.yaml'], { chunking: 5 })
     const first = await openai(s).responses.stream({ model: 'gpt-4o', input: 'What is the capital of France?' }).finalResponse()
-    expect(first.output[0]).toMatchObject({ type: 'function_call', name: 'get_capital', arguments: '{"country":"France"}', call_id: 'call_kL0PCQV7M2WMoVX8V8OtYSAL' })
+    expect(first.output[0]).toMatchObject({
+      type: 'function_call',
+      name: 'get_capital',
+      arguments: '{"country":"France"}',
+      call_id: 'call_kL0PCQV7M2WMoVX8V8OtYSAL',
+    })
     expect(first.usage).toMatchObject({ input_tokens: 255, output_tokens: 16, total_tokens: 271 })
     const deltas: string[] = []
     const stream = await openai(s).responses.create({ model: 'gpt-4o', input: 'x', stream: true })
@@ -121,7 +126,9 @@ describe('@anthropic-ai/sdk', () => {
     ['1-byte writes', 1],
   ])('messages.stream parses text, tool_use and usage from tool_use_response.txt (%s)', async (_, chunking) => {
     const s = await start(['anthropic/tool_use_response.txt'], { chunking })
-    const message = await anthropic(s).messages.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 1024, messages: [{ role: 'user', content: 'Weather in Paris?' }] }).finalMessage()
+    const message = await anthropic(s)
+      .messages.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 1024, messages: [{ role: 'user', content: 'Weather in Paris?' }] })
+      .finalMessage()
     expect(message.content).toEqual([
       { type: 'text', text: "I'll check the current weather in Paris for you." },
       { type: 'tool_use', id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', input: { location: 'Paris' } },
@@ -135,7 +142,9 @@ describe('@anthropic-ai/sdk', () => {
     const s = await start(['anthropic/anthropic-text.json'])
     s.queue(loadExchanges('anthropic/ToolRunner.json')[0])
     const text = await anthropic(s).messages.create({ model: 'claude-sonnet-4-0', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] })
-    expect(text.content).toEqual([{ type: 'text', text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" }])
+    expect(text.content).toEqual([
+      { type: 'text', text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?" },
+    ])
     expect(text.usage).toMatchObject({ input_tokens: 12, output_tokens: 29 })
     const call = await anthropic(s).messages.create({ model: 'claude-sonnet-4-0', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] })
     expect(call.content[1]).toEqual({ type: 'tool_use', id: 'toolu_011LF2VkWpAfJnTKJcmh1PNf', name: 'test_tool', input: { value: 'test' } })
@@ -163,7 +172,13 @@ describe('AI SDK (ai + @ai-sdk/*)', () => {
     const s = await start(['openai-responses/test_openai_responses_stream.yaml'])
     const provider = createOpenAI({ baseURL: openaiBaseURL(s), apiKey: 'sk-test' })
     const getCapital = tool({ inputSchema: z.object({ country: z.string() }), execute: async () => 'Paris' })
-    const result = streamText({ model: provider.responses('gpt-4o'), prompt: 'What is the capital of France?', tools: { get_capital: getCapital }, stopWhen: stepCountIs(2), maxRetries: 0 })
+    const result = streamText({
+      model: provider.responses('gpt-4o'),
+      prompt: 'What is the capital of France?',
+      tools: { get_capital: getCapital },
+      stopWhen: stepCountIs(2),
+      maxRetries: 0,
+    })
     expect(await result.text).toBe('The capital of France is Paris.')
     expect((await result.steps)[0].toolCalls[0]).toMatchObject({ toolName: 'get_capital', input: { country: 'France' } })
     expect(await result.totalUsage).toMatchObject({ inputTokens: 255 + 278, outputTokens: 16 + 9 })
@@ -180,7 +195,10 @@ describe('AI SDK (ai + @ai-sdk/*)', () => {
     expect(await result.finishReason).toBe('tool-calls')
     const text = await generateText({ model: provider('claude-sonnet-4-0'), prompt: 'Hi', maxRetries: 0 })
     expect(text.text).toBe("Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?")
-    expect(s.requests.map((r) => [r.path, r.headers['x-api-key']])).toEqual([['/v1/messages', 'sk-ant-test'], ['/v1/messages', 'sk-ant-test']])
+    expect(s.requests.map((r) => [r.path, r.headers['x-api-key']])).toEqual([
+      ['/v1/messages', 'sk-ant-test'],
+      ['/v1/messages', 'sk-ant-test'],
+    ])
   })
 
   test('google runs the three-step tool loop of test_google_model_iter_stream with 1-byte writes', async () => {
@@ -190,10 +208,20 @@ describe('AI SDK (ai + @ai-sdk/*)', () => {
       get_capital: tool({ inputSchema: z.object({ country: z.string() }), execute: async () => 'Paris' }),
       get_temperature: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => '30°C' }),
     }
-    const result = streamText({ model: provider('gemini-2.0-flash'), prompt: 'What is the temperature of the capital of France?', tools, stopWhen: stepCountIs(3), maxRetries: 0 })
+    const result = streamText({
+      model: provider('gemini-2.0-flash'),
+      prompt: 'What is the temperature of the capital of France?',
+      tools,
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    })
     expect(await result.text).toBe('The temperature in Paris is 30°C.\n')
     const steps = await result.steps
-    expect(steps.map((st) => st.toolCalls.map((c) => [c.toolName, c.input]))).toEqual([[['get_capital', { country: 'France' }]], [['get_temperature', { city: 'Paris' }]], []])
+    expect(steps.map((st) => st.toolCalls.map((c) => [c.toolName, c.input]))).toEqual([
+      [['get_capital', { country: 'France' }]],
+      [['get_temperature', { city: 'Paris' }]],
+      [],
+    ])
     expect(steps.map((st) => st.usage.inputTokens)).toEqual([52, 64, 79])
     expect(s.requests.map((r) => r.path)).toEqual(Array(3).fill('/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse'))
     expect(s.requests[0].headers['x-goog-api-key']).toBe('test-key')

@@ -43,7 +43,13 @@ const PATTERNS = {
   },
   'private-key': () => {
     const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()
-    return { material: pem, secret: pem.split('\n').filter((l) => l && !l.startsWith('-----')).join('\n') }
+    return {
+      material: pem,
+      secret: pem
+        .split('\n')
+        .filter((l) => l && !l.startsWith('-----'))
+        .join('\n'),
+    }
   },
   'basic-auth-url': () => {
     const password = `${pick(ALNUM, 14)}-${pick(ALNUM, 10)}~${pick(ALNUM, 4)}`
@@ -103,15 +109,18 @@ function windows(secret: string): string[] {
 /** `text` as stored, JSON-unescaped (twice, for JSON inside a JSON string) and percent-decoded: a secret in any encoding shows. */
 function views(text: string): string[] {
   const unescape = (s: string) =>
-    s.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, e: string) => (e.length === 5 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ({ n: '\n', r: '\r', t: '\t' } as Record<string, string>)[e] ?? e))
+    s.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, e: string) =>
+      e.length === 5 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (({ n: '\n', r: '\r', t: '\t' } as Record<string, string>)[e] ?? e),
+    )
   const once = unescape(text)
-  const percent = (s: string) => s.replace(/(%[0-9A-Fa-f]{2})+/g, (m) => {
-    try {
-      return decodeURIComponent(m)
-    } catch {
-      return m
-    }
-  })
+  const percent = (s: string) =>
+    s.replace(/(%[0-9A-Fa-f]{2})+/g, (m) => {
+      try {
+        return decodeURIComponent(m)
+      } catch {
+        return m
+      }
+    })
   return [text, once, unescape(once), percent(text), percent(once)]
 }
 
@@ -137,13 +146,31 @@ const json = (status: number, body: unknown): Exchange => ({
   body: JSON.stringify(body),
 })
 const completion = (message: object, finish = 'stop'): Exchange =>
-  json(200, { id: 'chatcmpl-corpus', object: 'chat.completion', created: 1, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finish }], usage })
+  json(200, {
+    id: 'chatcmpl-corpus',
+    object: 'chat.completion',
+    created: 1,
+    model: MODEL,
+    choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finish }],
+    usage,
+  })
 const event = (delta: object, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'chatcmpl-corpus', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
 const sse = (events: string[]): Exchange => {
-  const tail = [event({}, 'stop'), `data: ${JSON.stringify({ id: 'chatcmpl-corpus', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [], usage })}\n\n`, 'data: [DONE]\n\n']
+  const tail = [
+    event({}, 'stop'),
+    `data: ${JSON.stringify({ id: 'chatcmpl-corpus', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [], usage })}\n\n`,
+    'data: [DONE]\n\n',
+  ]
   const writes = [...events, ...tail]
-  return { method: 'POST', path: '/v1/chat/completions', status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, body: writes.join(''), writes }
+  return {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    status: 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+    body: writes.join(''),
+    writes,
+  }
 }
 const TOOL_CALL = { id: 'call_corpus00001', type: 'function', function: { name: 'read_vault', arguments: '{"item":"deploy"}' } }
 
@@ -163,7 +190,9 @@ export function providerScript(placement: Placement, key: FakeSecret): Exchange[
       return [completion({ content: `Your deploy credential is ${m} (keep it safe).` })]
     case 'split-across-sse-events': {
       const half = Math.floor(m.length / 2)
-      return [sse([event({ role: 'assistant', content: `Your deploy credential is ${m.slice(0, half)}` }), event({ content: `${m.slice(half)} (keep it safe).` })])]
+      return [
+        sse([event({ role: 'assistant', content: `Your deploy credential is ${m.slice(0, half)}` }), event({ content: `${m.slice(half)} (keep it safe).` })]),
+      ]
     }
     case 'cut-mid-event-across-writes': {
       const ex = sse([event({ role: 'assistant', content: `Your deploy credential is ${m} (keep it safe).` })])
@@ -173,7 +202,16 @@ export function providerScript(placement: Placement, key: FakeSecret): Exchange[
       return [{ ...ex, writes: [first.slice(0, cut), first.slice(cut), ...ex.writes!.slice(1)] }]
     }
     case 'error-body-4xx':
-      return [json(401, { error: { message: `Incorrect API key provided: ${m}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })]
+      return [
+        json(401, {
+          error: {
+            message: `Incorrect API key provided: ${m}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        }),
+      ]
     case 'tool-output':
     case 'error-message':
       return [completion({ content: null, tool_calls: [TOOL_CALL] }, 'tool_calls'), completion({ content: 'Deployed.' })]
@@ -204,7 +242,12 @@ export function cellAgent(placement: Placement, key: FakeSecret, server: Provide
         return ask('Give me the deploy credential.')
       case 'split-across-sse-events':
       case 'cut-mid-event-across-writes': {
-        const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Give me the deploy credential.' }], stream: true, stream_options: { include_usage: true } })
+        const stream = await client.chat.completions.create({
+          model: MODEL,
+          messages: [{ role: 'user', content: 'Give me the deploy credential.' }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
         let text = ''
         for await (const c of stream) text += c.choices[0]?.delta.content ?? ''
         return text
@@ -244,7 +287,13 @@ export function cellAgent(placement: Placement, key: FakeSecret, server: Provide
 export function vaultScript(key: FakeSecret): (req: { path: string }) => Exchange | undefined {
   return (req) =>
     req.path.startsWith('/vault/')
-      ? { method: 'GET', path: req.path, status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ item: 'deploy', credential: key.material }) }
+      ? {
+          method: 'GET',
+          path: req.path,
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ item: 'deploy', credential: key.material }),
+        }
       : undefined
 }
 

@@ -14,7 +14,10 @@ describe('traffic loaders', () => {
         expect(ex.path, file).toMatch(/^\/v1(beta)?\//)
         expect([200, 400, 404], file).toContain(ex.status)
         expect(ex.headers['content-type'], file).toMatch(/^(text\/event-stream|application\/json)/)
-        expect(Object.keys(ex.headers).filter((k) => /^(content-encoding|content-length|transfer-encoding)$/.test(k)), file).toEqual([])
+        expect(
+          Object.keys(ex.headers).filter((k) => /^(content-encoding|content-length|transfer-encoding)$/.test(k)),
+          file,
+        ).toEqual([])
         if (ex.headers['content-type'].startsWith('application/json')) expect(() => JSON.parse(ex.body), file).not.toThrow()
         else expect(parseSse(ex.body).length, file).toBeGreaterThan(0)
       }

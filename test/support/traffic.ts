@@ -97,8 +97,7 @@ export function parseSse(text: string): Array<{ event?: string; data: string }> 
 export function familyOf(obj: unknown): ProviderFamily {
   const o = (obj ?? {}) as Record<string, unknown>
   if (o.object === 'chat.completion.chunk' || o.object === 'chat.completion') return 'openai-chat'
-  if (o.object === 'response' || (typeof o.type === 'string' && (o.type.startsWith('response.') || o.type === 'error')))
-    return 'openai-responses'
+  if (o.object === 'response' || (typeof o.type === 'string' && (o.type.startsWith('response.') || o.type === 'error'))) return 'openai-responses'
   if (typeof o.type === 'string' && /^(message|message_\w+|content_block_\w+|ping)$/.test(o.type)) return 'anthropic'
   if ('candidates' in o || 'usageMetadata' in o) return 'gemini'
   throw new Error(`cannot tell the provider of ${JSON.stringify(obj).slice(0, 120)}`)
@@ -133,7 +132,10 @@ export function sseFromChunkLines(lines: string[], family: ProviderFamily): stri
 
 /** F1 `*.chunks.txt`: one data payload per line; several responses may be concatenated. */
 function fromChunkLines(text: string): Exchange[] {
-  const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '')
+  const lines = text
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '')
   const parsed = lines.map((l, i) => {
     try {
       return JSON.parse(l) as Record<string, unknown>

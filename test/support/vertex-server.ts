@@ -34,18 +34,41 @@ const sse = (events: unknown[], named: boolean) => events.map((e) => `${named ? 
 
 function claude(answer: boolean, model: string, stream: boolean): { type: string; body: string[] } {
   const usage = answer ? { input_tokens: 420, output_tokens: 16 } : { input_tokens: 388, output_tokens: 54 }
-  const content = answer ? [{ type: 'text', text: ANSWER }] : [{ type: 'tool_use', id: 'toolu_vrtx_01Kq8ZcN3xWm5Rt7Yb2LpD4f', name: 'get_weather', input: { city: 'Paris' } }]
+  const content = answer
+    ? [{ type: 'text', text: ANSWER }]
+    : [{ type: 'tool_use', id: 'toolu_vrtx_01Kq8ZcN3xWm5Rt7Yb2LpD4f', name: 'get_weather', input: { city: 'Paris' } }]
   const stop = answer ? 'end_turn' : 'tool_use'
-  if (!stream) return { type: 'application/json', body: [JSON.stringify({ id: 'msg_vrtx_01AbCdEfGh', type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage })] }
+  if (!stream)
+    return {
+      type: 'application/json',
+      body: [JSON.stringify({ id: 'msg_vrtx_01AbCdEfGh', type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage })],
+    }
   const block = answer ? { type: 'text', text: '' } : { type: 'tool_use', id: 'toolu_vrtx_01Kq8ZcN3xWm5Rt7Yb2LpD4f', name: 'get_weather', input: {} }
   const deltas = answer
-    ? [{ type: 'text_delta', text: 'It is 18°C' }, { type: 'text_delta', text: ' and sunny in Paris.' }]
-    : [{ type: 'input_json_delta', partial_json: '{"city":' }, { type: 'input_json_delta', partial_json: '"Paris"}' }]
+    ? [
+        { type: 'text_delta', text: 'It is 18°C' },
+        { type: 'text_delta', text: ' and sunny in Paris.' },
+      ]
+    : [
+        { type: 'input_json_delta', partial_json: '{"city":' },
+        { type: 'input_json_delta', partial_json: '"Paris"}' },
+      ]
   return {
     type: 'text/event-stream',
     body: sse(
       [
-        { type: 'message_start', message: { id: 'msg_vrtx_01AbCdEfGh', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } },
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_vrtx_01AbCdEfGh',
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+          },
+        },
         { type: 'content_block_start', index: 0, content_block: block },
         ...deltas.map((delta) => ({ type: 'content_block_delta', index: 0, delta })),
         { type: 'content_block_stop', index: 0 },
@@ -58,9 +81,17 @@ function claude(answer: boolean, model: string, stream: boolean): { type: string
 }
 
 function gemini(answer: boolean, model: string, stream: boolean): { type: string; body: string[] } {
-  const usageMetadata = answer ? { promptTokenCount: 95, candidatesTokenCount: 12, totalTokenCount: 107, trafficType: 'ON_DEMAND' } : { promptTokenCount: 61, candidatesTokenCount: 5, totalTokenCount: 66, trafficType: 'ON_DEMAND' }
+  const usageMetadata = answer
+    ? { promptTokenCount: 95, candidatesTokenCount: 12, totalTokenCount: 107, trafficType: 'ON_DEMAND' }
+    : { promptTokenCount: 61, candidatesTokenCount: 5, totalTokenCount: 66, trafficType: 'ON_DEMAND' }
   const parts = answer ? [{ text: ANSWER }] : [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }]
-  const whole = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }], usageMetadata, modelVersion: model, createTime: '2026-12-01T15:00:00.000000Z', responseId: 'vrtxResp01' }
+  const whole = {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }],
+    usageMetadata,
+    modelVersion: model,
+    createTime: '2026-12-01T15:00:00.000000Z',
+    responseId: 'vrtxResp01',
+  }
   if (!stream) return { type: 'application/json', body: [JSON.stringify(whole)] }
   if (!answer) return { type: 'text/event-stream', body: sse([whole], false) }
   return {

@@ -46,7 +46,10 @@ describe('lab.tools with Vercel AI SDK tools', () => {
     const live = vi.fn(async ({ a, b }: { a: number; b: number }) => a * b)
     const recorded = await (await scenario('multiply', { dir })).run(agent(base, live))
     expect(live).toHaveBeenCalledTimes(1)
-    const cells = readFileSync(join(dir, 'multiply', 'tools.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const cells = readFileSync(join(dir, 'multiply', 'tools.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(cells).toEqual([
       expect.objectContaining({ kind: 'fn', name: 'multiply', callId: 'call_1EYWDzueHEp8OsB8jJSEp7WB', args: { a: 1231, b: 2331 }, output: 2869461 }),
     ])
@@ -78,14 +81,16 @@ describe('lab.tools with Vercel AI SDK tools', () => {
     let seen: unknown
     const spy = vi.fn()
     const s = await scenario('multiply-error', { dir })
-    await s.run(async (lab) => {
-      const wrapped = lab.tool('multiply', spy)
-      try {
-        await wrapped({ a: 1231, b: 2331 }, { toolCallId: 'call_1EYWDzueHEp8OsB8jJSEp7WB', messages: [] })
-      } catch (e) {
-        seen = e
-      }
-    }).catch(() => undefined)
+    await s
+      .run(async (lab) => {
+        const wrapped = lab.tool('multiply', spy)
+        try {
+          await wrapped({ a: 1231, b: 2331 }, { toolCallId: 'call_1EYWDzueHEp8OsB8jJSEp7WB', messages: [] })
+        } catch (e) {
+          seen = e
+        }
+      })
+      .catch(() => undefined)
     expect(spy).not.toHaveBeenCalled()
     expect(seen).toBeInstanceOf(Error)
     expect(seen).toMatchObject({ name: 'RangeError', message: 'numbers too large', code: 'E_RANGE' })
@@ -94,7 +99,9 @@ describe('lab.tools with Vercel AI SDK tools', () => {
   it('tools() from fluxlab, built once outside every run, goes on the tape of the run it is called in, and runs untouched outside', async () => {
     const base = openaiBaseURL(server)
     const body = vi.fn(({ a, b }: { a: number; b: number }) => a * b)
-    const { multiply } = tools({ multiply: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async (input: { a: number; b: number }) => body(input) }) })
+    const { multiply } = tools({
+      multiply: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async (input: { a: number; b: number }) => body(input) }),
+    })
     const { double } = tools({ double: (n: number) => n * 2 })
     // outside every run: the tool itself, synchronously
     expect(double(21)).toBe(42)
@@ -128,7 +135,9 @@ describe('lab.tools with Vercel AI SDK tools', () => {
     await (await scenario('unwrapped', { dir })).run(unwrapped)
     const out = await (await scenario('unwrapped', { dir })).run(unwrapped)
     expect(out.warnings.map((w) => [w.code, w.step])).toEqual([['unwrapped_tool', 'model#1']])
-    expect(out.warnings[0].message).toMatch(/^model#1 asked for `multiply` \(call_\w+\); model#2 sent its result back, and no tool call on the tape answered it/)
+    expect(out.warnings[0].message).toMatch(
+      /^model#1 asked for `multiply` \(call_\w+\); model#2 sent its result back, and no tool call on the tape answered it/,
+    )
     expect(out.warnings[0].message).toContain('lab.tools({ multiply })')
   })
 
@@ -137,7 +146,12 @@ describe('lab.tools with Vercel AI SDK tools', () => {
     // a tool with no execute(): the SDK hands the call to the caller and stops, so nothing runs
     const asksOnly = async () => {
       const openai = createOpenAI({ baseURL: base, apiKey: 'sk-test' })
-      const r = streamText({ model: openai.chat('gpt-4o-mini'), prompt: PROMPT, tools: { multiply: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }) }) }, maxRetries: 0 })
+      const r = streamText({
+        model: openai.chat('gpt-4o-mini'),
+        prompt: PROMPT,
+        tools: { multiply: tool({ inputSchema: z.object({ a: z.number(), b: z.number() }) }) },
+        maxRetries: 0,
+      })
       return (await r.toolCalls).map((c) => c.toolName)
     }
     await (await scenario('asks-only', { dir })).run(asksOnly)

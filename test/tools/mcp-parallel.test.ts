@@ -54,13 +54,17 @@ async function startItemsMcp(n: number, opts: { ignoreCancel?: boolean } = {}): 
     await new Promise((r) => setTimeout(r, delayOf(id, n)))
     return { content: [{ type: 'text', text: `marked ${id}` }], structuredContent: { id, marked: true } }
   })
-  mcp.registerTool('wait_for_client', { description: 'reports progress, answers once the client saw it', inputSchema: { token: z.string() } }, async ({ token }, extra) => {
-    const seen = new Promise<void>((r) => gates.set(token, r))
-    const progressToken = extra._meta?.progressToken
-    if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } })
-    await seen
-    return { content: [{ type: 'text', text: `seen ${token}` }] }
-  })
+  mcp.registerTool(
+    'wait_for_client',
+    { description: 'reports progress, answers once the client saw it', inputSchema: { token: z.string() } },
+    async ({ token }, extra) => {
+      const seen = new Promise<void>((r) => gates.set(token, r))
+      const progressToken = extra._meta?.progressToken
+      if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } })
+      await seen
+      return { content: [{ type: 'text', text: `seen ${token}` }] }
+    },
+  )
   mcp.registerTool('client_saw', { description: 'the client saw the progress of `token`', inputSchema: { token: z.string() } }, async ({ token }) => {
     gates.get(token)?.()
     return { content: [{ type: 'text', text: 'ok' }] }

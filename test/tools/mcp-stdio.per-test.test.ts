@@ -57,24 +57,32 @@ test('asks the weather over stdio, then the model', async () => {
 }, TIMEOUT)
 afterAll(() => project?.remove())
 
-test('the test records its stdio messages on its scenario, and replays them with CI=1 without starting the server', async () => {
-  expect(spawns()).toBe(1)
-  const [tools] = files(project.dir, 'tools.jsonl')
-  const names = readFileSync(tools, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { name: string }).name)
-  expect(names.filter((n) => n.startsWith('mcp '))).toEqual(['mcp initialize', 'mcp notifications/initialized', 'mcp get_weather'])
+test(
+  'the test records its stdio messages on its scenario, and replays them with CI=1 without starting the server',
+  async () => {
+    expect(spawns()).toBe(1)
+    const [tools] = files(project.dir, 'tools.jsonl')
+    const names = readFileSync(tools, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { name: string }).name)
+    expect(names.filter((n) => n.startsWith('mcp '))).toEqual(['mcp initialize', 'mcp notifications/initialized', 'mcp get_weather'])
 
-  const r = await runVitest(project, [], { PROVIDER_URL: server.url, CI: '1' })
-  expect(r.code, r.output).toBe(0)
-  expect(spawns()).toBe(1)
-}, TIMEOUT)
+    const r = await runVitest(project, [], { PROVIDER_URL: server.url, CI: '1' })
+    expect(r.code, r.output).toBe(0)
+    expect(spawns()).toBe(1)
+  },
+  TIMEOUT,
+)
 
-test('an off-tape call fails the test with the divergence, and the server is still not started', async () => {
-  const r = await runVitest(project, [], { PROVIDER_URL: server.url, CI: '1', CITY: 'Oslo' })
-  expect(r.code, r.output).not.toBe(0)
-  expect(r.output).toContain('tool#3 mcp get_weather')
-  expect(r.output).toContain('is off tape')
-  expect(spawns()).toBe(1)
-}, TIMEOUT)
+test(
+  'an off-tape call fails the test with the divergence, and the server is still not started',
+  async () => {
+    const r = await runVitest(project, [], { PROVIDER_URL: server.url, CI: '1', CITY: 'Oslo' })
+    expect(r.code, r.output).not.toBe(0)
+    expect(r.output).toContain('tool#3 mcp get_weather')
+    expect(r.output).toContain('is off tape')
+    expect(spawns()).toBe(1)
+  },
+  TIMEOUT,
+)

@@ -22,12 +22,23 @@ expect.extend(matchers)
 const SERVER = fileURLToPath(new URL('../support/mcp-stdio-server.mjs', import.meta.url))
 const text = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as Array<{ text: string }>)[0].text
 const spawns = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0)
-const stdio = (log: string, secret?: string) => new StdioClientTransport({ command: process.execPath, args: [SERVER, log, ...(secret ? [secret] : [])], stderr: 'ignore' })
+const stdio = (log: string, secret?: string) =>
+  new StdioClientTransport({ command: process.execPath, args: [SERVER, log, ...(secret ? [secret] : [])], stderr: 'ignore' })
 const toolLines = (dir: string, name: string) =>
   readFileSync(join(dir, name, 'tools.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { name: string; url: string; kind: string; rpcId?: number; args: { body: { id?: unknown } }; response: { chunks: Array<{ text: string }> } })
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          name: string
+          url: string
+          kind: string
+          rpcId?: number
+          args: { body: { id?: unknown } }
+          response: { chunks: Array<{ text: string }> }
+        },
+    )
 
 /** The agent: connect over stdio, ask for the weather in `city`, keep the server's log messages. */
 async function weatherAgent(transport: StdioClientTransport, city: string) {
@@ -120,7 +131,9 @@ test('mcp() from fluxlab follows the run it is sent in: a client shared across s
       await client.connect(mcp(stdio(log)))
       return text(await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }))
     })
-    const second = await (await scenario('stdio-shared-2', { dir })).run(async () => text(await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })))
+    const second = await (await scenario('stdio-shared-2', { dir })).run(async () =>
+      text(await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })),
+    )
     await client.close()
     return [first, second]
   }
@@ -170,7 +183,9 @@ test('fluxlab show labels the transport: stdio MCP steps say so, in the terminal
   const r = await fluxlabCli(['show', 'stdio-show', '--dir', dir, '--html', file], { cwd: dir })
   expect(r.code, r.output).toBe(0)
   const html = readFileSync(file, 'utf8')
-  expect(html).toContain('<b>mcp get_weather</b> <span class="transport stdio" title="MCP over stdio: stdio://mcp-stdio-server/ (one chunk per server message)">MCP stdio</span>')
+  expect(html).toContain(
+    '<b>mcp get_weather</b> <span class="transport stdio" title="MCP over stdio: stdio://mcp-stdio-server/ (one chunk per server message)">MCP stdio</span>',
+  )
   expect(html).toContain('class="bar tool mcp-stdio"')
 
   // the fixture verifies offline like any other: keys re-derive, the secret scan is clean

@@ -104,7 +104,10 @@ test('a call still waiting when the run ends is stored as pending at the end, an
   let ping: Promise<string> | undefined
   const agent = (base: string) => async () => {
     // the agent does not wait for it (a fire-and-forget ping), and never aborts it
-    ping = fetch(`${base}/hold`).then(async (r) => `answered ${await r.text()}`, (e: Error) => e.name)
+    ping = fetch(`${base}/hold`).then(
+      async (r) => `answered ${await r.text()}`,
+      (e: Error) => e.name,
+    )
     const raced = await Promise.race([ping, new Promise((r) => setTimeout(() => r('still waiting'), 100))])
     const after = await (await fetch(`${base}/item/7`)).text()
     return { raced, after }
@@ -112,7 +115,10 @@ test('a call still waiting when the run ends is stored as pending at the end, an
   const rec = await (await scenario('pending-at-end', { dir })).run(agent(server.url))
   expect(rec.result).toEqual({ raced: 'still waiting', after: 'item 7' })
   const lines = toolLines(dir, 'pending-at-end')
-  expect(lines.map((l) => [l.seq, l.step])).toEqual([[1, 'tool#1'], [2, 'tool#2']])
+  expect(lines.map((l) => [l.seq, l.step])).toEqual([
+    [1, 'tool#1'],
+    [2, 'tool#2'],
+  ])
   expect(lines[0].response).toEqual({ status: 0, headers: {}, chunks: [], open: true })
   expect(rec.warnings.map((w) => w.message)).toEqual([
     'tool#1 never got an answer (it was still waiting when the run ended); the replay waits as the client did',
@@ -155,13 +161,16 @@ async function mapsAnswersById() {
     const slot = `${req.headers['mcp-session-id']} ${body.id}`
     slots.set(slot, body)
     const item = body.params?.arguments?.id
-    setTimeout(() => {
-      // the answer goes to the request holding its id's slot: one whose slot was taken is never answered
-      if (slots.get(slot) !== body) return
-      slots.delete(slot)
-      const result = { content: [{ type: 'text', text: `marked ${item}` }] }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }))
-    }, item === 2 ? 450 : 50)
+    setTimeout(
+      () => {
+        // the answer goes to the request holding its id's slot: one whose slot was taken is never answered
+        if (slots.get(slot) !== body) return
+        slots.delete(slot)
+        const result = { content: [{ type: 'text', text: `marked ${item}` }] }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }))
+      },
+      item === 2 ? 450 : 50,
+    )
   })
   return { url: `${server.url}/mcp`, close: server.close, notified }
 }

@@ -55,7 +55,9 @@ test('MCP tool calls record and replay against another port, with a client share
       return text(await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } }))
     })
     // The same client in the next scenario: its JSON-RPC ids go on from the first one's.
-    const second = await (await scenario('mcp-oslo', { dir })).run(async () => text(await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })))
+    const second = await (await scenario('mcp-oslo', { dir })).run(async () =>
+      text(await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })),
+    )
     await client.close()
     return { first, second }
   }

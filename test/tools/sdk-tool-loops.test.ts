@@ -17,9 +17,7 @@ type ToolFn = (args: Record<string, unknown>, ctx: { toolCallId: string }) => Pr
 async function openaiLoop(lab: Lab, baseURL: string, impl: Record<string, ToolFn>, passId = true): Promise<string> {
   const client = new OpenAI({ baseURL, apiKey: 'sk-test', maxRetries: 0 })
   const tools = lab.tools(impl)
-  const messages: OpenAI.ChatCompletionMessageParam[] = [
-    { role: 'user', content: 'Can the country of Crumpet have dragons? Answer with only YES or NO' },
-  ]
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Can the country of Crumpet have dragons? Answer with only YES or NO' }]
   for (let i = 0; i < 5; i++) {
     const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: false })
     const msg = r.choices[0].message
@@ -28,7 +26,9 @@ async function openaiLoop(lab: Lab, baseURL: string, impl: Record<string, ToolFn
     for (const call of msg.tool_calls) {
       if (call.type !== 'function') continue
       const args = JSON.parse(call.function.arguments) as Record<string, unknown>
-      const out = await (passId ? tools[call.function.name](args, { toolCallId: call.id }) : (tools[call.function.name] as (a: unknown) => Promise<unknown>)(args))
+      const out = await (passId
+        ? tools[call.function.name](args, { toolCallId: call.id })
+        : (tools[call.function.name] as (a: unknown) => Promise<unknown>)(args))
       messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(out) })
     }
   }
@@ -48,7 +48,11 @@ async function anthropicLoop(lab: Lab, baseURL: string, lookup: ToolFn, delays: 
     const results = await Promise.all(
       uses.map(async (u, n) => {
         await new Promise((res) => setTimeout(res, delays(n)))
-        return { type: 'tool_result' as const, tool_use_id: u.id, content: JSON.stringify(await retrieve(u.input as Record<string, unknown>, { toolCallId: u.id })) }
+        return {
+          type: 'tool_result' as const,
+          tool_use_id: u.id,
+          content: JSON.stringify(await retrieve(u.input as Record<string, unknown>, { toolCallId: u.id })),
+        }
       }),
     )
     messages.push({ role: 'user', content: results })
@@ -92,7 +96,7 @@ describe('tool loops on tape', () => {
     expect(out.hermetic).toBe(true)
   })
 
-  it('keeps HTTP made inside a wrapped tool in that tool\'s cell: recorded once, never required on replay', async () => {
+  it("keeps HTTP made inside a wrapped tool in that tool's cell: recorded once, never required on replay", async () => {
     const dir = tempDir()
     const server = await serve(['openai-chat/test_tool_use_chain_of_two_calls.yaml'])
     let hits = 0

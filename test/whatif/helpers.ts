@@ -24,11 +24,23 @@ export type AgentFactory = (url: string, opts: ClientOptions) => (lab: Lab) => P
 
 /** OpenAI SDK: chat.completions streaming, multiply tool, two turns (openai-chat/test_tool_use_basic.yaml). */
 export const openaiAgent: AgentFactory = (url, opts) => async (lab) => {
-  const client = new OpenAI({ baseURL: openaiBaseURL({ url }), apiKey: 'sk-test', maxRetries: opts.maxRetries, ...(opts.timeout ? { timeout: opts.timeout } : {}) })
+  const client = new OpenAI({
+    baseURL: openaiBaseURL({ url }),
+    apiKey: 'sk-test',
+    maxRetries: opts.maxRetries,
+    ...(opts.timeout ? { timeout: opts.timeout } : {}),
+  })
   const multiply = lab.tool('multiply', async ({ a, b }: { a: number; b: number }, _o: { toolCallId: string }) => a * b)
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is 1231 * 2331?' }]
   const tools: OpenAI.ChatCompletionTool[] = [
-    { type: 'function', function: { name: 'multiply', description: 'Multiply two numbers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } } },
+    {
+      type: 'function',
+      function: {
+        name: 'multiply',
+        description: 'Multiply two numbers.',
+        parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } },
+      },
+    },
   ]
   let text = ''
   for (let i = 0; i < 2; i++) {
@@ -51,7 +63,12 @@ export const openaiAgent: AgentFactory = (url, opts) => async (lab) => {
 
 /** Anthropic SDK: messages.stream asks get_weather, messages.create answers (tool_use_response.txt + anthropic-text.json). */
 export const anthropicAgent: AgentFactory = (url, opts) => async (lab) => {
-  const client = new Anthropic({ baseURL: anthropicBaseURL({ url }), apiKey: 'sk-ant-test', maxRetries: opts.maxRetries, ...(opts.timeout ? { timeout: opts.timeout } : {}) })
+  const client = new Anthropic({
+    baseURL: anthropicBaseURL({ url }),
+    apiKey: 'sk-ant-test',
+    maxRetries: opts.maxRetries,
+    ...(opts.timeout ? { timeout: opts.timeout } : {}),
+  })
   const getWeather = lab.tool('get_weather', async (_args: unknown, _o: { toolCallId: string }) => '18°C')
   const ask: Anthropic.MessageParam = { role: 'user', content: 'Weather in Paris?' }
   const first = await client.messages.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 1024, messages: [ask] }).finalMessage()
@@ -60,7 +77,11 @@ export const anthropicAgent: AgentFactory = (url, opts) => async (lab) => {
   const second = await client.messages.create({
     model: 'claude-sonnet-4-20250514',
     max_tokens: 1024,
-    messages: [ask, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.type === 'tool_use' ? use.id : '', content: String(weather) }] }],
+    messages: [
+      ask,
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.type === 'tool_use' ? use.id : '', content: String(weather) }] },
+    ],
   })
   return second.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')
 }
@@ -114,14 +135,24 @@ export const aiSdkGenerateAgent: AgentFactory = (url, opts) => async (lab) => {
 }
 
 export const SDKS = {
-  openai: { agent: openaiAgent, files: ['openai-chat/test_tool_use_basic.yaml'], chunking: 'events' as const, text: 'The result of \\( 1231 \\times 2331 \\) is \\( 2,869,461 \\).' },
+  openai: {
+    agent: openaiAgent,
+    files: ['openai-chat/test_tool_use_basic.yaml'],
+    chunking: 'events' as const,
+    text: 'The result of \\( 1231 \\times 2331 \\) is \\( 2,869,461 \\).',
+  },
   anthropic: {
     agent: anthropicAgent,
     files: ['anthropic/tool_use_response.txt', 'anthropic/anthropic-text.json'],
     chunking: 4,
     text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?",
   },
-  'ai-sdk': { agent: aiSdkAgent, files: ['openai-chat/test_tool_use_basic.yaml'], chunking: 'bytes' as const, text: 'The result of \\( 1231 \\times 2331 \\) is \\( 2,869,461 \\).' },
+  'ai-sdk': {
+    agent: aiSdkAgent,
+    files: ['openai-chat/test_tool_use_basic.yaml'],
+    chunking: 'bytes' as const,
+    text: 'The result of \\( 1231 \\times 2331 \\) is \\( 2,869,461 \\).',
+  },
 }
 export type SdkName = keyof typeof SDKS
 
@@ -140,7 +171,12 @@ export interface Recorded {
  * Record `agent` against the local provider server serving `files`, close the
  * server, and reopen the scenario in replay mode.
  */
-export async function record(name: string, files: string[], makeAgent: AgentFactory, serveOpts: { chunking?: 'events' | 'bytes' | number } = {}): Promise<Recorded> {
+export async function record(
+  name: string,
+  files: string[],
+  makeAgent: AgentFactory,
+  serveOpts: { chunking?: 'events' | 'bytes' | number } = {},
+): Promise<Recorded> {
   const dir = tempDir()
   const server = await serve(files, serveOpts)
   const first = await scenario(name, { dir })

@@ -46,7 +46,9 @@ describe.each(['openai', 'anthropic', 'ai-sdk'] as const)('%s client', (sdk) => 
 
   test.each([429, 500, 503, 529])('retries an injected %i and finishes from the tape', async (status) => {
     const { s, url, server, hits } = await recordSdk(sdk)
-    const cf = await s.injectAt('model#2', { status, headers: status === 429 ? { 'retry-after': '0', 'retry-after-ms': '0' } : NOW }).run(agent(url, { maxRetries: 2 }))
+    const cf = await s
+      .injectAt('model#2', { status, headers: status === 429 ? { 'retry-after': '0', 'retry-after-ms': '0' } : NOW })
+      .run(agent(url, { maxRetries: 2 }))
 
     expect(cf.error).toBeUndefined()
     expect(cf.result).toBe(text)
@@ -67,7 +69,9 @@ describe.each(['openai', 'anthropic', 'ai-sdk'] as const)('%s client', (sdk) => 
     expect(String((cf.error as Error).message)).toContain('injected by fluxlab')
     // the run stayed on tape: the fault is the change, and the recorded model#2 it answered is not a divergence
     expect(cf.hermetic).toBe(true)
-    expect(cf.diff()).toMatchObject([{ kind: 'changed', index: 3, step: 'model#2', recorded: expect.stringContaining('model#2'), actual: expect.stringContaining(`HTTP ${status}`) }])
+    expect(cf.diff()).toMatchObject([
+      { kind: 'changed', index: 3, step: 'model#2', recorded: expect.stringContaining('model#2'), actual: expect.stringContaining(`HTTP ${status}`) },
+    ])
   })
 
   test('gives up after `times` faults in a row, as the SDK retry budget runs out', async () => {
@@ -92,27 +96,29 @@ describe.each(['openai', 'anthropic', 'ai-sdk'] as const)('%s client', (sdk) => 
   // @note the AI SDK's streamText does not retry a dropped connection or a client timeout (its abort ends the
   // stream quietly), so recovery is a property of the OpenAI and Anthropic clients only; the AI SDK's
   // errors are asserted in the reset test above and in the generateText timeout test below.
-  if (sdk !== 'ai-sdk') test('retries a connection reset and recovers from the tape', async () => {
-    const { s, url } = await recordSdk(sdk)
-    const cf = await s.injectAt('model#2', { reset: true }).run(agent(url, { maxRetries: 1 }))
+  if (sdk !== 'ai-sdk')
+    test('retries a connection reset and recovers from the tape', async () => {
+      const { s, url } = await recordSdk(sdk)
+      const cf = await s.injectAt('model#2', { reset: true }).run(agent(url, { maxRetries: 1 }))
 
-    expect(cf.error).toBeUndefined()
-    expect(cf.result).toBe(text)
-    expect(cf).toBeHermetic()
-    expect(cf.modelCalls.map((c) => c.status)).toEqual([200, 0, 200])
-  })
+      expect(cf.error).toBeUndefined()
+      expect(cf.result).toBe(text)
+      expect(cf).toBeHermetic()
+      expect(cf.modelCalls.map((c) => c.status)).toEqual([200, 0, 200])
+    })
 
-  if (sdk !== 'ai-sdk') test('times out while the response hangs, then retries from the tape', async () => {
-    const { s, url } = await recordSdk(sdk)
-    const timedOut = await s.injectAt('model#2', { timeout: true }).run(agent(url, { maxRetries: 0, timeout: 200 }))
-    if (sdk === 'openai') expect(timedOut.error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError)
-    if (sdk === 'anthropic') expect(timedOut.error).toBeInstanceOf(Anthropic.APIConnectionTimeoutError)
+  if (sdk !== 'ai-sdk')
+    test('times out while the response hangs, then retries from the tape', async () => {
+      const { s, url } = await recordSdk(sdk)
+      const timedOut = await s.injectAt('model#2', { timeout: true }).run(agent(url, { maxRetries: 0, timeout: 200 }))
+      if (sdk === 'openai') expect(timedOut.error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError)
+      if (sdk === 'anthropic') expect(timedOut.error).toBeInstanceOf(Anthropic.APIConnectionTimeoutError)
 
-    const recovered = await s.injectAt('model#2', { timeout: true }).run(agent(url, { maxRetries: 1, timeout: 200 }))
-    expect(recovered.error).toBeUndefined()
-    expect(recovered.result).toBe(text)
-    expect(recovered).toBeHermetic()
-  })
+      const recovered = await s.injectAt('model#2', { timeout: true }).run(agent(url, { maxRetries: 1, timeout: 200 }))
+      expect(recovered.error).toBeUndefined()
+      expect(recovered.result).toBe(text)
+      expect(recovered).toBeHermetic()
+    })
 
   test('cuts a stream after N chunks with a network error', async () => {
     const { s, url } = await recordSdk(sdk)

@@ -23,14 +23,19 @@ export function refund(model: { url: string }, opts: Omit<AgentOptions, 'client'
   return (lab: Lab) => {
     const client = new OpenAI({ baseURL: `${model.url}/v1`, apiKey: 'sk-local', maxRetries: 0 })
     const services = demoServices()
-    if (opts.amount !== undefined) services['orders.lookup'] = async ({ orderId }) => ({ orderId, amount: opts.amount!, customer: 'ada@example.com', status: 'delivered' })
+    if (opts.amount !== undefined)
+      services['orders.lookup'] = async ({ orderId }) => ({ orderId, amount: opts.amount!, customer: 'ada@example.com', status: 'delivered' })
     const request = opts.request ?? (lab.input as { request?: string } | undefined)?.request ?? REQUEST
     return refundAgent(request, lab.tools(services), { client, ...opts })
   }
 }
 
 /** Record the refund scenario `name` in `dir` (default: a fresh temp dir) and reopen it for replay. */
-export async function recordRefund(model: SupportModel, name = 'refund', opts: { dir?: string; amount?: number; request?: string; system?: string } = {}): Promise<{ s: Scenario; dir: string }> {
+export async function recordRefund(
+  model: SupportModel,
+  name = 'refund',
+  opts: { dir?: string; amount?: number; request?: string; system?: string } = {},
+): Promise<{ s: Scenario; dir: string }> {
   const dir = opts.dir ?? tempDir()
   const first = await scenario(name, { dir, input: { request: opts.request ?? REQUEST } })
   expect(first.mode).toBe('record')

@@ -124,7 +124,9 @@ describe('a tool fault', () => {
 
     const s = await scenario('refund', { dir })
     const spy = vi.fn(demoServices()['notify.send'])
-    const cf = await s.injectAt(4, DISK_FULL).run((lab) => refundAgent(REQUEST, lab.tools({ ...demoServices(), 'notify.send': spy }), { client: clientFor(model.url) }))
+    const cf = await s
+      .injectAt(4, DISK_FULL)
+      .run((lab) => refundAgent(REQUEST, lab.tools({ ...demoServices(), 'notify.send': spy }), { client: clientFor(model.url) }))
     expect(cf.fork.status).toBe('replayed')
     expect(spy).not.toHaveBeenCalled()
     expect(cf).toBeHermetic()
@@ -134,7 +136,8 @@ describe('a tool fault', () => {
     expect(cf).toBeCompensatedWith('payments.void')
     expect(cf).toMatchTraceSnapshot()
     expect(cf.result).toEqual({
-      answer: 'Sorry, the refund for order A-1001 could not be completed (disk full). The payment was voided and we emailed ada@example.com; a specialist will retry it.',
+      answer:
+        'Sorry, the refund for order A-1001 could not be completed (disk full). The payment was voided and we emailed ada@example.com; a specialist will retry it.',
       refund: { status: 'failed', reason: 'disk full', compensated: ['payments.void', 'notify.send'] },
     })
     expect(cf.spend().total).toBe(0)
@@ -159,7 +162,9 @@ describe('a tool fault', () => {
   test('a fault at a step name and a thrown error with extra properties', async () => {
     const model = await supportModel()
     const { s } = await recordRefund(model)
-    const cf = await s.injectAt('ledger.record', { error: { name: 'LedgerError', message: 'disk full', code: 'ENOSPC' } }).run(refund(model, { compensate: false }))
+    const cf = await s
+      .injectAt('ledger.record', { error: { name: 'LedgerError', message: 'disk full', code: 'ENOSPC' } })
+      .run(refund(model, { compensate: false }))
     expect(cf.error).toMatchObject({ name: 'LedgerError', message: 'disk full', code: 'ENOSPC' })
     expect(cf.trace()).toContain('4 tool#3 ledger.record {"amount":42,"orderId":"A-1001","refundId":"re_a1001"} ✗ LedgerError: disk f…')
   })
@@ -167,7 +172,10 @@ describe('a tool fault', () => {
   test('an output fault answers the call instead of the tape', async () => {
     const model = await supportModel()
     const { s } = await recordRefund(model)
-    const cf = await s.injectAt('tool#2', { output: { refundId: 're_other' } }).offTape('halt').run(refund(model))
+    const cf = await s
+      .injectAt('tool#2', { output: { refundId: 're_other' } })
+      .offTape('halt')
+      .run(refund(model))
     expect(cf.trace()).toContain('3 tool#2 payments.refund {"amount":42,"orderId":"A-1001"} → {"refundId":"re_other"}')
     // the ledger is asked about another refund: the frozen world cannot explain that
     expect(cf.halted).toMatchObject({ step: 'tool#3 ledger.record' })

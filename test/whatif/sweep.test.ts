@@ -23,7 +23,8 @@ test('a policy sweep over five scenarios and one that cannot run: an error row, 
   const model = await supportModel()
   const dir = tempDir()
   const system = `${SYSTEM_PROMPT} Escalate refunds over $100 to a specialist.`
-  for (const [name, orderId, amount] of ORDERS) await recordRefund(model, name, { dir, amount, request: `Order ${orderId} arrived broken, please refund it.`, system })
+  for (const [name, orderId, amount] of ORDERS)
+    await recordRefund(model, name, { dir, amount, request: `Order ${orderId} arrived broken, please refund it.`, system })
   await model.close()
 
   const names = [...ORDERS.map(([name]) => name), 'refund-missing']
@@ -33,7 +34,15 @@ test('a policy sweep over five scenarios and one that cannot run: an error row, 
   expect(report.changed).toBe(3)
   expect(report.errors.map((r) => r.scenario)).toEqual(['refund-missing'])
   expect(report.spend).toBe(0)
-  expect(report.rows.map((r) => [r.scenario, r.status, r.changed ?? null, r.hermetic ?? null, r.firstDivergence ? `${r.firstDivergence.index} ${r.firstDivergence.step}` : null])).toEqual([
+  expect(
+    report.rows.map((r) => [
+      r.scenario,
+      r.status,
+      r.changed ?? null,
+      r.hermetic ?? null,
+      r.firstDivergence ? `${r.firstDivergence.index} ${r.firstDivergence.step}` : null,
+    ]),
+  ).toEqual([
     ['refund-a1001', 'ok', true, false, '3 tool#2 payments.refund'],
     ['refund-a1002', 'ok', true, false, '3 tool#2 payments.refund'],
     ['refund-a1003', 'ok', false, true, null],

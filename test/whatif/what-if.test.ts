@@ -34,7 +34,9 @@ async function calculator(): Promise<{ url: string; hits: () => number }> {
 /** OpenAI streaming tool loop whose multiply tool calls the calculator over HTTP; when it is down the agent answers from code. */
 const calcAgent = (providerUrl: string, calcUrl: string) => async (_lab: Lab) => {
   const client = new OpenAI({ baseURL: openaiBaseURL({ url: providerUrl }), apiKey: 'sk-test', maxRetries: 0 })
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'multiply', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } } }]
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'multiply', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } } },
+  ]
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is 1231 * 2331?' }]
   for (let i = 0; i < 2; i++) {
     const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, stream: true, stream_options: { include_usage: true } })
@@ -93,7 +95,8 @@ describe('substitute', () => {
         kind: 'removed',
         parentIndex: 3,
         parentStep: 'model#2',
-        recorded: 'model#2 openai-chat gpt-4o-mini-2024-07-18 · in 87 · out 26 · stop\n    text: "The result of \\\\( 1231 \\\\times 2331 \\\\) is \\\\( 2,869,461 \\\\)."',
+        recorded:
+          'model#2 openai-chat gpt-4o-mini-2024-07-18 · in 87 · out 26 · stop\n    text: "The result of \\\\( 1231 \\\\times 2331 \\\\) is \\\\( 2,869,461 \\\\)."',
       },
     ])
     expect(cf.applied).toEqual([{ step: `tool#1 GET ${host}/multiply`, description: 'substitute("http.request", {"status":503})' }])
@@ -139,7 +142,7 @@ test('substituteAt on a model step answers a whole response instead of the recor
 })
 
 describe('HTTP tool faults', () => {
-  test('a reset rejects the agent\'s fetch, a timeout holds it until the agent aborts', async () => {
+  test("a reset rejects the agent's fetch, a timeout holds it until the agent aborts", async () => {
     const { s, agent } = await recordCalc()
     const reset = await s.injectAt(2, { reset: true }).run(agent)
     expect([(reset.error as Error).name, (reset.error as Error).message]).toEqual(['TypeError', 'Failed to fetch'])
@@ -175,7 +178,9 @@ describe('model()', () => {
     expect(String((halted.error as Error).message)).toContain('model#1 of scenario "refund/forks/model-gpt-4-1-mini-')
     expect(halted.firstDivergence).toMatchObject({ index: 2, step: 'model#1', reason: 'halt', actual: 'halted: no recorded call matches this request exactly' })
     expect(halted.firstDivergence?.recorded).toMatch(/^model#1 openai-chat gpt-4o-mini-2024-07-18/)
-    expect(halted.divergences).toMatchObject([{ code: 'model_index_overflow', step: 'model#1', diff: [{ path: 'model', kind: 'changed', recorded: 'gpt-4o-mini', actual: 'gpt-4.1-mini' }] }])
+    expect(halted.divergences).toMatchObject([
+      { code: 'model_index_overflow', step: 'model#1', diff: [{ path: 'model', kind: 'changed', recorded: 'gpt-4o-mini', actual: 'gpt-4.1-mini' }] },
+    ])
     expect(halted.diff().at(-1)).toEqual({ kind: 'halted', index: 2, step: 'model#1', actual: 'no recorded call matches this request exactly' })
     expect(halted.fork.status).toBe('absent')
 
@@ -232,7 +237,10 @@ describe('policy()', () => {
   test('a denied tool call records a refusal, halts the run as a denial, and is not hermetic', async () => {
     const model = await supportModel()
     const { s } = await recordRefund(model)
-    const cf = await s.whatIf().policy({ deny: ['payments.refund'] }).run(refund(model))
+    const cf = await s
+      .whatIf()
+      .policy({ deny: ['payments.refund'] })
+      .run(refund(model))
 
     expect(cf.hermetic).toBe(false)
     expect(cf.halted).toEqual({ step: 'tool#2 payments.refund', kind: 'denied', reason: 'the policy denied payments.refund (deny: "payments.refund")' })
@@ -247,21 +255,35 @@ describe('policy()', () => {
   test('an allow-list denies what it does not list, and a policy function decides per call', async () => {
     const model = await supportModel()
     const { s } = await recordRefund(model)
-    const allow = await s.whatIf().policy({ allow: ['orders.lookup', /^payments\./] }).run(refund(model))
-    expect(allow.halted).toMatchObject({ step: 'tool#3 ledger.record', reason: 'the policy denied ledger.record (not in allow: ["orders.lookup", /^payments\\./])' })
+    const allow = await s
+      .whatIf()
+      .policy({ allow: ['orders.lookup', /^payments\./] })
+      .run(refund(model))
+    expect(allow.halted).toMatchObject({
+      step: 'tool#3 ledger.record',
+      reason: 'the policy denied ledger.record (not in allow: ["orders.lookup", /^payments\\./])',
+    })
 
-    const fn = await s.whatIf().policy(({ name }) => (name === 'ledger.record' ? 'the ledger is read-only during the drill' : true)).run(refund(model))
+    const fn = await s
+      .whatIf()
+      .policy(({ name }) => (name === 'ledger.record' ? 'the ledger is read-only during the drill' : true))
+      .run(refund(model))
     expect(fn.halted).toMatchObject({ step: 'tool#3 ledger.record', kind: 'denied' })
     // the saga caught the refusal and tried to compensate; after a halt nothing is served
     expect(fn.error).toMatchObject({ name: 'FluxError', code: 'FLUX_DIVERGED' })
     expect((fn.error as Error).message).toContain('Failed to dispatch tool#4 payments.void in scenario "refund/forks/policy-fn-')
-    expect((fn.error as Error).message).toContain('the what-if halted at tool#3 ledger.record (the policy denied ledger.record (the ledger is read-only during the drill))')
+    expect((fn.error as Error).message).toContain(
+      'the what-if halted at tool#3 ledger.record (the policy denied ledger.record (the ledger is read-only during the drill))',
+    )
   })
 
   test('an equally permissive policy changes nothing and stays on tape', async () => {
     const model = await supportModel()
     const { s } = await recordRefund(model)
-    const cf = await s.whatIf().policy({ allow: ['orders.lookup', 'payments.refund', 'ledger.record'], deny: ['payments.void'] }).run(refund(model))
+    const cf = await s
+      .whatIf()
+      .policy({ allow: ['orders.lookup', 'payments.refund', 'ledger.record'], deny: ['payments.void'] })
+      .run(refund(model))
     expect(cf).toBeHermetic()
     expect(cf.applied).toEqual([])
     expect(cf.diff()).toEqual([])
@@ -286,13 +308,17 @@ describe('spec()', () => {
     const base = s.whatIf().model('gpt-4.1-mini')
     base.offTape('live')
     expect(base.spec()).toEqual({ model: 'gpt-4.1-mini' })
-    expect(() => base.offTape('maybe' as 'halt')).toThrow(`[fluxlab] FLUX_BAD_CONFIG: Failed to set offTape("maybe"): "maybe" is not a valid value. Use one of: 'halt', 'live'.`)
+    expect(() => base.offTape('maybe' as 'halt')).toThrow(
+      `[fluxlab] FLUX_BAD_CONFIG: Failed to set offTape("maybe"): "maybe" is not a valid value. Use one of: 'halt', 'live'.`,
+    )
     await expect(s.whatIf().run(refund(model))).rejects.toThrow('Failed to run a what-if of scenario "refund": it changes nothing.')
   })
 
   test('a what-if of a scenario with no recording is an error naming the fix', async () => {
     const model = await supportModel()
     const s = await scenario('never-recorded', { dir: tempDir() })
-    await expect(s.injectAt(1, { error: 'x' }).run(refund(model))).rejects.toThrow(/FLUX_NO_RECORDING: Failed to run a what-if of scenario "never-recorded": there is no recording at .* to re-run\. Record the scenario first/)
+    await expect(s.injectAt(1, { error: 'x' }).run(refund(model))).rejects.toThrow(
+      /FLUX_NO_RECORDING: Failed to run a what-if of scenario "never-recorded": there is no recording at .* to re-run\. Record the scenario first/,
+    )
   })
 })

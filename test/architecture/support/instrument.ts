@@ -99,7 +99,14 @@ export function instrumentTree(srcDir: string, outDir: string, opts: { startFold
   return { dir, files, functions, ms: Math.round(performance.now() - started) }
 }
 
-type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration | ts.GetAccessorDeclaration | ts.SetAccessorDeclaration | ts.ConstructorDeclaration
+type FunctionNode =
+  | ts.FunctionDeclaration
+  | ts.FunctionExpression
+  | ts.ArrowFunction
+  | ts.MethodDeclaration
+  | ts.GetAccessorDeclaration
+  | ts.SetAccessorDeclaration
+  | ts.ConstructorDeclaration
 
 function isFunctionNode(n: ts.Node): n is FunctionNode {
   return (
@@ -145,7 +152,9 @@ export function instrumentSource(text: string, id: string, opts: { passParams: b
       const isAsync = !!node.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)
       const isGenerator = 'asteriskToken' in node && !!node.asteriskToken
       // The parameter list runs before the body (and cannot see the body's frame variable): it belongs to the outer function.
-      node.forEachChild((c) => (c === node.body ? visit(c, depth + 1, own ?? frame, own ? isAsync || isGenerator : suspends) : visit(c, depth + 1, frame, suspends)))
+      node.forEachChild((c) =>
+        c === node.body ? visit(c, depth + 1, own ?? frame, own ? isAsync || isGenerator : suspends) : visit(c, depth + 1, frame, suspends),
+      )
       return
     }
     if (frame && suspends && (ts.isAwaitExpression(node) || ts.isYieldExpression(node))) {
@@ -176,9 +185,15 @@ export function instrumentSource(text: string, id: string, opts: { passParams: b
     const exit = `} finally { __fluxTrace.exit(${frame}) }`
     if (ts.isBlock(body)) {
       let open = body.getStart(sf) + 1
-      if (ts.isConstructorDeclaration(fn) && fn.parent && ts.isClassLike(fn.parent) && fn.parent.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword)) {
+      if (
+        ts.isConstructorDeclaration(fn) &&
+        fn.parent &&
+        ts.isClassLike(fn.parent) &&
+        fn.parent.heritageClauses?.some((h) => h.token === ts.SyntaxKind.ExtendsKeyword)
+      ) {
         const first = body.statements[0]
-        const isSuper = first && ts.isExpressionStatement(first) && ts.isCallExpression(first.expression) && first.expression.expression.kind === ts.SyntaxKind.SuperKeyword
+        const isSuper =
+          first && ts.isExpressionStatement(first) && ts.isCallExpression(first.expression) && first.expression.expression.kind === ts.SyntaxKind.SuperKeyword
         if (!isSuper) return undefined
         open = first.end
       }

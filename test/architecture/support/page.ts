@@ -34,7 +34,13 @@ export function targetsFromFixture(dir: string): Target[] {
  * @example
  * const problem = pageMismatch({ name: 'model', request, page: blocks.model, traced: path.files, repo: REPO })
  */
-export function pageMismatch(opts: { name: string; request: string; page: readonly string[] | undefined; traced: readonly string[]; repo: string }): string | undefined {
+export function pageMismatch(opts: {
+  name: string
+  request: string
+  page: readonly string[] | undefined
+  traced: readonly string[]
+  repo: string
+}): string | undefined {
   const { name, request, page, traced, repo } = opts
   const where = `docs/architecture.md, "## The path of a replayed call"`
   if (!page) return `${where} has no \`\`\`path ${name}\`\`\` block. Add the traced path of the ${name} call (${request}):\n\n${pathBlock(name, traced)}`

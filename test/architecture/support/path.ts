@@ -96,7 +96,9 @@ export function formatPath(p: CallPath): string {
     ...p.stays.map((s, i) => `  ${String(i + 1).padStart(width)}. ${s.via === 'return' ? '↩ ' : '  '}${s.file}`),
     `  stays ${p.stays.length} · returns ${p.returns} · files ${Object.keys(p.perFile).length} · events ${p.events}${p.outside ? ` · ${p.outside} events outside the window ignored` : ''}`,
     `  ${'file'.padEnd(44)} entries  returns  calls`,
-    ...Object.entries(p.perFile).map(([f, c]) => `  ${f.padEnd(44)} ${String(c.entries).padStart(7)}  ${String(c.returns).padStart(7)}  ${String(c.calls).padStart(5)}`),
+    ...Object.entries(p.perFile).map(
+      ([f, c]) => `  ${f.padEnd(44)} ${String(c.entries).padStart(7)}  ${String(c.returns).padStart(7)}  ${String(c.calls).padStart(5)}`,
+    ),
   ]
   return lines.join('\n')
 }
@@ -120,7 +122,8 @@ export function parsePathBlocks(markdown: string): Record<string, string[]> {
       if (!line) continue
       const item = /^(\d+)\.\s+`?(src\/[^\s`]+)`?(\s+—\s.*)?$/.exec(line)
       if (!item) throw new Error(`docs: \`\`\`path ${name}\`\`\` has a line that is not "N. src/<file>": ${JSON.stringify(line)}`)
-      if (Number(item[1]) !== files.length + 1) throw new Error(`docs: \`\`\`path ${name}\`\`\` line ${JSON.stringify(line)} should be number ${files.length + 1}`)
+      if (Number(item[1]) !== files.length + 1)
+        throw new Error(`docs: \`\`\`path ${name}\`\`\` line ${JSON.stringify(line)} should be number ${files.length + 1}`)
       files.push(item[2])
     }
     out[name] = files
@@ -148,7 +151,8 @@ export function diffPaths(page: readonly string[], traced: readonly string[]): s
   const n = page.length
   const m = traced.length
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0))
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = page[i] === traced[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i][j] = page[i] === traced[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
   const lines: string[] = []
   let i = 0
   let j = 0
@@ -189,13 +193,21 @@ export function checkBound(path: CallPath, bound: Bound): string[] {
  */
 export function assertBound(trace: CallPath, bound: Bound): void {
   const problems = checkBound(trace, bound)
-  if (problems.length) throw new Error(`the ${trace.name} path breaks its bound (at most ${bound.maxFiles} files, each entered once except ${bound.allowRepeat.join(', ')}):\n${problems.map((p) => `  • ${p}`).join('\n')}\n\n${formatPath(trace)}`)
+  if (problems.length)
+    throw new Error(
+      `the ${trace.name} path breaks its bound (at most ${bound.maxFiles} files, each entered once except ${bound.allowRepeat.join(', ')}):\n${problems.map((p) => `  • ${p}`).join('\n')}\n\n${formatPath(trace)}`,
+    )
 }
 
 function glob(pattern: string): RegExp {
   const re = pattern
     .split('**')
-    .map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
     .join('.*')
   return new RegExp(`^${re}$`)
 }

@@ -28,7 +28,8 @@ export interface ExampleTrace extends TraceOutput {
 }
 
 /** Variables of the parent run that would change the child's mode, keys or network (the keys stay unset). */
-const DROPPED = /^(CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR|GEO_API_URL|.*_BASE_URL|.*(API_?KEY|TOKEN|SECRET).*)$/i
+const DROPPED =
+  /^(CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR|GEO_API_URL|.*_BASE_URL|.*(API_?KEY|TOKEN|SECRET).*)$/i
 
 interface TraceOptions {
   testFile: string

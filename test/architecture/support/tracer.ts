@@ -176,7 +176,13 @@ export class PathTracer {
   /** The windows recorded so far. */
   output(): TraceOutput {
     const missing = this.targets.filter((t) => !this.windows.some((w) => w.target === t)).map(describe)
-    const windows = this.windows.map((w) => ({ name: w.target.name, request: w.request, events: w.events, endedBy: w.open ? 'still open when the trace was written' : w.endedBy, outside: w.outside }))
+    const windows = this.windows.map((w) => ({
+      name: w.target.name,
+      request: w.request,
+      events: w.events,
+      endedBy: w.open ? 'still open when the trace was written' : w.endedBy,
+      outside: w.outside,
+    }))
     return { windows, missing, stale: this.stale }
   }
 
@@ -234,7 +240,8 @@ type Controller = Record<'respondWith' | 'errorWith' | 'passthrough', ((...a: un
 
 /** A `Request` among the values or one level into them, and the interceptor controller found beside it. */
 function requestIn(args: unknown[]): { request?: Request; controller?: Controller } {
-  const isController = (v: unknown): v is Controller => typeof v === 'object' && v !== null && typeof (v as { respondWith?: unknown }).respondWith === 'function'
+  const isController = (v: unknown): v is Controller =>
+    typeof v === 'object' && v !== null && typeof (v as { respondWith?: unknown }).respondWith === 'function'
   for (const level of [args, ...args.filter((a): a is object => typeof a === 'object' && a !== null && !(a instanceof Request)).map((a) => Object.values(a))]) {
     const request = level.find((v): v is Request => v instanceof Request)
     if (request) return { request, controller: level.find(isController) }

@@ -110,134 +110,170 @@ export function defineModeCases(kit: RunnerKit): void {
       expect(seed.read('tests/scenarios/capital/trace.snap')).toContain('final: "The capital of the UK is London."')
     })
 
-    test.concurrent('replays with the provider down: exit 0, every request served from tape, nothing rewritten', async () => {
-      const p = project({ fixture: true })
-      const before = p.scenarioFiles()
-      const r = await kit.run(p, [kit.file], env)
-      expectExit(r, 0)
-      expect(fetches(p).map((f) => `${f.path} ${f.status}`)).toEqual([
-        '/v1/chat/completions 200',
-        '/geo/capital?country=UK 200',
-        '/v1/chat/completions 200',
-      ])
-      expect(p.scenarioFiles()).toEqual(before)
-    }, TIMEOUT)
+    test.concurrent(
+      'replays with the provider down: exit 0, every request served from tape, nothing rewritten',
+      async () => {
+        const p = project({ fixture: true })
+        const before = p.scenarioFiles()
+        const r = await kit.run(p, [kit.file], env)
+        expectExit(r, 0)
+        expect(fetches(p).map((f) => `${f.path} ${f.status}`)).toEqual(['/v1/chat/completions 200', '/geo/capital?country=UK 200', '/v1/chat/completions 200'])
+        expect(p.scenarioFiles()).toEqual(before)
+      },
+      TIMEOUT,
+    )
 
     const ciCases: Array<[string, string[], Record<string, string>]> = [['CI=1', [kit.file], { CI: '1' }]]
     if (kit.name === 'jest') ciCases.push(['--ci', ['--ci', kit.file], {}])
     for (const [label, args, extra] of ciCases)
-      test.concurrent(`fails under ${label} when the fixture is missing, names the scenario and the record command, and writes nothing`, async () => {
-        const server = await openServer()
-        const p = project({ fixture: false })
-        const r = await kit.run(p, args, { PROVIDER_URL: server.url, ...extra })
-        expectExit(r, 1)
-        expect(r.output).toContain('FLUX_NO_RECORDING')
-        expect(r.output).toContain('open scenario "capital"')
-        // The exact commands: this test, by file and name, and the same under FLUX_GOLDEN=update.
-        const t = "-t '^answers with the capital after calling the geography tool$'"
-        const cmd = kit.name === 'vitest' ? `npx vitest run capital.test.ts ${t}` : `npx jest capital.test.cjs ${t}`
-        expect(r.output).toContain(`Record it where provider keys are available with \`${cmd}\``)
-        expect(r.output).toContain(`record here on purpose with \`FLUX_GOLDEN=update ${cmd}\``)
-        expect(p.exists('tests/scenarios')).toBe(false)
-        expect(server.hits).toBe(0)
-      }, TIMEOUT)
+      test.concurrent(
+        `fails under ${label} when the fixture is missing, names the scenario and the record command, and writes nothing`,
+        async () => {
+          const server = await openServer()
+          const p = project({ fixture: false })
+          const r = await kit.run(p, args, { PROVIDER_URL: server.url, ...extra })
+          expectExit(r, 1)
+          expect(r.output).toContain('FLUX_NO_RECORDING')
+          expect(r.output).toContain('open scenario "capital"')
+          // The exact commands: this test, by file and name, and the same under FLUX_GOLDEN=update.
+          const t = "-t '^answers with the capital after calling the geography tool$'"
+          const cmd = kit.name === 'vitest' ? `npx vitest run capital.test.ts ${t}` : `npx jest capital.test.cjs ${t}`
+          expect(r.output).toContain(`Record it where provider keys are available with \`${cmd}\``)
+          expect(r.output).toContain(`record here on purpose with \`FLUX_GOLDEN=update ${cmd}\``)
+          expect(p.exists('tests/scenarios')).toBe(false)
+          expect(server.hits).toBe(0)
+        },
+        TIMEOUT,
+      )
 
     for (const { args, damage } of kit.updateRuns)
-      test.concurrent(`\`${args.join(' ')}\` restores ${damage === 'edited' ? 'an edited' : 'a deleted'} trace.snap from the tape, offline, leaving model.jsonl untouched`, async () => {
+      test.concurrent(
+        `\`${args.join(' ')}\` restores ${damage === 'edited' ? 'an edited' : 'a deleted'} trace.snap from the tape, offline, leaving model.jsonl untouched`,
+        async () => {
+          const p = project({ fixture: true })
+          const snap = 'tests/scenarios/capital/trace.snap'
+          if (damage === 'edited') p.write(snap, '# fluxlab trace · capital\nstale\n')
+          else rmSync(p.path(snap))
+          const before = p.scenarioFiles()
+          const r = await kit.run(p, args, env)
+          expectExit(r, 0)
+          const after = p.scenarioFiles()
+          expect(p.exists(snap)).toBe(true)
+          expect(p.read(snap)).toBe(seed.read(snap))
+          for (const f of ['capital/model.jsonl', 'capital/tools.jsonl', 'capital/scenario.yaml']) expect(after[f], f).toEqual(before[f])
+        },
+        TIMEOUT,
+      )
+
+    test.concurrent(
+      'FLUX_GOLDEN=update re-records against the live provider: model.jsonl rewritten, a new recordedAt',
+      async () => {
+        const server = await openServer()
         const p = project({ fixture: true })
-        const snap = 'tests/scenarios/capital/trace.snap'
-        if (damage === 'edited') p.write(snap, '# fluxlab trace · capital\nstale\n')
-        else rmSync(p.path(snap))
         const before = p.scenarioFiles()
-        const r = await kit.run(p, args, env)
+        const r = await kit.run(p, [kit.file], { PROVIDER_URL: server.url, FLUX_GOLDEN: 'update' })
         expectExit(r, 0)
+        expect(server.requests.filter((q) => q.kind === 'model')).toHaveLength(2)
         const after = p.scenarioFiles()
-        expect(p.exists(snap)).toBe(true)
-        expect(p.read(snap)).toBe(seed.read(snap))
-        for (const f of ['capital/model.jsonl', 'capital/tools.jsonl', 'capital/scenario.yaml']) expect(after[f], f).toEqual(before[f])
-      }, TIMEOUT)
+        expect(after['capital/model.jsonl'].mtimeMs).toBeGreaterThan(before['capital/model.jsonl'].mtimeMs)
+        expect(manifest(p).recordedAt).not.toBe(manifest(seed).recordedAt)
+        expect(manifest(p).providerHosts).toEqual([new URL(server.url).host])
+        expect(modelLines(p)).toHaveLength(2)
+      },
+      TIMEOUT,
+    )
 
-    test.concurrent('FLUX_GOLDEN=update re-records against the live provider: model.jsonl rewritten, a new recordedAt', async () => {
-      const server = await openServer()
-      const p = project({ fixture: true })
-      const before = p.scenarioFiles()
-      const r = await kit.run(p, [kit.file], { PROVIDER_URL: server.url, FLUX_GOLDEN: 'update' })
-      expectExit(r, 0)
-      expect(server.requests.filter((q) => q.kind === 'model')).toHaveLength(2)
-      const after = p.scenarioFiles()
-      expect(after['capital/model.jsonl'].mtimeMs).toBeGreaterThan(before['capital/model.jsonl'].mtimeMs)
-      expect(manifest(p).recordedAt).not.toBe(manifest(seed).recordedAt)
-      expect(manifest(p).providerHosts).toEqual([new URL(server.url).host])
-      expect(modelLines(p)).toHaveLength(2)
-    }, TIMEOUT)
+    test.concurrent(
+      'FLUX_OFFLINE=1 without a fixture fails with a clear message, calls nothing and writes nothing',
+      async () => {
+        const server = await openServer()
+        const p = project({ fixture: false })
+        const r = await kit.run(p, [kit.file], { PROVIDER_URL: server.url, FLUX_OFFLINE: '1' })
+        expectExit(r, 1)
+        expect(r.output).toContain('FLUX_OFFLINE=1 forbids live requests')
+        expect(r.output).toContain('tests/scenarios/capital')
+        expect(p.exists('tests/scenarios')).toBe(false)
+        expect(server.hits).toBe(0)
+      },
+      TIMEOUT,
+    )
 
-    test.concurrent('FLUX_OFFLINE=1 without a fixture fails with a clear message, calls nothing and writes nothing', async () => {
-      const server = await openServer()
-      const p = project({ fixture: false })
-      const r = await kit.run(p, [kit.file], { PROVIDER_URL: server.url, FLUX_OFFLINE: '1' })
-      expectExit(r, 1)
-      expect(r.output).toContain('FLUX_OFFLINE=1 forbids live requests')
-      expect(r.output).toContain('tests/scenarios/capital')
-      expect(p.exists('tests/scenarios')).toBe(false)
-      expect(server.hits).toBe(0)
-    }, TIMEOUT)
+    test.concurrent(
+      'FLUX_OFFLINE=1 with a fixture replays: exit 0',
+      async () => {
+        const p = project({ fixture: true })
+        const before = p.scenarioFiles()
+        const r = await kit.run(p, [kit.file], { ...env, FLUX_OFFLINE: '1' })
+        expectExit(r, 0)
+        expect(p.scenarioFiles()).toEqual(before)
+      },
+      TIMEOUT,
+    )
 
-    test.concurrent('FLUX_OFFLINE=1 with a fixture replays: exit 0', async () => {
-      const p = project({ fixture: true })
-      const before = p.scenarioFiles()
-      const r = await kit.run(p, [kit.file], { ...env, FLUX_OFFLINE: '1' })
-      expectExit(r, 0)
-      expect(p.scenarioFiles()).toEqual(before)
-    }, TIMEOUT)
-
-    test.concurrent('FLUX_GOLDEN=bogus fails with a message listing update, snapshots, judge', async () => {
-      const p = project({ fixture: true })
-      const before = p.scenarioFiles()
-      const r = await kit.run(p, [kit.file], { ...env, FLUX_GOLDEN: 'bogus' })
-      expectExit(r, 1)
-      expect(r.output).toContain('"bogus" is not a valid value')
-      expect(r.output).toContain('update, snapshots, judge')
-      expect(p.scenarioFiles()).toEqual(before)
-    }, TIMEOUT)
+    test.concurrent(
+      'FLUX_GOLDEN=bogus fails with a message listing update, snapshots, judge',
+      async () => {
+        const p = project({ fixture: true })
+        const before = p.scenarioFiles()
+        const r = await kit.run(p, [kit.file], { ...env, FLUX_GOLDEN: 'bogus' })
+        expectExit(r, 1)
+        expect(r.output).toContain('"bogus" is not a valid value')
+        expect(r.output).toContain('update, snapshots, judge')
+        expect(p.scenarioFiles()).toEqual(before)
+      },
+      TIMEOUT,
+    )
   })
 
   describe(`${kit.name}: divergence`, () => {
-    test.concurrent('a changed prompt still replays (drift is a warning): exit 0, served by position, nothing rewritten', async () => {
-      const p = project({ fixture: true })
-      p.edit(kit.file, 'then answer.', 'then answer in one sentence.')
-      const before = p.scenarioFiles()
-      const r = await kit.run(p, [kit.file], env)
-      expectExit(r, 0)
-      expect(fetches(p).map((f) => f.status)).toEqual([200, 200, 200])
-      expect(p.scenarioFiles()).toEqual(before)
-    }, TIMEOUT)
+    test.concurrent(
+      'a changed prompt still replays (drift is a warning): exit 0, served by position, nothing rewritten',
+      async () => {
+        const p = project({ fixture: true })
+        p.edit(kit.file, 'then answer.', 'then answer in one sentence.')
+        const before = p.scenarioFiles()
+        const r = await kit.run(p, [kit.file], env)
+        expectExit(r, 0)
+        expect(fetches(p).map((f) => f.status)).toEqual([200, 200, 200])
+        expect(p.scenarioFiles()).toEqual(before)
+      },
+      TIMEOUT,
+    )
 
-    test.concurrent('an extra model call fails the test naming model#3 and model_index_overflow, answered once, never retried', async () => {
-      // A live provider this time: the off-tape answer must come from fluxlab, not from a retry reaching it.
-      // (The tool's host stays the recorded one: a tool call is keyed by host, a model call is not.)
-      const live = await openServer()
-      const p = project({ fixture: true })
-      p.edit(kit.file, kit.optionsDecl, kit.optionsDecl.replace('{}', '{ extraTurn: true }'))
-      const before = p.scenarioFiles()
-      const r = await kit.run(p, [kit.file], { PROVIDER_URL: live.url, GEO_URL: recorded.url })
-      expectExit(r, 1)
-      expect(r.output).toContain('model#3')
-      expect(r.output).toContain('model_index_overflow')
-      const models = fetches(p).filter((f) => f.path === '/v1/chat/completions')
-      expect(models.map((f) => `${f.status} retry=${f.retry}${f.offTape ? ' off-tape' : ''}`)).toEqual(['200 retry=0', '200 retry=0', '400 retry=0 off-tape'])
-      expect(live.hits).toBe(0)
-      expect(p.scenarioFiles()).toEqual(before)
-    }, TIMEOUT)
+    test.concurrent(
+      'an extra model call fails the test naming model#3 and model_index_overflow, answered once, never retried',
+      async () => {
+        // A live provider this time: the off-tape answer must come from fluxlab, not from a retry reaching it.
+        // (The tool's host stays the recorded one: a tool call is keyed by host, a model call is not.)
+        const live = await openServer()
+        const p = project({ fixture: true })
+        p.edit(kit.file, kit.optionsDecl, kit.optionsDecl.replace('{}', '{ extraTurn: true }'))
+        const before = p.scenarioFiles()
+        const r = await kit.run(p, [kit.file], { PROVIDER_URL: live.url, GEO_URL: recorded.url })
+        expectExit(r, 1)
+        expect(r.output).toContain('model#3')
+        expect(r.output).toContain('model_index_overflow')
+        const models = fetches(p).filter((f) => f.path === '/v1/chat/completions')
+        expect(models.map((f) => `${f.status} retry=${f.retry}${f.offTape ? ' off-tape' : ''}`)).toEqual(['200 retry=0', '200 retry=0', '400 retry=0 off-tape'])
+        expect(live.hits).toBe(0)
+        expect(p.scenarioFiles()).toEqual(before)
+      },
+      TIMEOUT,
+    )
 
-    test.concurrent('an agent that swallows the off-tape error, with no matcher, still fails at the end of the test naming the step', async () => {
-      const p = project({ fixture: true })
-      p.edit(kit.file, kit.optionsDecl, kit.optionsDecl.replace('{}', '{ extraTurn: true, swallow: true }'))
-      p.edit(kit.file, '  expect(out).toReplayFaithfully() // matcher\n', '')
-      const r = await kit.run(p, [kit.file], env)
-      expectExit(r, 1)
-      expect(p.agentLog().some((l) => l.event === 'swallowed')).toBe(true)
-      expect(r.output).toContain('did not assert on it')
-      expect(r.output).toMatch(/model#3: model_index_overflow/)
-    }, TIMEOUT)
+    test.concurrent(
+      'an agent that swallows the off-tape error, with no matcher, still fails at the end of the test naming the step',
+      async () => {
+        const p = project({ fixture: true })
+        p.edit(kit.file, kit.optionsDecl, kit.optionsDecl.replace('{}', '{ extraTurn: true, swallow: true }'))
+        p.edit(kit.file, '  expect(out).toReplayFaithfully() // matcher\n', '')
+        const r = await kit.run(p, [kit.file], env)
+        expectExit(r, 1)
+        expect(p.agentLog().some((l) => l.event === 'swallowed')).toBe(true)
+        expect(r.output).toContain('did not assert on it')
+        expect(r.output).toMatch(/model#3: model_index_overflow/)
+      },
+      TIMEOUT,
+    )
   })
 }

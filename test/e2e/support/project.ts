@@ -5,7 +5,20 @@
  */
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { basename, join, relative, sep } from 'node:path'
@@ -164,7 +177,8 @@ export function copyProject(from: string): Project {
 }
 
 /** Variables that would change the runner's update state or fluxlab's mode if inherited from the parent run. */
-const INHERITED_SWITCHES = /^(PROVIDER_URL|GEO_URL|AGENT_LOG|CI|CONTINUOUS_INTEGRATION|BUILD_ID|BUILD_NUMBER|RUN_ID|GITHUB_ACTIONS|GITLAB_CI|BUILDKITE|CIRCLECI|TRAVIS|TF_BUILD|JENKINS_URL|TEAMCITY_VERSION|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR)$/
+const INHERITED_SWITCHES =
+  /^(PROVIDER_URL|GEO_URL|AGENT_LOG|CI|CONTINUOUS_INTEGRATION|BUILD_ID|BUILD_NUMBER|RUN_ID|GITHUB_ACTIONS|GITLAB_CI|BUILDKITE|CIRCLECI|TRAVIS|TF_BUILD|JENKINS_URL|TEAMCITY_VERSION|FLUX_.*|VITEST.*|JEST_.*|NODE_ENV|NODE_OPTIONS|TEST|FORCE_COLOR)$/
 
 function childEnv(project: Project, env: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {}
@@ -192,7 +206,14 @@ function run(bin: string, project: Project, args: string[], env: Record<string, 
   return inSlot(() => spawnRunner(bin, project, args, env, timeoutMs))
 }
 
-function spawnRunner(bin: string, project: Project, args: string[], env: Record<string, string>, timeoutMs: number, program = process.execPath): Promise<RunResult> {
+function spawnRunner(
+  bin: string,
+  project: Project,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  program = process.execPath,
+): Promise<RunResult> {
   const start = Date.now()
   return new Promise((resolve, reject) => {
     const child = spawn(program, [bin, ...args], { cwd: project.dir, env: childEnv(project, env), stdio: ['ignore', 'pipe', 'pipe'] })

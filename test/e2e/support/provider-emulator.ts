@@ -39,8 +39,20 @@ export const PROVIDERS: Record<ProviderId, { wire: Wire; keyVar: string; baseVar
 }
 
 export const CAPITALS: Record<string, string> = {
-  France: 'Paris', Japan: 'Tokyo', Italy: 'Rome', Spain: 'Madrid', Portugal: 'Lisbon', Germany: 'Berlin', Kenya: 'Nairobi',
-  Peru: 'Lima', Egypt: 'Cairo', Canada: 'Ottawa', Chile: 'Santiago', Norway: 'Oslo', Greece: 'Athens', Poland: 'Warsaw',
+  France: 'Paris',
+  Japan: 'Tokyo',
+  Italy: 'Rome',
+  Spain: 'Madrid',
+  Portugal: 'Lisbon',
+  Germany: 'Berlin',
+  Kenya: 'Nairobi',
+  Peru: 'Lima',
+  Egypt: 'Cairo',
+  Canada: 'Ottawa',
+  Chile: 'Santiago',
+  Norway: 'Oslo',
+  Greece: 'Athens',
+  Poland: 'Warsaw',
 }
 
 const MODELS = ['gpt-4o-mini', 'gpt-4o']
@@ -153,10 +165,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, keys: Record<st
   const url = new URL(req.url ?? '/', 'http://emulator')
   const id = url.pathname.split('/')[1] as ProviderId
   const provider = Object.hasOwn(PROVIDERS, id) ? PROVIDERS[id] : undefined
-  const entry: EmulatorRequest = { provider: provider ? id : undefined, method: req.method ?? 'GET', path: req.url ?? '/', stream: false, carriage: 'none', keyOk: false, status: 0 }
+  const entry: EmulatorRequest = {
+    provider: provider ? id : undefined,
+    method: req.method ?? 'GET',
+    path: req.url ?? '/',
+    stream: false,
+    carriage: 'none',
+    keyOk: false,
+    status: 0,
+  }
   log.push(entry)
   const answer = (status: number, body: unknown) => ((entry.status = status), json(res, status, body))
-  if (!provider || (req.method !== 'POST' && req.method !== 'GET')) return answer(404, { error: { message: `provider-emulator: nothing at ${req.method} ${url.pathname}` } })
+  if (!provider || (req.method !== 'POST' && req.method !== 'GET'))
+    return answer(404, { error: { message: `provider-emulator: nothing at ${req.method} ${url.pathname}` } })
 
   const sent = sentKey(req, url, provider.wire)
   entry.carriage = sent.carriage
@@ -212,14 +233,24 @@ function promptOf(wire: Wire, body: Record<string, unknown>): string {
     return contents.map((c) => (c.parts ?? []).map((p) => p.text ?? '').join('')).join('\n')
   }
   const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>
-  return messages.filter((m) => m.role === 'user').map((m) => text(m.content)).join('\n')
+  return messages
+    .filter((m) => m.role === 'user')
+    .map((m) => text(m.content))
+    .join('\n')
 }
 
 const words = (text: string) => text.split(/(?<= )/)
 const usage = { prompt_tokens: 14, completion_tokens: 8, total_tokens: 22 }
 
 function openaiMessage(model: string, text: string): unknown {
-  return { id: `chatcmpl-${b64url(24)}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage }
+  return {
+    id: `chatcmpl-${b64url(24)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage,
+  }
 }
 
 function openaiChunks(model: string, text: string): string[] {
@@ -230,17 +261,39 @@ function openaiChunks(model: string, text: string): string[] {
     ...words(text).map((w) => chunk({ content: w }, null)),
     chunk({}, 'stop'),
     { ...base, choices: [], usage },
-  ].map((c) => `data: ${JSON.stringify(c)}\n\n`).concat('data: [DONE]\n\n')
+  ]
+    .map((c) => `data: ${JSON.stringify(c)}\n\n`)
+    .concat('data: [DONE]\n\n')
 }
 
 function anthropicMessage(model: string, text: string): unknown {
-  return { id: `msg_${b64url(24)}`, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 14, output_tokens: 8 } }
+  return {
+    id: `msg_${b64url(24)}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 14, output_tokens: 8 },
+  }
 }
 
 function anthropicEvents(model: string, text: string): string[] {
   const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
   return [
-    ev('message_start', { message: { id: `msg_${b64url(24)}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 14, output_tokens: 1 } } }),
+    ev('message_start', {
+      message: {
+        id: `msg_${b64url(24)}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 14, output_tokens: 1 },
+      },
+    }),
     ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
     ...words(text).map((w) => ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } })),
     ev('content_block_stop', { index: 0 }),
@@ -265,7 +318,14 @@ function geminiChunks(model: string, text: string): string[] {
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false', 'content-length': Buffer.byteLength(text), 'x-request-id': `req_${b64url(16)}` }).end(text)
+  res
+    .writeHead(status, {
+      'content-type': 'application/json',
+      'x-should-retry': 'false',
+      'content-length': Buffer.byteLength(text),
+      'x-request-id': `req_${b64url(16)}`,
+    })
+    .end(text)
 }
 
 async function sse(res: ServerResponse, events: string[]): Promise<void> {

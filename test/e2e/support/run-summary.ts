@@ -56,7 +56,13 @@ export function parseRunSummary(output: string): RunSummary | undefined {
         refusals[code] = (refusals[code] ?? 0) + Number(m[1] ?? m[4])
       }
     // Playwright's `flaky` (passed on a retry) is its own count, shown when there is one
-    summary.tests = { passed: count('passed'), ...(/\d+ flaky/.test(tests) ? { flaky: count('flaky') } : {}), failed: count('failed'), skipped: count('skipped') + count('todo'), refusals }
+    summary.tests = {
+      passed: count('passed'),
+      ...(/\d+ flaky/.test(tests) ? { flaky: count('flaky') } : {}),
+      failed: count('failed'),
+      skipped: count('skipped') + count('todo'),
+      refusals,
+    }
   }
   const live = /live model calls (\d+)/.exec(line)
   if (live) summary.liveModelCalls = Number(live[1])

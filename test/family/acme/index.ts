@@ -29,7 +29,12 @@ function parseResponse(body: string, _contentType: string | undefined, status: n
   try {
     json = rec(JSON.parse(body))
   } catch {
-    return { text: '', toolCalls: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, error: { type: 'parse_error', message: 'response body is not JSON' } }
+    return {
+      text: '',
+      toolCalls: [],
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      error: { type: 'parse_error', message: 'response body is not JSON' },
+    }
   }
   const usage = { input: num(rec(json.usage).input), output: num(rec(json.usage).output), cacheRead: 0, cacheWrite: 0, reasoning: 0 }
   const error = rec(json.error)
