@@ -85,3 +85,20 @@ export function generateFixture(dir, exampleDir, cells) {
     bytes: size('model.jsonl') + size('tools.jsonl') + size('scenario.yaml'),
   }
 }
+
+/**
+ * A recorded response served again with its recorded chunks, one `pull` each (the baselines and the floor of
+ * bench/run.mjs and bench/replay-floor.mjs answer with it).
+ * @example
+ * http.post(url, () => streamed(example.model[0].response))
+ */
+export function streamed(rec) {
+  let i = 0
+  const body = new ReadableStream({
+    pull(controller) {
+      if (i >= rec.chunks.length) return controller.close()
+      controller.enqueue(new Uint8Array(Buffer.from(rec.chunks[i++].text, 'utf8')))
+    },
+  })
+  return new Response(body, { status: rec.status, headers: new Headers(rec.headers) })
+}

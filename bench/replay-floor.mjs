@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
-import { readExample } from './gen-fixture.mjs'
+import { readExample, streamed } from './gen-fixture.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const SCENARIOS = join(root, 'examples/scenarios')
@@ -25,17 +25,6 @@ const N = Number(args[0] ?? 300)
 const ROUNDS = Number(args[1] ?? 10)
 const profAt = process.argv.indexOf('--prof')
 const profFile = profAt > 0 ? process.argv[profAt + 1] : undefined
-
-function streamed(rec) {
-  let i = 0
-  const body = new ReadableStream({
-    pull(controller) {
-      if (i >= rec.chunks.length) return controller.close()
-      controller.enqueue(new Uint8Array(Buffer.from(rec.chunks[i++].text, 'utf8')))
-    },
-  })
-  return new Response(body, { status: rec.status, headers: new Headers(rec.headers) })
-}
 
 /** fluxlab's interception lingers a turn of the event loop after a run: the floor starts once it is gone. */
 const settle = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)))

@@ -25,7 +25,7 @@ import { readFixture, scenario } from 'fluxlab'
 import { capitalAgent } from './agent.mjs'
 import { pollyNock } from './polly-nock.mjs'
 import { recordToolTape, toolAgent } from './tool-tape.mjs'
-import { generateFixture, readExample } from './gen-fixture.mjs'
+import { generateFixture, readExample, streamed } from './gen-fixture.mjs'
 import { prng } from './mutate.mjs'
 import { recordBench } from './record.mjs'
 import { removeInstall, setupBench, suiteBench } from './suite.mjs'
@@ -92,17 +92,6 @@ const EXPECTED = { answer: 'The capital of the UK is London.', steps: 2 }
 const example = readExample(EXAMPLE)
 const modelResponses = [...example.model].sort((a, b) => a.seq - b.seq).map((c) => c.response)
 const toolResponse = example.tools[0].response
-
-function streamed(rec) {
-  let i = 0
-  const body = new ReadableStream({
-    pull(controller) {
-      if (i >= rec.chunks.length) return controller.close()
-      controller.enqueue(new Uint8Array(Buffer.from(rec.chunks[i++].text, 'utf8')))
-    },
-  })
-  return new Response(body, { status: rec.status, headers: new Headers(rec.headers) })
-}
 
 function mswHandlers(counter) {
   return [

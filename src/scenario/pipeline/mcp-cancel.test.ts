@@ -2,30 +2,13 @@ import { describe, expect, test } from 'vitest'
 import type { HttpToolRequest } from './call.js'
 import { RunLog } from './log.js'
 import { awaitingAnswer, cutAtCancel, noteCancel } from './mcp-cancel.js'
+import { mcpPost } from './test-mcp-post.js'
 
-const URL_ = 'http://127.0.0.1:4010/mcp'
 /** An MCP POST as the pipeline identifies it: `seq`, its JSON-RPC id (`rpcId`), on the session `session`. */
 function post(seq: number, body: object, session = 'shared'): Readonly<HttpToolRequest> {
-  const text = JSON.stringify({ jsonrpc: '2.0', ...body })
-  const request = new Request(URL_, { method: 'POST', headers: { 'mcp-session-id': session, 'content-type': 'application/json' }, body: text })
   const method = (body as { method: string }).method
   const name = method === 'tools/call' ? 'mcp mark_item' : `mcp ${method}`
-  const rpcId = (body as { id?: number }).id
-  return {
-    channel: 'tool',
-    kind: 'http',
-    seq,
-    n: seq,
-    id: `tool#${seq}`,
-    step: `tool#${seq} ${name}`,
-    key: '',
-    request,
-    url: new URL(URL_),
-    bytes: Buffer.from(text),
-    name,
-    args: {},
-    ...(rpcId !== undefined ? { rpcId } : {}),
-  }
+  return mcpPost(seq, body, { session, name, headers: { 'content-type': 'application/json' } })
 }
 const call = (seq: number, session?: string) => post(seq, { id: 0, method: 'tools/call', params: { name: 'mark_item', arguments: { id: seq } } }, session)
 const cancel = (seq: number, requestId: number, session?: string) =>

@@ -3,30 +3,10 @@ import type { RecordedResponse } from '../../cassette/cell.js'
 import type { HttpToolRequest } from './call.js'
 import { RunLog } from './log.js'
 import { awaitingAnswer, noteCancel } from './mcp-cancel.js'
+import { mcpPost } from './test-mcp-post.js'
 import { awaitHeaders } from './unanswered.js'
 
-const URL_ = 'http://127.0.0.1:4010/mcp'
-function post(seq: number, body: object, signal?: AbortSignal): Readonly<HttpToolRequest> {
-  const text = JSON.stringify({ jsonrpc: '2.0', ...body })
-  const request = new Request(URL_, { method: 'POST', headers: { 'mcp-session-id': 's1' }, body: text, signal })
-  const name = `mcp ${(body as { method: string }).method}`
-  const rpcId = (body as { id?: number }).id
-  return {
-    channel: 'tool',
-    kind: 'http',
-    seq,
-    n: seq,
-    id: `tool#${seq}`,
-    step: `tool#${seq} ${name}`,
-    key: '',
-    request,
-    url: new URL(URL_),
-    bytes: Buffer.from(text),
-    name,
-    args: {},
-    ...(rpcId !== undefined ? { rpcId } : {}),
-  }
-}
+const post = (seq: number, body: object, signal?: AbortSignal): Readonly<HttpToolRequest> => mcpPost(seq, body, { signal })
 
 describe('a call whose response headers never came', () => {
   test('is stored when the run ends: pending at the end, with a warning', async () => {
