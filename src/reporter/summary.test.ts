@@ -296,6 +296,28 @@ describe('summarize', () => {
     expect(text.split('\n')).toHaveLength(3)
   })
 
+  it('keeps the normalize rule a long drift line ends with whole, and cuts the difference before it instead', () => {
+    // Found in the field corpus (deepagents-template): a tool result holding the time, the line cut at `normalize: ['is…`.
+    const root = project({})
+    const long = `"${'2026-12-07T04:01:02.345Z '.repeat(8)}"`
+    const hint = "; the normalize rule 'iso-dates' would absorb this difference: fluxlab({ normalize: ['iso-dates'] })"
+    const message = `request differs from the recording, served by position: messages[2].content[0].content differs: ${long} → ${long}${hint}`
+    const tests: RanTest[] = [
+      {
+        file: join(root, 'a.test.ts'),
+        name: 't',
+        state: 'passed',
+        facts: facts(root, [], [run({ warnings: [{ code: 'model_request_drift', step: 'model#2', message }] })]),
+      },
+    ]
+    const line = formatSummary(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false)).split('\n')[1]
+    expect(line).toMatch(
+      /^ {10}⚠ capital model#2 model_request_drift: messages\[2\]\.content\[0\]\.content differs: "2026-12-07T04:01:02\.345Z .*…; the normalize/,
+    )
+    expect(line.endsWith(hint)).toBe(true)
+    expect(line.length).toBeLessThanOrEqual('          ⚠ capital model#2 model_request_drift: '.length + 200)
+  })
+
   it('folds unwrapped_tool warnings of one tool across tests into one line, and shows its advice whole', () => {
     const root = project({})
     const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
