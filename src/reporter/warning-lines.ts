@@ -55,7 +55,7 @@ export function driftLines(drift: ReadonlyArray<Warned>, c: ReturnType<typeof pc
 }
 
 /** The fix a drift message ends with when built-in normalize rules would absorb it (src/cassette/normalize.ts `absorbHint`). */
-const HINT = /; the normalize rules? '[^]*$/
+const HINT = /; the normalize rules? '.*$/s
 
 /**
  * `s` cut to `n` characters; a fix it ends with is kept whole and what comes before it is cut instead (the summary
