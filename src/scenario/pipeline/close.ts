@@ -67,8 +67,8 @@ function unwrappedMessage(step: string, call: RequestedToolCall, backStep: strin
     'and no tool call on the tape answered it, so the tool ran in-process unrecorded'
   if (toolWrap === 'lab') return `${what}; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn) so replay never re-fires its side effects`
   return (
-    `${what}. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it ` +
-    "with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); " +
+    `${what}. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, ` +
+    "or the factory that builds it (LangChain's `tool`), with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); " +
     `or wrap it with tools({ ${call.name} }) or tool('${call.name}', fn) from 'fluxlab' where the tools are built`
   )
 }
