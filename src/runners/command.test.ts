@@ -19,7 +19,9 @@ describe('testCommand', () => {
     expect(
       testCommand({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'chat > answers', config: 'e2e/playwright.config.ts' }, 'FLUX_GOLDEN=update'),
     ).toBe("FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'chat answers$'")
-    expect(testCommand({ runner: 'jest', file: 'a.test.ts', name: 'x', config: 'jest.int.config.js' })).toBe("npx jest -c jest.int.config.js a.test.ts -t '^x$'")
+    expect(testCommand({ runner: 'jest', file: 'a.test.ts', name: 'x', config: 'jest.int.config.js' })).toBe(
+      "npx jest -c jest.int.config.js a.test.ts -t '^x$'",
+    )
   })
 
   test('names a vitest config and mode, so the command runs the test under the config and mode that found it', () => {
