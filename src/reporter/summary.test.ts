@@ -296,6 +296,25 @@ describe('summarize', () => {
     expect(text.split('\n')).toHaveLength(3)
   })
 
+  it('names the tests that failed while recording after making model calls: nothing of them was written', () => {
+    // Found in the field corpus (deepagents-template): 3 of 4 tests failed while recording, the line said "1 recorded".
+    const root = project({})
+    const test = (name: string, state: 'passed' | 'failed', modelCalls: number, written = false): RanTest => ({
+      file: join(root, 'a.test.ts'),
+      name,
+      state,
+      facts: facts(root, [], [run({ name: name.replace(/\W+/g, '-'), mode: 'record', written, hermetic: false, modelLive: modelCalls, modelCalls })]),
+    })
+    const tests = [test('agent > answers', 'passed', 2, true), test('agent > uses the clock', 'failed', 3), test('agent > fails before a call', 'failed', 0)]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(s.notWritten).toEqual([{ test: 'agent > uses the clock', scenario: 'agent-uses-the-clock' }])
+    expect(formatSummary(s, pc.createColors(false)).split('\n').slice(1)).toEqual([
+      '          ⚠ 1 test failed while recording, so its model calls were not written (a failing test writes no fixture); ' +
+        'under CI each fails with FLUX_NO_RECORDING until it passes while recording:',
+      '            agent > uses the clock',
+    ])
+  })
+
   it('keeps the normalize rule a long drift line ends with whole, and cuts the difference before it instead', () => {
     // Found in the field corpus (deepagents-template): a tool result holding the time, the line cut at `normalize: ['is…`.
     const root = project({})
