@@ -6,7 +6,7 @@
  * enters one file of the sources (issue 40 items 2 and 6).
  */
 import { st } from './state.js'
-import { unrouted } from './undici.js'
+import { ownSends } from './source.js'
 
 /** Sends the request for real; `upstream` is the run's upstream map (`FLUX_UPSTREAM` / `upstream`), by host. */
 type Sender = (upstream: Record<string, URL>) => Promise<Response>
@@ -113,12 +113,10 @@ export function liveFetch(request: Request): Promise<Response> {
   const beneath = st.beneath?.getStore()
   // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for
   // `bypass`, and loading it (with graphql, cookies, path-to-regexp) was the largest part of fluxlab's setup file cost per
-  // test file. The continuation keeps the async context (`unrouted`, `st.live` are AsyncLocalStorage).
+  // test file. The continuation keeps the async context (`ownSends` is an AsyncLocalStorage).
   const bypassed = (send: typeof fetch) => import('msw').then(({ bypass }) => send(bypass(request)))
-  return unrouted(() =>
-    st.live.run(true, () => {
-      if (beneath) return beneath.preempted ? bypassed(beneath.fetch) : beneath.fetch(request)
-      return pristine ? pristine(request) : bypassed(fetch)
-    }),
-  )
+  return ownSends.run(true, () => {
+    if (beneath) return beneath.preempted ? bypassed(beneath.fetch) : beneath.fetch(request)
+    return pristine ? pristine(request) : bypassed(fetch)
+  })
 }
