@@ -100,10 +100,10 @@ describe('the path of a call (docs/architecture.md)', () => {
     assertBound(path!, BOUND)
   })
 
-  // @note issue 40 item 6: open. A recorded call enters 14 files (the live stage, the unanswered-request log, the key
+  // @note issue 40 item 6: open. A recorded call enters 12 files (the live stage, the unanswered-request log, the key
   // check, the live send of src/sources/live.ts and the undici seam: docs/architecture.md). This test passes while it breaks the bound, so it
   // fails the day the live path comes within it: then drop `.fails` and add 'recorded' to the test above.
-  test.fails('the recorded call enters at most 8 files (open: it enters 14)', () => {
+  test.fails('the recorded call enters at most 8 files (open: it enters 12)', () => {
     expect(paths.recorded, 'the recorded call was not traced').toBeDefined()
     assertBound(paths.recorded!, BOUND)
   })
