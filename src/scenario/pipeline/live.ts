@@ -59,13 +59,13 @@ async function captureLive(config: RunConfig, log: RunLog, call: LiveCall): Prom
     if (isFluxError(e)) throw e
     return { response: Response.error() }
   }
-  // the run ended before its headers came: it is on the tape as unanswered, and what comes now is the client's alone
   const passOn = (body: ReadableStream<Uint8Array> | null) => {
     const headers = new Headers(res.headers)
     // the body is handed over decoded: its encoding and length go
     for (const h of ['content-encoding', 'content-length', 'transfer-encoding']) headers.delete(h)
     return new Response(body, { status: res.status, statusText: res.statusText, headers })
   }
+  // the run ended before its headers came: it is on the tape as unanswered, and what comes now is the client's alone
   if (!flight.headers()) return { response: passOn(res.body) }
   if (call.channel === 'model') log.modelLive++
   sent.late = log.hasEnded
