@@ -6,7 +6,7 @@ import type { Manifest, ModelCell } from './cell.js'
 import { existingFixture, readFixture, readFixtureLines } from './fixture.js'
 import { readSource, rerecordCommand } from './fixture-source.js'
 import { problemOf } from './fixture-error.js'
-import { testManifest, testModelCell, writeTestFixture } from './test-cells.js'
+import { testManifest, testModelCell, writeTestFixture } from '../../test/support/fixture-cells.js'
 
 let store = memoryStore()
 let restore = () => {}

@@ -10,7 +10,7 @@ import { derivedMismatch } from './derived.js'
 import { readFixture, readFixtureLines } from './fixture.js'
 import { writeFixture } from './fixture-write.js'
 import { rawCells } from './handout.js'
-import { testManifest, testModelCell, testToolCell } from './test-cells.js'
+import { testManifest, testModelCell, testToolCell } from '../../test/support/fixture-cells.js'
 
 vi.mock('./derived.js', async (original) => {
   const m = await original<typeof import('./derived.js')>()

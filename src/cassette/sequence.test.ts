@@ -5,7 +5,7 @@ import { useFixtureStore } from '../store/current.js'
 import { memoryStore } from '../store/memory.js'
 import { writeFixture } from './fixture-write.js'
 import { sequenceGap } from './sequence.js'
-import { testManifest, testToolCell } from './test-cells.js'
+import { testManifest, testToolCell } from '../../test/support/fixture-cells.js'
 
 const store = memoryStore()
 let restore = () => {}

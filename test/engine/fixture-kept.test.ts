@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readFixture } from '../../src/cassette/fixture.js'
 import { writeFixture } from '../../src/cassette/fixture-write.js'
-import { testManifest, testModelCell, testToolCell, writeTestFixture } from '../../src/cassette/test-cells.js'
+import { testManifest, testModelCell, testToolCell, writeTestFixture } from '../support/fixture-cells.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -4,9 +4,9 @@
  * src/cassette and by test/engine; nothing in the product imports it.
  */
 import { join } from 'node:path'
-import { codecFor } from '../providers/registry.js'
-import type { Manifest, ModelCell, ToolCell } from './cell.js'
-import { writeFixture } from './fixture-write.js'
+import { codecFor } from '../../src/providers/registry.js'
+import type { Manifest, ModelCell, ToolCell } from '../../src/cassette/cell.js'
+import { writeFixture } from '../../src/cassette/fixture-write.js'
 
 /** The URL every test model cell was sent to. */
 const TEST_URL = 'https://api.openai.com/v1/chat/completions'
