@@ -46,7 +46,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
-  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 900), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
   lines.push(...notWrittenLines(s.notWritten, c, pad))
   for (const a of s.appServer) lines.push(appServerLine(a, c, pad))
   for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
