@@ -21,7 +21,7 @@ import { createServer } from 'node:http'
 /** @typedef {{ name: string, description?: string, schema?: any }} Tool */
 
 /** @param {Turn[]} turns @param {Tool[]} tools */
-function decide(turns, tools) {
+function decide(turns, tools, json) {
   const sawToolResult = turns.some((t) => t.role === 'tool')
   const lastUser = [...turns].reverse().find((t) => t.role === 'user')?.text ?? ''
   if (tools.length > 0 && !sawToolResult) {
@@ -31,7 +31,22 @@ function decide(turns, tools) {
   const users = turns.filter((t) => t.role === 'user').map((t) => t.text)
   const results = turns.filter((t) => t.role === 'tool').map((t) => t.text)
   const text = [`Hello! You said: ${users.join(' / ')}`, ...results.map((r) => `Tool result: ${r}`), 'Done.'].join('\n')
+  if (json) return { kind: 'text', text: jsonAnswer(turns, json, lastUser) ?? JSON.stringify({ text }) }
   return { kind: 'text', text }
+}
+
+// JSON mode (response_format json_object / json_schema): a JSON object. With a schema, one built from it as tool
+// arguments are; else the first JSON template the prompt shows (`{"score": <number>, "reasoning": "<…>"}`), its
+// placeholders filled: <number> 1, <boolean> false, a quoted <…> "Done.".
+function jsonAnswer(turns, json, lastUser) {
+  if (json.schema) return JSON.stringify(argsFor(json.schema, lastUser))
+  for (const t of turns) {
+    const m = t.text.match(/\{[^{}]*<[^{}]*\}/)
+    if (!m) continue
+    const filled = m[0].replace(/"<[^>]*>"/g, '"Done."').replace(/<number>/g, '1').replace(/<boolean>/g, 'false').replace(/<[^>]*>/g, 'null')
+    try { JSON.parse(filled); return filled } catch {}
+  }
+  return undefined
 }
 
 function pickTool(tools, text) {
@@ -290,7 +305,7 @@ export async function startEmulator(port = 0) {
       if (req.method !== 'POST') return send.json({ error: { message: `emulator: nothing at ${req.method} ${url.pathname}` } }, 404)
       const answered = media(path, body, send, raw)
       if (answered !== undefined) return answered
-      if (path.endsWith('/chat/completions')) { const c = fromChat(body); return chat(body, decide(c.turns, c.tools), send) }
+      if (path.endsWith('/chat/completions')) { const c = fromChat(body); const rf = body.response_format; return chat(body, decide(c.turns, c.tools, rf && (rf.type === 'json_object' || rf.type === 'json_schema') ? { schema: rf.json_schema?.schema } : undefined), send) }
       if (path.endsWith('/responses')) { const c = fromResponses(body); return responses(body, decide(c.turns, c.tools), send) }
       if (path.endsWith('/embeddings')) return embeddings(body, send)
       if (path.endsWith('/v1/messages')) { const c = fromAnthropic(body); return anthropic(body, decide(c.turns, c.tools), send) }
