@@ -127,7 +127,9 @@ export function offlineError(request: Request, where: string, noFixture?: { dir:
       reason:
         `there is no fixture at ${noFixture.dir} and recording is off here (CI or --ci)` +
         `${offline ? '; FLUX_OFFLINE=1 forbids every live request, this one too' : ', and no app mock answered this request'}`,
-      fix: `Record the test where provider keys are available with \`${noFixture.record}\` and commit ${noFixture.dir}/ (a test that fails while recording writes none).`,
+      fix:
+        `Record the test where provider keys are available with \`${noFixture.record}\` and commit ${noFixture.dir}/ ` +
+        '(a test that fails while recording writes none).',
     })
   return new FluxError(offline ? 'FLUX_OFFLINE' : 'FLUX_NO_RECORDING', {
     failed,
