@@ -23,9 +23,12 @@ const written = (m: Manifest) => serializeFixture({ manifest: m, model: [], tool
 
 /** A deterministic stream of awkward strings: YAML indicators, keywords, numbers, quotes, controls, non-ASCII. */
 function* awkward(count: number): Generator<string> {
-  const parts = ['a', 'b c', ': ', ':', '#', ' #', '-', '- ', '?', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', "'", "''", '"', '%', '@', '`', '\\',
-    '\t', '\n', ' ', '0', '1', '.', 'e', '3', 'x', 'o', '+', '~', '_', 'é', '😀', '\u2028', '\u0001', '\ufeff', '\u0085', 'null', 'true', 'False', '.inf',
-    '.NaN', '0x1F', '0o17', '1e3', '012', '-5', '1.5', 'yes', 'no', '---', '...', '\r']
+  // one per `¦`, and the bar itself
+  const parts = [
+    ..."a¦b c¦: ¦:¦#¦ #¦-¦- ¦?¦,¦[¦]¦{¦}¦&¦*¦!¦>¦'¦''¦\"¦%¦@¦`¦\\¦\t¦\n¦ ¦0¦1¦.¦e¦3¦x¦o¦+¦~¦_¦é¦😀¦\u2028¦\u0001¦\ufeff¦\u0085¦null¦true¦False¦.inf".split('¦'),
+    ...'.NaN¦0x1F¦0o17¦1e3¦012¦-5¦1.5¦yes¦no¦---¦...¦\r'.split('¦'),
+    '|',
+  ]
   let seed = 39
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648)
   for (let i = 0; i < count; i++) {

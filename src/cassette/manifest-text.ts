@@ -31,7 +31,6 @@ const CORE = [
   /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
 ]
 /** A character the reader leaves to `yaml`: C0 and C1 controls (tab included), DEL, a byte order mark, U+2028/2029. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what it finds
 const ODD = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/
 const NOT = Symbol('not simple')
 type Value = string | number | [] | Record<string, never>
