@@ -41,17 +41,17 @@ export function provideInterceptors(classes: InterceptorClasses): void {
  */
 export async function loadInterceptors(): Promise<void> {
   if (g[KEY]) return
-  const [cr, fetch, xhr, ws] = await Promise.all([
+  const [clientRequest, fetchModule, xhr, webSocket] = await Promise.all([
     import('@mswjs/interceptors/ClientRequest'),
     import('@mswjs/interceptors/fetch'),
     import('@mswjs/interceptors/XMLHttpRequest'),
     import('@mswjs/interceptors/WebSocket'),
   ])
   provideInterceptors({
-    ClientRequestInterceptor: cr.ClientRequestInterceptor,
-    FetchInterceptor: fetch.FetchInterceptor,
+    ClientRequestInterceptor: clientRequest.ClientRequestInterceptor,
+    FetchInterceptor: fetchModule.FetchInterceptor,
     XMLHttpRequestInterceptor: xhr.XMLHttpRequestInterceptor,
-    WebSocketInterceptor: ws.WebSocketInterceptor,
+    WebSocketInterceptor: webSocket.WebSocketInterceptor,
   })
 }
 
