@@ -5,8 +5,9 @@
  * process loads them when it is about to intercept: `loadInterceptors()` before the first acquire where that can wait
  * (a run, the vitest setup), `provideInterceptors()` from an entry that always intercepts and imports them itself (the
  * preload, a Playwright worker's engine, the ES module jest setup), and otherwise, synchronously, with `require` at the
- * first acquire (in the CommonJS build that is the copy a static import gave; in the ES module build the CommonJS copy,
- * which shares the running interceptors through their global symbols as any copy does: `./share.ts`).
+ * first acquire (in the CommonJS build that is the copy a static import gave, in the same module registry; in the ES
+ * module build the CommonJS copy, which shares the running interceptors through their global symbols as any copy does:
+ * `./share.ts`).
  */
 import { createRequire } from 'node:module'
 import type { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
@@ -55,18 +56,24 @@ export async function loadInterceptors(): Promise<void> {
   })
 }
 
+// The format being built (tsup.config.ts); not defined when fluxlab runs from its sources.
+declare const FLUXLAB_BUILD_FORMAT: string | undefined
+
 /**
  * The classes: those loaded or provided, else required now.
+ * @note in the CommonJS build with the module's own `require`: under jest that is the test file's, so the classes join
+ * its module registry and patch its environment's globals, as the static import did (`createRequire` would load them
+ * once, in the outer realm). In the ES module build, and from the sources, with `createRequire`.
  * @example
  * const { FetchInterceptor } = interceptorClasses()
  */
 export function interceptorClasses(): InterceptorClasses {
   if (g[KEY]) return g[KEY]
-  const require = createRequire(import.meta.url)
+  const load = typeof FLUXLAB_BUILD_FORMAT === 'string' && FLUXLAB_BUILD_FORMAT === 'cjs' ? require : createRequire(import.meta.url)
   return (g[KEY] = {
-    ClientRequestInterceptor: require('@mswjs/interceptors/ClientRequest').ClientRequestInterceptor,
-    FetchInterceptor: require('@mswjs/interceptors/fetch').FetchInterceptor,
-    XMLHttpRequestInterceptor: require('@mswjs/interceptors/XMLHttpRequest').XMLHttpRequestInterceptor,
-    WebSocketInterceptor: require('@mswjs/interceptors/WebSocket').WebSocketInterceptor,
+    ClientRequestInterceptor: load('@mswjs/interceptors/ClientRequest').ClientRequestInterceptor,
+    FetchInterceptor: load('@mswjs/interceptors/fetch').FetchInterceptor,
+    XMLHttpRequestInterceptor: load('@mswjs/interceptors/XMLHttpRequest').XMLHttpRequestInterceptor,
+    WebSocketInterceptor: load('@mswjs/interceptors/WebSocket').WebSocketInterceptor,
   })
 }
