@@ -32,6 +32,21 @@ const transformIgnorePatterns = nativeEsm ? ['/node_modules/'] : [`/node_modules
   // next to it, so jest reports it obsolete (failing the run) and `jest -u` deletes it. Hide them from jest's file map.
 const modulePathIgnorePatterns = [`${sep}trace\\.snap$`]
 
+// The config file jest was started with (`-c`, `--config`), for the command a message gives to run one test again
+// (`npx jest -c jest.int.config.js …`): jest hands its workers the config, never its path, and they inherit this
+// process's environment. Set or cleared here, so a jest started by a test does not take its parent's. A config given
+// as JSON on the command line names no file.
+const configArg = (() => {
+  const argv = process.argv.slice(2)
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '-c' || argv[i] === '--config') return argv[i + 1]
+    if (argv[i].startsWith('--config=')) return argv[i].slice('--config='.length)
+  }
+  return undefined
+})()
+if (configArg && !configArg.trim().startsWith('{')) process.env.FLUX_JEST_CONFIG = path.resolve(configArg)
+else delete process.env.FLUX_JEST_CONFIG
+
 // Issue 41: under GitHub Actions the fluxlab reporter annotates each failed test at its line, which jest reports only when asked.
 const testLocationInResults = process.env.GITHUB_ACTIONS === 'true'
 

@@ -136,6 +136,8 @@ if (g.expect && g.beforeEach && g.afterEach) {
       ...(nth ? { nth } : {}),
       testFile: st.testPath ?? '',
       rootDir: process.cwd(),
+      // the config file jest was started with (`-c`), noted by fluxlab's preset in jest's main process
+      ...(process.env.FLUX_JEST_CONFIG ? { config: process.env.FLUX_JEST_CONFIG } : {}),
       updateState: toUpdateState(st.snapshotState?._updateSnapshot) ?? updateStateFromEnv(),
       runs: [],
       opened: new Set(),

@@ -53,7 +53,8 @@ export function fluxlab(pluginOptions: FluxPluginOptions = {}): Plugin {
       const provided: FluxProvided = {
         options,
         updateState: String(vitest.config?.snapshotOptions?.updateSnapshot ?? 'new'),
-        multiProject: (vitest.projects?.length ?? 1) > 1,
+        multiProject: multiProject(vitest),
+        ...runOf(vitest),
       }
       project.provide(PROVIDED_KEY, provided)
       // @note added to the reporters vitest already resolved (the config's, `--reporter`'s, or its default), not in the
@@ -88,8 +89,33 @@ function checkRunner(): void {
 }
 
 interface VitestLike {
-  config?: { snapshotOptions?: { updateSnapshot?: string }; reporters?: unknown[] }
+  config?: { snapshotOptions?: { updateSnapshot?: string }; reporters?: unknown[]; project?: string[]; projects?: unknown[] }
   projects?: unknown[]
+  /** The root project's vite config: the config file the run started from, and the mode (`--mode`). */
+  vite?: { config?: { configFile?: string; mode?: string } }
+}
+
+/**
+ * Whether the config defines more than one project, whatever `--project` picked: a test's fixture folder (under its
+ * project's name or not) must not depend on the filter, or a test recorded with `--project int` is not found by the
+ * whole run. With a filter, vitest lists only the projects it picked, so the config's own list is read: more than one
+ * entry, or a glob (`packages/*`), counts as several.
+ */
+function multiProject(vitest: VitestLike): boolean {
+  if ((vitest.projects?.length ?? 1) > 1) return true
+  const defined = vitest.config?.projects ?? []
+  const picked = vitest.config?.project ?? []
+  return picked.length > 0 && (defined.length > 1 || defined.some((p) => typeof p === 'string'))
+}
+
+/**
+ * What a command that runs one test again needs to repeat of this run: the config file it started from (a project's
+ * own config is not one the command line can name) and its mode, when not vitest's `test` (a config may pick its
+ * tests by mode).
+ */
+function runOf(vitest: VitestLike): Pick<FluxProvided, 'configFile' | 'mode'> {
+  const { configFile, mode } = vitest.vite?.config ?? {}
+  return { ...(configFile ? { configFile } : {}), ...(mode && mode !== 'test' ? { mode } : {}) }
 }
 interface ProjectLike {
   provide: (key: string, value: unknown) => void

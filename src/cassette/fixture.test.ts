@@ -1,13 +1,12 @@
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { codecFor } from '../providers/registry.js'
 import { useFixtureStore } from '../store/current.js'
 import { memoryStore } from '../store/memory.js'
-import type { Manifest, ModelCell, ToolCell } from './cell.js'
+import type { Manifest, ModelCell } from './cell.js'
 import { existingFixture, readFixture, readFixtureLines } from './fixture.js'
 import { readSource, rerecordCommand } from './fixture-source.js'
-import { writeFixture } from './fixture-write.js'
 import { problemOf } from './fixture-error.js'
+import { testManifest, testModelCell, writeTestFixture } from '../../test/support/fixture-cells.js'
 
 let store = memoryStore()
 let restore = () => {}
@@ -21,60 +20,11 @@ const readFileSync = (file: string, _: 'utf8') => Buffer.from(store.readFile(fil
 const writeFileSync = (file: string, text: string) => store.writeFile(file, text)
 const remove = (file: string) => store.writeFixture(join(file, '..'), {}, [file.split('/').pop()!])
 
-const manifest = (over: Partial<Manifest> = {}): Manifest => ({
-  formatVersion: 1,
-  fluxlabVersion: '0.1.0',
-  name: 'weather',
-  recordedAt: '2026-01-02T03:04:05.000Z',
-  models: [],
-  providerHosts: [],
-  cassetteMaxBytes: 1_048_576,
-  redaction: 'v1:00000000',
-  ...over,
-})
-const URL_ = 'https://api.openai.com/v1/chat/completions'
-const BODY = JSON.stringify({
-  model: 'gpt-4o-mini',
-  choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 3, completion_tokens: 1 },
-})
-const parsed = codecFor('openai-chat').parseResponse(BODY, 'application/json', 200, new URL(URL_))
-const hex = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`
-const model = (seq: number): ModelCell => ({
-  seq,
-  step: `model#${seq}`,
-  key: hex(seq),
-  family: 'openai-chat',
-  url: URL_,
-  request: { method: 'POST', path: '/v1/chat/completions', body: {} },
-  response: { status: 200, headers: { 'content-type': 'application/json' }, chunks: [{ t: 0, text: BODY }] },
-  model: parsed.model,
-  usage: parsed.usage,
-  finishReason: parsed.finishReason,
-  text: parsed.text,
-  toolCalls: parsed.toolCalls,
-  durationMs: 1,
-  truncated: false,
-})
-const tool = (seq: number): ToolCell => ({
-  seq,
-  step: 'tool#1',
-  kind: 'fn',
-  name: 'lookup',
-  key: hex(1000 + seq),
-  args: {},
-  output: 1,
-  durationMs: 0,
-  truncated: false,
-})
+const manifest = testManifest
+const model = testModelCell
 
 /** A fixture at `/virtual-<n>/tests/scenarios/<name>` of the store in use, written by writeFixture. */
-function fixture(m: Manifest = manifest()): string {
-  const root = `/virtual-${++roots}`
-  const dir = join(root, 'tests/scenarios', m.name)
-  writeFixture({ dir, manifest: m, model: [model(1), model(3)], tools: [tool(2)] })
-  return dir
-}
+const fixture = (m: Manifest = manifest()): string => writeTestFixture(`/virtual-${++roots}`, m)
 const breakLine = (dir: string, line: number, text = '{"seq": 2, oops') => {
   const file = join(dir, 'model.jsonl')
   const lines = readFileSync(file, 'utf8').split('\n')

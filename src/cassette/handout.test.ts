@@ -4,14 +4,13 @@
  */
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { codecFor } from '../providers/registry.js'
 import { useFixtureStore } from '../store/current.js'
 import { memoryStore } from '../store/memory.js'
-import type { ModelCell, ToolCell } from './cell.js'
 import { derivedMismatch } from './derived.js'
 import { readFixture, readFixtureLines } from './fixture.js'
 import { writeFixture } from './fixture-write.js'
 import { rawCells } from './handout.js'
+import { testManifest, testModelCell, testToolCell } from '../../test/support/fixture-cells.js'
 
 vi.mock('./derived.js', async (original) => {
   const m = await original<typeof import('./derived.js')>()
@@ -28,58 +27,12 @@ afterEach(() => {
   checks.mockClear()
 })
 
-const URL_ = 'https://api.openai.com/v1/chat/completions'
-const BODY = JSON.stringify({
-  model: 'gpt-4o-mini',
-  choices: [{ message: { role: 'assistant', content: 'Sunny' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 3, completion_tokens: 1 },
-})
-const parsed = codecFor('openai-chat').parseResponse(BODY, 'application/json', 200, new URL(URL_))
-const model = (seq: number): ModelCell => ({
-  seq,
-  step: `model#${seq}`,
-  key: `sha256:${seq.toString(16).padStart(64, '0')}`,
-  family: 'openai-chat',
-  url: URL_,
-  request: { method: 'POST', path: '/v1/chat/completions', body: {} },
-  response: { status: 200, headers: { 'content-type': 'application/json' }, chunks: [{ t: 0, text: BODY }] },
-  model: parsed.model,
-  usage: parsed.usage,
-  finishReason: parsed.finishReason,
-  text: parsed.text,
-  toolCalls: parsed.toolCalls,
-  durationMs: 1,
-  truncated: false,
-})
-const tool: ToolCell = {
-  seq: 4,
-  step: 'tool#1',
-  kind: 'fn',
-  name: 'lookup',
-  key: `sha256:${'9'.repeat(64)}`,
-  args: {},
-  output: { n: 1 },
-  durationMs: 0,
-  truncated: false,
-}
+const model = testModelCell
+const tool = testToolCell(4, { key: `sha256:${'9'.repeat(64)}`, output: { n: 1 } })
 
 function fixture(cells = [model(1), model(2), model(3)]): string {
   const dir = join('/virtual/handout', 'weather')
-  writeFixture({
-    dir,
-    manifest: {
-      formatVersion: 1,
-      fluxlabVersion: '0.1.0',
-      name: 'weather',
-      recordedAt: '2026-01-02T03:04:05.000Z',
-      models: [],
-      providerHosts: [],
-      cassetteMaxBytes: 1_048_576,
-      redaction: 'v1:00000000',
-    },
-    model: cells,
-    tools: [{ ...tool, seq: cells.length + 1 }],
-  })
+  writeFixture({ dir, manifest: testManifest(), model: cells, tools: [{ ...tool, seq: cells.length + 1 }] })
   return dir
 }
 

@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isFluxError } from '../errors.js'
 import { useFixtureStore } from '../store/current.js'
 import { memoryStore } from '../store/memory.js'
-import type { ToolCell } from './cell.js'
 import { writeFixture } from './fixture-write.js'
 import { sequenceGap } from './sequence.js'
+import { testManifest, testToolCell } from '../../test/support/fixture-cells.js'
 
 const store = memoryStore()
 let restore = () => {}
@@ -34,27 +34,8 @@ describe('sequenceGap', () => {
 })
 
 describe('writeFixture', () => {
-  const manifest = {
-    formatVersion: 1,
-    fluxlabVersion: '0.1.0',
-    name: 'gap',
-    recordedAt: '2026-01-02T03:04:05.000Z',
-    models: [],
-    providerHosts: [],
-    cassetteMaxBytes: 1_048_576,
-    redaction: 'v1:00000000',
-  }
-  const tool = (seq: number, n: number): ToolCell => ({
-    seq,
-    step: `tool#${n}`,
-    kind: 'fn',
-    name: 'lookup',
-    key: `sha256:${String(seq).repeat(64).slice(0, 64)}`,
-    args: {},
-    output: n,
-    durationMs: 0,
-    truncated: false,
-  })
+  const manifest = testManifest({ name: 'gap' })
+  const tool = (seq: number, n: number) => testToolCell(seq, { step: `tool#${n}`, key: `sha256:${String(seq).repeat(64).slice(0, 64)}`, output: n })
 
   it('refuses a fixture with a gap in its call sequence, naming the file and the missing seq, and writes nothing', () => {
     const dir = join('/virtual/seq', 'gap')

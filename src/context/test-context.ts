@@ -1,6 +1,6 @@
-import { dirname, relative } from 'node:path'
+import { basename, dirname, relative } from 'node:path'
 import { testCommand } from '../runners/command.js'
-import { runningInRunner, type TestRef } from '../runners/registry.js'
+import { runnerAdapter, runningInRunner, type TestRef } from '../runners/registry.js'
 import { FluxError } from '../errors.js'
 import type { Divergence } from '../cassette/divergence.js'
 import { endCheckFrom, type EndCheck } from './options.js'
@@ -38,10 +38,15 @@ export function runningTestRef(): TestRef | undefined {
  */
 export function testRef(test: TestContext): TestRef {
   // @note issue 39: a Playwright config in a subfolder (`e2e/playwright.config.ts`) names test files relative to itself;
-  // run from the project root, the command needs `-c` or Playwright runs with no config.
-  const config = test.config && dirname(test.config) !== process.cwd() ? { config: relative(process.cwd(), test.config) } : {}
+  // run from the project root, the command needs `-c` or Playwright runs with no config. A config of another name
+  // (`vitest.int.config.ts`) needs it too: the runner only finds its own names by itself.
+  const own = runnerAdapter(test.runner)?.configNames
+  const found = test.config && dirname(test.config) === process.cwd() && own?.test(basename(test.config))
+  const config = test.config && !found ? { config: relative(process.cwd(), test.config) } : {}
+  const mode = test.mode ? { mode: test.mode } : {}
   const project = test.project ? { project: test.project } : {}
-  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name: test.fileLevel ? undefined : test.testName, ...config, ...project }
+  const name = test.fileLevel ? undefined : test.testName
+  return { runner: test.runner, file: relative(test.rootDir, test.testFile), name, ...config, ...mode, ...project }
 }
 
 /**

@@ -42,8 +42,10 @@ export interface TestContext {
    * of its file has. SPEC §2 "Identity": each is its own scenario.
    */
   nth?: number
-  /** Playwright: the config file that started the run (absolute), so a command run from elsewhere names it. */
+  /** The config file that started the run (absolute), so a command run from elsewhere, or a config of another name, names it. */
   config?: string
+  /** vitest: the mode it runs in (`--mode int`), when not vitest's own `test`: a config may pick its tests by mode. */
+  mode?: string
   /** vitest project name, set when the file runs in more than one project. */
   project?: string
   rootDir: string

@@ -12,6 +12,10 @@ export interface FluxProvided {
   options: FluxOptions
   updateState: string
   multiProject: boolean
+  /** The config file vitest loaded (absolute), if any: a command that runs a test again may have to name it. */
+  configFile?: string
+  /** The mode vitest runs in (`--mode int`), when not its own `test`. */
+  mode?: string
 }
 
 /**

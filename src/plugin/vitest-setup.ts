@@ -155,6 +155,8 @@ function contextOf(task: TaskLike): TestContext {
     ...(nth ? { nth } : {}),
     testFile: task.file.filepath,
     project: provided?.multiProject && task.file.projectName ? task.file.projectName : undefined,
+    ...(provided?.configFile ? { config: provided.configFile } : {}),
+    ...(provided?.mode ? { mode: provided.mode } : {}),
     rootDir,
     updateState: toUpdateState(provided?.updateState) ?? updateStateFromEnv(),
     runs: [],

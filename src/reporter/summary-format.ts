@@ -46,7 +46,8 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   ]
   const lines = [`${tag} ${head.join(' · ')}`]
   // an unwrapped tool's line ends with its fix: shown whole
-  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 600), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
+  lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 900), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
+  lines.push(...notWrittenLines(s.notWritten, c, pad))
   for (const a of s.appServer) lines.push(appServerLine(a, c, pad))
   for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
@@ -81,6 +82,22 @@ function skippedLines(skipped: SuiteSummary['skippedWithFixture'], c: ReturnType
       : `${pad}  fluxlab fills the key variables a fixture's requests carried; a gate on another variable (a flag, or a key that never reaches the wire) ` +
           `opens with the \`keys\` option (or FLUX_KEYS), naming it`,
   )
+  return lines
+}
+
+/**
+ * Tests that failed while recording after making model calls: nothing of them was written, which a reader of a passing
+ * summary line would not know until CI fails them with FLUX_NO_RECORDING.
+ */
+function notWrittenLines(tests: SuiteSummary['notWritten'], c: ReturnType<typeof pc.createColors>, pad: string): string[] {
+  const n = tests.length
+  if (!n) return []
+  const lines = [
+    `${pad}${c.yellow(`⚠ ${n} test${n === 1 ? '' : 's'} failed while recording`)}, so ${n === 1 ? 'its' : 'their'} model calls were not written ` +
+      '(a failing test writes no fixture); under CI each fails with FLUX_NO_RECORDING until it passes while recording:',
+  ]
+  for (const t of tests.slice(0, 10)) lines.push(`${pad}  ${t.test}`)
+  if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
   return lines
 }
 

@@ -296,11 +296,52 @@ describe('summarize', () => {
     expect(text.split('\n')).toHaveLength(3)
   })
 
+  it('names the tests that failed while recording after making model calls: nothing of them was written', () => {
+    // Found in the field corpus (deepagents-template): 3 of 4 tests failed while recording, the line said "1 recorded".
+    const root = project({})
+    const test = (name: string, state: 'passed' | 'failed', modelCalls: number, written = false): RanTest => ({
+      file: join(root, 'a.test.ts'),
+      name,
+      state,
+      facts: facts(root, [], [run({ name: name.replace(/\W+/g, '-'), mode: 'record', written, hermetic: false, modelLive: modelCalls, modelCalls })]),
+    })
+    const tests = [test('agent > answers', 'passed', 2, true), test('agent > uses the clock', 'failed', 3), test('agent > fails before a call', 'failed', 0)]
+    const s = summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false })
+    expect(s.notWritten).toEqual([{ test: 'agent > uses the clock', scenario: 'agent-uses-the-clock' }])
+    expect(formatSummary(s, pc.createColors(false)).split('\n').slice(1)).toEqual([
+      '          ⚠ 1 test failed while recording, so its model calls were not written (a failing test writes no fixture); ' +
+        'under CI each fails with FLUX_NO_RECORDING until it passes while recording:',
+      '            agent > uses the clock',
+    ])
+  })
+
+  it('keeps the normalize rule a long drift line ends with whole, and cuts the difference before it instead', () => {
+    // Found in the field corpus (deepagents-template): a tool result holding the time, the line cut at `normalize: ['is…`.
+    const root = project({})
+    const long = `"${'2026-12-07T04:01:02.345Z '.repeat(8)}"`
+    const hint = "; the normalize rule 'iso-dates' would absorb this difference: fluxlab({ normalize: ['iso-dates'] })"
+    const message = `request differs from the recording, served by position: messages[2].content[0].content differs: ${long} → ${long}${hint}`
+    const tests: RanTest[] = [
+      {
+        file: join(root, 'a.test.ts'),
+        name: 't',
+        state: 'passed',
+        facts: facts(root, [], [run({ warnings: [{ code: 'model_request_drift', step: 'model#2', message }] })]),
+      },
+    ]
+    const line = formatSummary(summarize({ tests, files: [], rootDir: root, bases: [], checkObsolete: false }), pc.createColors(false)).split('\n')[1]
+    expect(line).toMatch(
+      /^ {10}⚠ capital model#2 model_request_drift: messages\[2\]\.content\[0\]\.content differs: "2026-12-07T04:01:02\.345Z .*…; the normalize/,
+    )
+    expect(line.endsWith(hint)).toBe(true)
+    expect(line.length).toBeLessThanOrEqual('          ⚠ capital model#2 model_request_drift: '.length + 200)
+  })
+
   it('folds unwrapped_tool warnings of one tool across tests into one line, and shows its advice whole', () => {
     const root = project({})
-    const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
+    const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, or the factory that builds it (LangChain's \`tool\`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
     const said = (id: string) =>
-      `model#1 asked for \`get_weather\` (${id}); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran in-process unrecorded${advice}`
+      `model#1 asked for \`get_weather\` (${id}); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran unrecorded (in this process, or in a server it reaches outside HTTP: an MCP server over stdio)${advice}`
     const tests: RanTest[] = ['call_a0000001', 'call_b0000002', 'call_c0000003'].map((id, i) => ({
       file: join(root, 'a.test.ts'),
       name: `t${i}`,

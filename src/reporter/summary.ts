@@ -41,6 +41,11 @@ export interface SuiteSummary {
   recorded: number
   /** Recording runs that wrote nothing because they made no model call (a whole-suite test that calls no model). */
   empty: number
+  /**
+   * Tests that failed while recording after making model calls: a failing test writes no fixture, so under CI each fails
+   * with `FLUX_NO_RECORDING` until it passes while recording. The test's full name, and its scenario.
+   */
+  notWritten: Array<{ test: string; scenario: string }>
   /** The runner's own counts (skipped counts `todo` too; `flaky` only Playwright's, when a test passed on a retry). */
   tests: { passed: number; failed: number; skipped: number; flaky?: number }
   /** Failed tests whose error is fluxlab's own, by its code (`FLUX_NO_RECORDING`: 114). */
@@ -100,6 +105,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
     replayed: 0,
     recorded: 0,
     empty: 0,
+    notWritten: [],
     tests: { passed: 0, failed: 0, skipped: 0 },
     fluxFailures: {},
     hermetic: 0,
@@ -121,7 +127,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
   const opened = new Set<string>()
   const bases = new Set([...input.bases.map((b) => resolve(input.rootDir, b)), ...(input.fileFacts ?? []).map((f) => f.base)])
   // `empty` counts tests: a file scenario (calls outside every test) that recorded nothing is no test with no model call.
-  const fold = (facts: TestFacts, failed: boolean, test = true) => {
+  const fold = (facts: TestFacts, failed: boolean, test?: string) => {
     bases.add(facts.base)
     for (const d of facts.opened) opened.add(resolve(d))
     s.liveModelCalls += facts.retriedLive ?? 0
@@ -133,6 +139,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       } else if (run.mode === 'replay') s.replayed++
       else if (run.written) s.recorded++
       else if (run.modelCalls === 0 && !failed && test) s.empty++
+      else if (run.modelCalls > 0 && failed && test) s.notWritten.push({ test, scenario: run.name })
       if (run.hermetic && !run.refused) s.hermetic++
       s.liveModelCalls += run.modelLive
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
@@ -162,10 +169,10 @@ export function summarize(input: SummaryInput): SuiteSummary {
       if (code) s.fluxFailures[code] = (s.fluxFailures[code] ?? 0) + 1
     } else if (t.state === 'flaky') s.tests.flaky = (s.tests.flaky ?? 0) + 1
     else s.tests.passed++
-    if (t.facts) fold(t.facts, t.state === 'failed')
+    if (t.facts) fold(t.facts, t.state === 'failed', t.name)
   }
   // Whole-suite mode's file scenarios (calls outside every test) are scenarios too, and count as no test.
-  for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false, false)
+  for (const f of input.fileFacts ?? []) if (f.outside) fold(f.outside, false)
   for (const f of input.fileFacts ?? [])
     for (const run of f.outside?.test === APP_SERVER ? f.outside.sessions : []) {
       if (run.modelCalls + run.toolCalls + run.failures.length === 0) continue

@@ -54,4 +54,20 @@ export function driftLines(drift: ReadonlyArray<Warned>, c: ReturnType<typeof pc
   return lines
 }
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+/** The fix a drift message ends with when built-in normalize rules would absorb it (src/cassette/normalize.ts `absorbHint`). */
+const HINT = /; the normalize rules? '.*$/s
+
+/**
+ * `s` cut to `n` characters; a fix it ends with is kept whole and what comes before it is cut instead (the summary
+ * used to end `fluxlab({ normalize: ['is…`, the one line that said what to write).
+ * @example
+ * clip(`body.messages[1].content differs: "…" → "…"; the normalize rule 'iso-dates' would absorb …`, 200)
+ */
+function clip(s: string, n: number): string {
+  if (s.length <= n) return s
+  const hint = HINT.exec(s)
+  const keep = hint?.[0] ?? ''
+  const head = hint ? s.slice(0, hint.index) : s
+  const room = Math.max(n - keep.length, 40)
+  return `${head.length > room ? `${head.slice(0, room - 1)}…` : head}${keep}`
+}

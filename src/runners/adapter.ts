@@ -12,8 +12,10 @@ export interface TestRef {
   file: string
   /** The full test name: vitest's `fullTestName` (`suite > test`), jest's (`suite test`), Playwright's titles joined by ` > `. */
   name?: string
-  /** Playwright: its config file, relative to the working directory, when it is not there (`-c e2e/playwright.config.ts`). */
+  /** Its config file, relative to the working directory, when the runner would not find it there itself (`-c e2e/playwright.config.ts`). */
   config?: string
+  /** vitest: the mode it ran in (`--mode int`), when not vitest's own `test`. */
+  mode?: string
   /** The project it ran in, when its config has several (Playwright's `--project`). */
   project?: string
 }
@@ -26,6 +28,8 @@ export interface RunnerAdapter {
   bin: string
   /** The arguments that select one test by its full name: ` -t '^suite test$'` (with the leading space). */
   select(name: string): string
+  /** The config file names the runner finds by itself in the working directory: no `-c` is needed for these. */
+  configNames?: RegExp
   /** Arguments between the command and the file (` -c e2e/playwright.config.ts`), if the runner has any for this test. */
   before?(test: TestRef): string
   /** Arguments after the test's selection (` --project chromium`). */

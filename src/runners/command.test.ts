@@ -19,8 +19,15 @@ describe('testCommand', () => {
     expect(
       testCommand({ runner: 'playwright', file: 'tests/chat.spec.ts', name: 'chat > answers', config: 'e2e/playwright.config.ts' }, 'FLUX_GOLDEN=update'),
     ).toBe("FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'chat answers$'")
-    // jest and vitest have no such flag: a config there is not a Playwright one
-    expect(testCommand({ runner: 'vitest', file: 'a.test.ts', name: 'x', config: 'e2e/playwright.config.ts' })).toBe("npx vitest run a.test.ts -t '^x$'")
+    expect(testCommand({ runner: 'jest', file: 'a.test.ts', name: 'x', config: 'jest.int.config.js' })).toBe(
+      "npx jest -c jest.int.config.js a.test.ts -t '^x$'",
+    )
+  })
+
+  test('names a vitest config and mode, so the command runs the test under the config and mode that found it', () => {
+    expect(testCommand({ runner: 'vitest', file: 'test/a.int.test.ts', name: 'x', config: 'vitest.int.config.ts', mode: 'int' }, 'FLUX_GOLDEN=update')).toBe(
+      "FLUX_GOLDEN=update npx vitest run --config vitest.int.config.ts --mode int test/a.int.test.ts -t '^x$'",
+    )
   })
 
   test('names the project of a config with several, so the command runs the test in that project only', () => {
@@ -30,8 +37,7 @@ describe('testCommand', () => {
         'FLUX_GOLDEN=update',
       ),
     ).toBe("FLUX_GOLDEN=update npx playwright test -c e2e/playwright.config.ts tests/chat.spec.ts -g 'answers$' --project 'mobile chrome'")
-    // only Playwright's: a vitest project is not named (issue 39 asks for Playwright's flag)
-    expect(testCommand({ runner: 'vitest', file: 'a.test.ts', name: 'x', project: 'node' })).toBe("npx vitest run a.test.ts -t '^x$'")
+    expect(testCommand({ runner: 'vitest', file: 'a.test.ts', name: 'x', project: 'node' })).toBe("npx vitest run a.test.ts -t '^x$' --project node")
   })
 
   test('quotes a file path with spaces', () => {

@@ -9,6 +9,8 @@ export const jestRunner: RunnerAdapter = {
   name: 'jest',
   bin: 'npx jest',
   select: (name) => ` -t ${shellQuote(`^${escapeRegExp(name)}$`)}`,
+  configNames: /^(jest\.config\.([cm]?[jt]s|json)|package\.json)$/,
+  before: (test) => (test.config ? ` -c ${shellQuote(test.config)}` : ''),
   running() {
     const state = process.env.JEST_WORKER_ID ? (globalThis as { expect?: ExpectLike }).expect?.getState?.() : undefined
     if (!state?.testPath) return undefined

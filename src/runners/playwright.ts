@@ -9,6 +9,7 @@ export const playwrightRunner: RunnerAdapter = {
   name: 'playwright',
   bin: 'npx playwright test',
   select: (name) => ` -g ${shellQuote(`${escapeRegExp(spaced(name))}$`)}`,
+  configNames: /^playwright\.config\.[cm]?[jt]s$/,
   before: (test) => (test.config ? ` -c ${shellQuote(test.config)}` : ''),
   after: (test) => (test.project ? ` --project ${shellQuote(test.project)}` : ''),
   setupFix: "Import `test` from 'fluxlab/playwright' in the spec file (was: '@playwright/test')",

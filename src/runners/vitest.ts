@@ -13,6 +13,9 @@ export const vitestRunner: RunnerAdapter = {
   name: 'vitest',
   bin: 'npx vitest run',
   select: (name) => ` -t ${shellQuote(`^${escapeRegExp(spaced(name))}$`)}`,
+  configNames: /^vite(st)?\.config\.[cm]?[jt]s$/,
+  before: (test) => `${test.config ? ` --config ${shellQuote(test.config)}` : ''}${test.mode ? ` --mode ${shellQuote(test.mode)}` : ''}`,
+  after: (test) => (test.project ? ` --project ${shellQuote(test.project)}` : ''),
   running() {
     const vw = (globalThis as { __vitest_worker__?: VitestWorker }).__vitest_worker__
     if (!vw?.filepath) return undefined

@@ -239,6 +239,8 @@ function noRecording(name: string, dir: string, test: TestContext | undefined): 
   return new FluxError('FLUX_NO_RECORDING', {
     failed: `open scenario "${name}"`,
     reason: `there is no fixture at ${rel(dir)} and recording is off here (snapshot update state "none": CI or --ci)`,
-    fix: `Record it where provider keys are available with \`${record}\` and commit ${rel(dir)}/, or record here on purpose with \`${here}\`.`,
+    fix:
+      `Record it where provider keys are available with \`${record}\` and commit ${rel(dir)}/, or record here on purpose with \`${here}\` ` +
+      '(a test that fails while recording writes no fixture: if it failed when it was recorded, make it pass first).',
   })
 }

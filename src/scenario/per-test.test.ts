@@ -111,7 +111,10 @@ describe("whole-suite mode: the test's own servers are not the network (issue 38
       )
     })
     expect(seen).toEqual([200, 'TypeError'])
-    await expect(s.finish(true)).rejects.toThrow(/FLUX_OFFLINE: Failed to send GET 127\.0\.0\.1:\d+\/health in test "t": FLUX_OFFLINE=1 forbids/)
+    // the test has no fixture where recording is off: that is the cause named, FLUX_OFFLINE's refusal with it, and the command that records it
+    await expect(s.finish(true)).rejects.toThrow(
+      /FLUX_NO_RECORDING: Failed to send GET 127\.0\.0\.1:\d+\/health in test "t": there is no fixture at .+ and recording is off here \(CI or --ci\); FLUX_OFFLINE=1 forbids every live request, this one too\. Record the test where provider keys are available with `npx vitest run test\/a\.test\.ts -t '\^t\$'`/,
+    )
   })
 
   test('a test that only calls a tool API outside its tree writes a fixture; one that only calls its own server writes none', async () => {

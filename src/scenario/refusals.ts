@@ -40,7 +40,7 @@ export function outsideRefusal(): Run {
     error: (request) =>
       detectModelCall(request.method, new URL(request.url), hosts())
         ? new FluxError('FLUX_NOT_IN_TEST', {
-            failed: `send ${request.method} ${hostPath(request)}`,
+            failed: `send ${requestName(request)}`,
             reason:
               'it is a model call made outside every test file (or after its file scenario ended, in a jest afterAll), which whole-suite mode neither ' +
               'records nor sends live',
@@ -79,10 +79,7 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
     error(request) {
       if (!model(request.method, new URL(request.url))) return offlineError(request, 'in a concurrent test')
       const names = [...tests.keys()].map((t) => t.testName)
-      return concurrentTestError(
-        describe(names.join('", "')),
-        `send ${request.method} ${hostPath(request)} from one of the concurrent tests "${names.join('", "')}"`,
-      )
+      return concurrentTestError(describe(names.join('", "')), `send ${requestName(request)} from one of the concurrent tests "${names.join('", "')}"`)
     },
     refused: (error) => {
       // Said where it happened too: the tests fail with it only when they end.
@@ -117,11 +114,23 @@ export function concurrentGroup(options: FluxOptions, describe: (name: string) =
 /**
  * SPEC §2: FLUX_OFFLINE=1 forbids every live request; this one would have gone to the network. Named only when it is
  * set (issue 38): a run that refuses for another reason (no fixture where recording is off) says that instead.
+ * `noFixture`: the test has no fixture where recording is off (CI), which is the cause even under FLUX_OFFLINE, so its
+ * fixture's place and the command that records it are named (found in the field corpus: an MCP server's first message,
+ * refused as `FLUX_OFFLINE … POST server/`, hid the test's missing fixture).
  */
-export function offlineError(request: Request, where: string): FluxError {
+export function offlineError(request: Request, where: string, noFixture?: { dir: string; record: string }): FluxError {
   const offline = readFlag('FLUX_OFFLINE')
+  const failed = `send ${requestName(request)} ${where}`
+  if (noFixture)
+    return new FluxError('FLUX_NO_RECORDING', {
+      failed,
+      reason:
+        `there is no fixture at ${noFixture.dir} and recording is off here (CI or --ci)` +
+        `${offline ? '; FLUX_OFFLINE=1 forbids every live request, this one too' : ', and no app mock answered this request'}`,
+      fix: `Record the test where provider keys are available with \`${noFixture.record}\` and commit ${noFixture.dir}/ (a test that fails while recording writes none).`,
+    })
   return new FluxError(offline ? 'FLUX_OFFLINE' : 'FLUX_NO_RECORDING', {
-    failed: `send ${request.method} ${hostPath(request)} ${where}`,
+    failed,
     reason:
       `${offline ? 'FLUX_OFFLINE=1 forbids every live request' : 'recording is off here (CI or --ci)'}, and no fixture answers this one (no app mock ` +
       `answered either)`,
@@ -131,8 +140,11 @@ export function offlineError(request: Request, where: string): FluxError {
   })
 }
 
-/** `api.openai.com/v1/chat/completions`: where a request goes, as messages name it. */
-function hostPath(request: Request): string {
+/**
+ * `POST api.openai.com/v1/chat/completions`: a request as messages name it; a message to an MCP server over stdio
+ * (src/sources/mcp-transport.ts: `stdio://<server>/`) as `an MCP message to the stdio server <server>`.
+ */
+function requestName(request: Request): string {
   const url = new URL(request.url)
-  return `${url.host}${url.pathname}`
+  return url.protocol === 'stdio:' ? `an MCP message to the stdio server ${url.host}` : `${request.method} ${url.host}${url.pathname}`
 }

@@ -5,13 +5,13 @@
  */
 import { relative } from 'node:path'
 import type { SourceTest } from '../cassette/cell.js'
-import { testCommand } from '../runners/command.js'
+import { rerunCommand, testCommand } from '../runners/command.js'
 import type { FluxOptions } from '../context/options.js'
 import { fillReplayKeys } from '../context/replay-keys.js'
 import { state } from '../context/state.js'
 import { testRef } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
-import { FluxError } from '../errors.js'
+import { FluxError, isFluxError } from '../errors.js'
 import { readFlag } from '../golden/update-mode.js'
 import { renderTrace } from '../golden/trace.js'
 import { acquireInterception } from '../sources/index.js'
@@ -52,10 +52,10 @@ export interface TestScenario {
 export function openTestScenario(test: TestContext, options: FluxOptions): TestScenario {
   const name = defaultName(test)
   const opened = openCore(name, options, test)
-  if ('refused' in opened) return refusingScenario(opened.refused, options, test, name)
+  if ('refused' in opened) return refusingScenario(opened.refused, options, test, name, opened.dir)
   const core = opened.core
   const conflict = recordedByAnother(core.fixture?.manifest.source, test, name, core.dir)
-  if (conflict) return refusingScenario(conflict, options, test, name)
+  if (conflict) return refusingScenario(conflict, options, test, name, core.dir)
   const run = startRun(core, { mode: core.decision.mode, fixture: core.fixture, toolWrap: 'import', ownServers: true })
   run.checkRedaction()
   test.perTest = {
@@ -160,15 +160,19 @@ function attachable(run: Run, keyVars: readonly string[]): Pick<TestScenario, 'a
  * HTTP passes through as it would without fluxlab, except under FLUX_OFFLINE, which refuses it too
  * (SPEC §2: it forbids every live request, with or without a fixture, to any host).
  */
-function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string): TestScenario {
+function refusingScenario(refused: FluxError, options: FluxOptions, test: TestContext, name: string, dir: string): TestScenario {
   test.perTest = { outcome: () => new Outcome({ scenario: name, mode: 'replay', result: undefined, steps: [] }) }
   const hosts = options.hosts ?? {}
   const offline = readFlag('FLUX_OFFLINE')
   const toProvider = (method: string, url: URL) => isProviderRequest(method, url, hosts)
+  // @note a test with no fixture where recording is off: that is the cause of every refusal, FLUX_OFFLINE's too
+  const noFixture = isFluxError(refused, 'FLUX_NO_RECORDING')
+    ? { dir: relative(process.cwd(), dir) || dir, record: rerunCommand(undefined, testRef(test)) }
+    : undefined
   const run = refusalRun(name, {
     claims: (method, url) => offline || toProvider(method, url),
     preempts: toProvider,
-    error: (request) => (toProvider(request.method, new URL(request.url)) ? refused : offlineError(request, `in test "${test.testName}"`)),
+    error: (request) => (toProvider(request.method, new URL(request.url)) ? refused : offlineError(request, `in test "${test.testName}"`, noFixture)),
   })
   return {
     run,

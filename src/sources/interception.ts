@@ -58,8 +58,6 @@ export interface InterceptionState {
   attached: Shared[]
   /** Requests fluxlab answered, until their `response` event. */
   answered: Set<string>
-  /** Set while fluxlab itself performs a request for real (`liveFetch`): every listener of ours lets it through. */
-  live: AsyncLocalStorage<true>
   /** `globalThis.fetch` as it was before any `@mswjs/interceptors` fetch interceptor patched it, when it was seen so. */
   pristineFetch?: typeof fetch
   /**

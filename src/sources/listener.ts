@@ -8,7 +8,7 @@ import { setImmediate } from 'node:timers'
 import { processHold } from './process-hold.js'
 import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent } from './interception.js'
 import { networkErrorOf } from './refused-network.js'
-import type { Admission, Origin } from './source.js'
+import { ownSends, type Admission, type Origin } from './source.js'
 import { refuseUnseen } from './undici.js'
 
 /** Which interceptor handed a request over. */
@@ -32,7 +32,7 @@ export function createState(): InterceptionState {
     const http = via === 'http'
     const answer = http ? afterClientTurn : (response: Response) => response
     if (http) s.nodeHttp?.add(request)
-    if (s.live.getStore()) {
+    if (ownSends.getStore()) {
       // Our own live request goes out for real, and no listener after ours sees it (nock's
       // disableNetConnect or "no match", the app's msw handlers and onUnhandledRequest).
       await controller.passthrough()
@@ -96,7 +96,6 @@ export function createState(): InterceptionState {
     shared: new Set(),
     attached: [],
     answered: new Set(),
-    live: new AsyncLocalStorage<true>(),
     pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
     beneath,
     sentBy: new AsyncLocalStorage(),

@@ -2,11 +2,11 @@
  * How a request goes out live, past every interception of fluxlab's own: `liveFetch`, where its host's upstream takes
  * it (`upstreamed`), with the client's redirect mode (`redirectModeOf`), or as the code that made it said (`sentBy`:
  * requests that are not HTTP on the wire, such as an MCP message over a child's stdio, walk the same pipeline as HTTP
- * ones, and their maker reads the reason out of an off-tape answer itself). One file, so a recorded call's live send
- * enters one file of the sources (issue 40 items 2 and 6).
+ * ones, and their maker reads the reason out of an off-tape answer itself). `sendLive` is all of it for a run's live
+ * stage, one call: a recorded call's live send enters one file of the sources (issue 40 items 2 and 6).
  */
 import { st } from './state.js'
-import { unrouted } from './undici.js'
+import { ownSends } from './source.js'
 
 /** Sends the request for real; `upstream` is the run's upstream map (`FLUX_UPSTREAM` / `upstream`), by host. */
 type Sender = (upstream: Record<string, URL>) => Promise<Response>
@@ -28,12 +28,31 @@ export function sentBy(request: Request, send: Sender): Request {
 }
 
 /**
- * How `request` goes out live, when its maker said so (`sentBy`).
+ * Send `request` for real, as a run's live stage does: the way its maker said (`sentBy`), else its live copy through
+ * `send` (`liveFetch`, or a run's own `live`): its body as the pipeline read it (a `node:http` request written in chunks
+ * has no length, and a streamed body cannot be sent again), to its host's upstream when one is set (`upstream` /
+ * `FLUX_UPSTREAM`), with the client's redirect mode.
  * @example
- * const send = ownSender(request) ?? (() => fetch(request))
+ * const res = await sendLive(call.request, call.bytes, config.upstream, config.live)
  */
-export function ownSender(request: Request): Sender | undefined {
-  return senders.get(request)
+export function sendLive(request: Request, bytes: Buffer, upstream: Record<string, URL>, send: (request: Request) => Promise<Response>): Promise<Response> {
+  const own = senders.get(request)
+  return own ? own(upstream) : send(liveCopy(request, bytes, upstream))
+}
+
+/** The request as it goes out (`sendLive`): the same method, headers and body; a new Request only when something differs. */
+function liveCopy(request: Request, bytes: Buffer, upstream: Record<string, URL>): Request {
+  const routed = upstreamed(new URL(request.url), upstream)
+  const bodyless = request.method === 'GET' || request.method === 'HEAD' || request.body === null
+  // @note the live copy keeps the client's redirect mode (node:http: manual), or the pre-interception fetch would
+  // follow a redirect the client meant to see.
+  const redirect = redirectModeOf(request)
+  if (!routed && bodyless && redirect === request.redirect) return request
+  const target = routed ?? new URL(request.url)
+  const headers = new Headers(request.headers)
+  for (const h of ['host', 'content-length', 'transfer-encoding']) headers.delete(h)
+  const body = bodyless ? undefined : (bytes as Uint8Array<ArrayBuffer>)
+  return new Request(target, { method: request.method, headers, body, signal: request.signal, redirect })
 }
 
 /**
@@ -113,12 +132,10 @@ export function liveFetch(request: Request): Promise<Response> {
   const beneath = st.beneath?.getStore()
   // @note issue 14: `msw` is imported here, on the first such request, not when this module loads: it is only needed for
   // `bypass`, and loading it (with graphql, cookies, path-to-regexp) was the largest part of fluxlab's setup file cost per
-  // test file. The continuation keeps the async context (`unrouted`, `st.live` are AsyncLocalStorage).
+  // test file. The continuation keeps the async context (`ownSends` is an AsyncLocalStorage).
   const bypassed = (send: typeof fetch) => import('msw').then(({ bypass }) => send(bypass(request)))
-  return unrouted(() =>
-    st.live.run(true, () => {
-      if (beneath) return beneath.preempted ? bypassed(beneath.fetch) : beneath.fetch(request)
-      return pristine ? pristine(request) : bypassed(fetch)
-    }),
-  )
+  return ownSends.run(true, () => {
+    if (beneath) return beneath.preempted ? bypassed(beneath.fetch) : beneath.fetch(request)
+    return pristine ? pristine(request) : bypassed(fetch)
+  })
 }

@@ -3,6 +3,18 @@
  * to decide about, and asks one question of the layer above, `admit`. The sources are registered in `./registry.ts`;
  * `acquireInterception` enables them all and disposes them in reverse. See docs/adding-a-source.md.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { realmState } from './process-hold.js'
+
+/**
+ * The mark of fluxlab's own sends (`liveFetch`, the real socket a realtime recording opens): every source hands what is
+ * sent inside it on untouched, so a live send never re-enters fluxlab's interception. One mark for every source (issue 40
+ * item 6: the listener and the undici seams kept one each, and a live send set both, one inside the other).
+ * @example
+ * ownSends.run(true, () => fetch(request)) // no source of ours routes it
+ */
+export const ownSends: AsyncLocalStorage<true> = realmState(Symbol.for('fluxlab.own-sends.v1'), () => new AsyncLocalStorage<true>())
+
 /** Which source handed a request over (`via`), and for which process of the tree (`process`, its command line). */
 export interface Origin {
   readonly via: 'fetch' | 'http' | 'xhr' | 'undici' | 'websocket' | 'child' | 'worker' | 'mcp'

@@ -4,11 +4,10 @@
  * its own (`new Agent()`, `ProxyAgent`, `Pool`, `Client`), taken off the wire when undici creates
  * the request. Node's global `fetch` is msw's; what msw already saw is never routed twice.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { FluxError } from '../errors.js'
 import { realmState } from './process-hold.js'
-import type { Admission, Admit, Origin } from './source.js'
+import { ownSends, type Admission, type Admit, type Origin } from './source.js'
 import { patchLoadedCopies, unpatchCopies, watchLoads, type CopiesState } from './undici-copies.js'
 import { dispatchUrl, respond, toRequest, type DispatchOptions, type UndiciHandler } from './undici-wire.js'
 
@@ -20,8 +19,6 @@ type Slot = { original: Dispatcher; wrapper: Dispatcher }
 interface UndiciState extends CopiesState {
   admit?: Admit
   live?: (request: Request) => Promise<Response>
-  /** Set while fluxlab's own requests run (record mode's live calls): never routed. */
-  unrouted: AsyncLocalStorage<true>
   /** > 0 while a dispatch is being handed to the original dispatcher (synchronous in undici). */
   depth: number
   /** Handlers given to an original dispatcher untouched: their requests are not taken over. */
@@ -39,7 +36,6 @@ const g = globalThis as Record<symbol, unknown>
 const UNDICI: Origin = { via: 'undici' }
 const UNROUTABLE: Origin = { via: 'undici', unroutable: true }
 const u: UndiciState = realmState<UndiciState>(KEY, () => ({
-  unrouted: new AsyncLocalStorage<true>(),
   depth: 0,
   delegated: new WeakSet(),
   slots: new Map(),
@@ -86,15 +82,6 @@ export function refreshUndici(): void {
   patchLoadedDispatchers()
 }
 
-/**
- * Run `fn` with the requests it makes hidden from the undici routing (fluxlab's own live calls).
- * @example
- * unrouted(() => fetch(bypass(request)))
- */
-export function unrouted<T>(fn: () => T): T {
-  return u.unrouted.run(true, fn)
-}
-
 /** Put a routing wrapper on every global dispatcher undici has set (and re-wrap one replaced since). */
 function wrapGlobalDispatchers(): void {
   for (const symbol of GLOBAL_DISPATCHERS) {
@@ -133,7 +120,7 @@ function delegate(send: Dispatch, opts: DispatchOptions, handler: UndiciHandler)
 /** The global dispatcher's `dispatch`: route what the current route claims, hand the rest on untouched. */
 function dispatchRouted(original: Dispatch, opts: DispatchOptions, handler: UndiciHandler): boolean {
   const admit = u.admit
-  if (!admit || u.depth > 0 || u.unrouted.getStore() || u.delegated.has(handler)) return delegate(original, opts, handler)
+  if (!admit || u.depth > 0 || ownSends.getStore() || u.delegated.has(handler)) return delegate(original, opts, handler)
   const url = dispatchUrl(opts.origin, opts.path)
   const method = (opts.method ?? 'GET').toUpperCase()
   const unroutable = !!opts.upgrade || method === 'CONNECT'
@@ -183,7 +170,7 @@ interface CoreRequest {
  */
 function onRequestCreated(request: CoreRequest): void {
   const admit = u.admit
-  if (!admit || u.depth > 0 || u.unrouted.getStore()) return
+  if (!admit || u.depth > 0 || ownSends.getStore()) return
   const handler = handlerOf(request)
   if (handler && u.delegated.has(handler)) return
   const url = dispatchUrl(request.origin, request.path)
@@ -208,7 +195,7 @@ function onRequestCreated(request: CoreRequest): void {
     if (answer) return answer
     // @note declined after all, and undici will not send it any more: send it past the interception.
     if (!live) throw new TypeError('fetch failed')
-    return await unrouted(() => live(routed))
+    return await ownSends.run(true, () => live(routed))
   })
 }
 

@@ -8,8 +8,7 @@
  */
 import { interceptorClasses } from './interceptors.js'
 import { keepForTakeover } from './process-hold.js'
-import type { Admit, RealSocket, SocketConnection } from './source.js'
-import { unrouted } from './undici.js'
+import { ownSends, type Admit, type RealSocket, type SocketConnection } from './source.js'
 
 interface Socketish extends EventTarget {
   binaryType: string
@@ -63,7 +62,7 @@ export function attachWebSocket(admit: Admit): (() => void) | undefined {
       close: (code, reason) => client.close(code, reason),
       onFrame: (l) => client.addEventListener('message', (e) => l(frameText((e as MessageEvent).data))),
       onClose: (l) => client.addEventListener('close', () => l()),
-      openReal: (url, p) => realSocket(unrouted(() => new Real(url.href, p))),
+      openReal: (url, p) => realSocket(ownSends.run(true, () => new Real(url.href, p))),
     }
     // @note a listener on the interceptor makes every socket a mocked one: a socket fluxlab leaves goes to its server
     // through the interceptor's own `server.connect()` (frames both ways are forwarded by it), as without fluxlab.

@@ -111,7 +111,22 @@ export function rewriteCall(call: Readonly<ModelRequest>, to: { url: URL; text: 
     redirect: redirectModeOf(call.request),
   })
   const canonical = canonicalRequest(request.method, to.url, to.text, config)
-  return Object.freeze({ ...call, request, url: to.url, text: to.text, bytes: Buffer.from(to.text, 'utf8'), canonical, key: requestKey(canonical) })
+  const { channel, seq, n, step, codec, origin } = call
+  const bytes = Buffer.from(to.text, 'utf8')
+  return Object.freeze({
+    channel,
+    seq,
+    n,
+    step,
+    codec,
+    ...(origin ? { origin } : {}),
+    request,
+    url: to.url,
+    text: to.text,
+    bytes,
+    canonical,
+    key: requestKey(canonical),
+  })
 }
 
 /**

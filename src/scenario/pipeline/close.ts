@@ -64,11 +64,16 @@ function unwrappedMessage(step: string, call: RequestedToolCall, backStep: strin
   const id = call.id.startsWith(`${call.name}#`) ? '' : ` (${call.id})`
   const what =
     `${step} asked for \`${call.name}\`${id}; ${backStep} sent its result back, ` +
-    'and no tool call on the tape answered it, so the tool ran in-process unrecorded'
-  if (toolWrap === 'lab') return `${what}; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn) so replay never re-fires its side effects`
+    'and no tool call on the tape answered it, so the tool ran unrecorded (in this process, or in a server it reaches outside HTTP: an MCP server over stdio)'
+  if (toolWrap === 'lab')
+    return (
+      `${what}; wrap it with lab.tools({ ${call.name} }) or lab.tool('${call.name}', fn), or its MCP stdio transport with lab.mcp(transport), ` +
+      'so replay never re-fires its side effects'
+    )
   return (
-    `${what}. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it ` +
-    "with its tools passed through tools() from 'fluxlab' (docs/tools.md#unwrapped-tools); " +
+    `${what}. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, ` +
+    "or the factory that builds it (LangChain's `tool`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport " +
+    "with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); " +
     `or wrap it with tools({ ${call.name} }) or tool('${call.name}', fn) from 'fluxlab' where the tools are built`
   )
 }

@@ -73,6 +73,28 @@ describe('identifying a request', () => {
     expect(createNormalizer([{ pattern: /Paris/g, replace: fn(() => 'x') }])).not.toBe(createNormalizer([{ pattern: /Paris/g, replace: fn(() => 'y') }]))
   })
 
+  test('a recording identifies a model call after the client has its answer: its canonical form waits for the end of the body', async () => {
+    let n = 0
+    const settings = { ...runSettings({}, false), normalize: createNormalizer([{ pattern: /Paris/g, replace: fn(() => `<city ${++n}>`) }]) }
+    let end!: () => void
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        c.enqueue(new TextEncoder().encode(JSON.stringify(COMPLETION)))
+        end = () => c.close()
+      },
+    })
+    const streaming = async () => new Response(body, { headers: { 'content-type': 'application/json' } })
+    const run = new Run({ name: 'weather', dir: '/nonexistent/weather', mode: 'record', settings, live: streaming })
+    const question = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Paris?' }] })
+    const response = await run.handle(new Request('https://api.openai.com/v1/chat/completions', { method: 'POST', body: question }))
+    expect([response.status, n]).toEqual([200, 0])
+    end()
+    expect(JSON.parse(await response.text())).toEqual(COMPLETION)
+    await run.settled()
+    expect(n).toBe(1)
+    expect(JSON.stringify(run.recordedCells().model[0].request.body)).toContain('<city 1>')
+  })
+
   test('an in-process tool call is remembered by its name and JSON arguments; arguments with no JSON text are keyed as before', async () => {
     const settings = runSettings({}, false)
     /** One recording run calling the tool once with `args`; the call's cell. */

@@ -179,11 +179,21 @@ async function classifyRequest(
   const bytes = request.body === null ? EMPTY : await bodyBytes(request.body)
   const text = bytes.toString('utf8')
   if (codec) {
-    const { canonical, key } = remembered(`model ${request.method} ${url.href}\n${text}`, config, () => {
-      const canonical = canonicalRequest(request.method, url, text, config)
-      return { canonical, key: requestKey(canonical) }
-    })
-    return Object.freeze({ channel: 'model', seq, n, step, request, url, text, bytes, codec, canonical, key, ...(origin ? { origin } : {}) })
+    // @note issue 40 item 6: a model call's canonical form and key are computed when a stage first reads them: the tape
+    // and the journal at once, the live stage when it keeps the cell, after the client has its answer.
+    let identity: { canonical: ModelRequest['canonical']; key: string } | undefined
+    const identify = () =>
+      (identity ??= remembered(`model ${request.method} ${url.href}\n${text}`, config, () => {
+        const canonical = canonicalRequest(request.method, url, text, config)
+        return { canonical, key: requestKey(canonical) }
+      }))
+    const call = { channel: 'model', seq, n, step, request, url, text, bytes, codec, ...(origin ? { origin } : {}) } as const
+    return Object.freeze(
+      Object.defineProperties(call as typeof call & Pick<ModelRequest, 'canonical' | 'key'>, {
+        canonical: { enumerable: true, get: () => identify().canonical },
+        key: { enumerable: true, get: () => identify().key },
+      }),
+    )
   }
   const mcp = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
   const { name, args, key, rpcId, legacyKey } = remembered(`tool ${request.method}${mcp ? ' mcp' : ''} ${url.href}\n${text}`, config, () =>

@@ -17,6 +17,16 @@ export interface SentResults {
   results: () => readonly ToolResultRef[]
 }
 
+/**
+ * A live call in flight, from its send until its cell is kept (`live.ts`). `done` settles then, and never rejects;
+ * `stop`, when the run ends first, ends it: a call whose headers never came is stored as unanswered, a body still
+ * being read is kept as open.
+ */
+export interface InFlight {
+  readonly done: Promise<void>
+  stop(): void
+}
+
 /** A model request the tape could not explain that `check` sent live. */
 export interface LiveMiss {
   step: string
@@ -52,8 +62,8 @@ export class RunLog {
   readonly awaiting = new Map<string, number[]>()
   /** When the client cancelled a request (`notifications/cancelled`), by the request's `seq` (`mcp-cancel.ts`). */
   readonly cancelled = new Map<number, number>()
-  private readonly pending = new Set<Promise<void>>()
-  private readonly stops = new Map<Promise<void>, () => void>()
+  /** Live calls not kept yet (`live.ts` adds and removes its own): the end of the run stops them and waits for them. */
+  readonly inFlight = new Set<InFlight>()
   private endOfRun!: () => void
   /** Settles when the run ends (its test is over): a replayed answer that came after the end waits for it (`afterEnd`). */
   readonly ended = new Promise<void>((r) => (this.endOfRun = r))
@@ -83,22 +93,6 @@ export class RunLog {
   }
 
   /**
-   * Keep a recording that is still reading its body, so the run can wait for it (or, with `stop`, stop it).
-   * @note Issue 13: a recording that fails (a secret the journal refused) fails the run at `step`; it is
-   * never an unhandled rejection, which killed the process.
-   */
-  track(p: Promise<void>, step: string, stop?: () => void): void {
-    const q = p
-      .then(undefined, (e: unknown) => void this.fail(e, step))
-      .finally(() => {
-        this.pending.delete(q)
-        this.stops.delete(q)
-      })
-    this.pending.add(q)
-    if (stop) this.stops.set(q, stop)
-  }
-
-  /**
    * The run ended: wait a moment for recordings to finish, then store the streams still open as
    * open (SPEC §3: an SSE stream a client keeps between calls never ends by itself), and the calls still
    * waiting for their answer as unanswered (./unanswered.ts).
@@ -106,11 +100,11 @@ export class RunLog {
   async closeStreams(graceMs = 250): Promise<void> {
     this.hasEnded = true
     this.endOfRun()
-    if (this.pending.size === 0) return
+    if (this.inFlight.size === 0) return
     await this.settledWithin(graceMs)
     // @note stops are idempotent: a call sent while the run closes (whose headers may never come) is stopped too.
-    while (this.pending.size) {
-      for (const stop of this.stops.values()) stop()
+    while (this.inFlight.size) {
+      for (const call of this.inFlight) call.stop()
       await this.settledWithin(graceMs)
     }
   }
@@ -123,7 +117,7 @@ export class RunLog {
 
   /** Wait for recordings still reading their bodies. */
   async settled(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending])
+    while (this.inFlight.size) await Promise.all([...this.inFlight].map((call) => call.done))
   }
 
   /** Steps in run order, with their `live` flag. */

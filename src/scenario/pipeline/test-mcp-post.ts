@@ -1,6 +1,6 @@
 /**
- * TEST-ONLY: an MCP POST as the pipeline identifies it, for the unit tests of the MCP cancel and unanswered-request
- * stages. No entry point imports this file, so it never ships in `dist/`.
+ * TEST-ONLY: an MCP POST as the pipeline identifies it, for the unit tests of the MCP cancel (the unanswered-request
+ * tests drive a recording run instead). No entry point imports this file, so it never ships in `dist/`.
  * @example
  * const call = mcpPost(1, { id: 0, method: 'tools/call', params: { name: 'mark_item' } }, { name: 'mcp mark_item' })
  */

@@ -10,51 +10,20 @@ import type { HttpToolRequest, ModelRequest } from './call.js'
 import { cutAtCancel } from './mcp-cancel.js'
 import type { RunLog } from './log.js'
 
-/** A live call waiting for its response headers. */
-export interface Waiting {
-  /**
-   * The headers came, or the send failed: `true` when the caller stores the call itself, `false` when the end of the
-   * run stored it as unanswered already (what comes now is not on the tape).
-   */
-  settle(): boolean
-}
-
 /**
- * Track `call` from its send (`start`, `performance.now()`) until {@link Waiting.settle}: a call still waiting when the
- * run ends is stored by `store` as unanswered, and warned about.
+ * What is kept of a live call (sent at `start`, `performance.now()`) still waiting for its headers when the run ended:
+ * no answer, aborted by the client when it was (`abortedAt`) or cancelled, else still open; with its warning. The live
+ * stage tracks the call from its send (`inFlight`, ./live.ts) and stores this as its cell.
  * @example
- * const waiting = awaitHeaders(log, call, start, (rec) => pushCell(rec))
- * const res = await send(…); if (!waiting.settle()) return { response: res }
+ * keep(unansweredAtEnd(log, call, start, abortedAt))
  */
-export function awaitHeaders(log: RunLog, call: Readonly<ModelRequest | HttpToolRequest>, start: number, store: (rec: RecordedResponse) => void): Waiting {
-  const signal = call.request.signal
-  let abortedAt: number | undefined
-  const onAbort = () => (abortedAt = performance.now())
-  signal.addEventListener('abort', onAbort, { once: true })
-  let release!: () => void
-  const headers = new Promise<void>((r) => (release = r))
-  let settled = false
-  const settle = () => {
-    if (settled) return false
-    settled = true
-    signal.removeEventListener('abort', onAbort)
-    release()
-    return true
-  }
-  log.track(headers, call.step, () => {
-    if (!settle()) return
-    const none: RecordedResponse = { status: 0, headers: {}, chunks: [] }
-    let rec: RecordedResponse = abortedAt === undefined ? none : { ...none, clientAbort: { afterChunks: 0, t: Math.round(abortedAt - start) } }
-    if (call.channel === 'tool') rec = cutAtCancel(log, call, start, rec)
-    if (!rec.clientAbort) rec = { ...rec, open: true }
-    try {
-      warnUnanswered(log, call, rec)
-      store(rec)
-    } catch (e) {
-      log.fail(e, call.step)
-    }
-  })
-  return { settle }
+export function unansweredAtEnd(log: RunLog, call: Readonly<ModelRequest | HttpToolRequest>, start: number, abortedAt?: number): RecordedResponse {
+  const none: RecordedResponse = { status: 0, headers: {}, chunks: [] }
+  let rec: RecordedResponse = abortedAt === undefined ? none : { ...none, clientAbort: { afterChunks: 0, t: Math.round(abortedAt - start) } }
+  if (call.channel === 'tool') rec = cutAtCancel(log, call, start, rec)
+  if (!rec.clientAbort) rec = { ...rec, open: true }
+  warnUnanswered(log, call, rec)
+  return rec
 }
 
 /**
