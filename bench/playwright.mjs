@@ -1,7 +1,7 @@
 // Section 6 of the bench: a browser suite. examples/chat-app's Playwright suite (5 tests, 2 workers, headless
 // Chromium from @sparticuz/chromium) run whole, three times per round, interleaved:
 // - fluxlab: as committed, the server under `fluxlab serve`, every server-side call replayed from each test's fixture
-//   (withFluxlab: serve checks the url every 20 ms and Playwright waits for its line, `wait.stdout`);
+//   (withFluxlab: serve checks the url when the server listens and Playwright waits for its line, `wait.stdout`);
 // - msw: the same app and tests with the model and the tool mocked by a static msw handler loaded into the server
 //   (`node --import ./msw-mock.mjs server.mjs`), which answers the same recorded bytes chunk by chunk, and the tests
 //   importing `test` from @playwright/test with their fluxlab assertions left out. Its webServer is as the user wrote

@@ -113,7 +113,7 @@ type WebServer = Exclude<NonNullable<Config['webServer']>, readonly unknown[]>
 /**
  * The app server entry of `playwright.config` (`webServer`), run under `fluxlab serve`: its command is wrapped (this
  * fluxlab's CLI, started by node), and it is stopped with SIGTERM (Playwright's default is a kill), so the server's
- * own scenario is settled when it ends. serve checks the entry's `url` (or `port`) itself, every few ms, and prints a
+ * own scenario is settled when it ends. serve checks the entry's `url` (or `port`) itself, when the server listens, and prints a
  * line when it answers; the entry's `wait.stdout` is that line, so the tests start then, not at Playwright's next check
  * (its own are 0, 100, 250, 500 ms after the start, then every second). An entry that waits for its own output
  * (`wait.stdout` or `wait.stderr`) keeps its `wait`, and serve checks nothing.

@@ -4,7 +4,8 @@ import { testCommand } from '../runners/command.js'
 import { fixtureStore } from '../store/current.js'
 import type { SourceTest } from './cell.js'
 import { isRunnerToken } from './cell-fields.js'
-import { FILES, yaml } from './fixture-files.js'
+import { FILES } from './fixture-files.js'
+import { parseManifestText } from './manifest-text.js'
 
 /**
  * The test a fixture says it was recorded by (scenario.yaml `source`), or `undefined` when it names none or cannot be read.
@@ -14,7 +15,7 @@ import { FILES, yaml } from './fixture-files.js'
 export function readSource(dir: string): SourceTest | undefined {
   try {
     const bytes = fixtureStore().readFile(join(dir, FILES.manifest))
-    return bytes ? sourceOf(yaml().parse(Buffer.from(bytes).toString('utf8'))) : undefined
+    return bytes ? sourceOf(parseManifestText(Buffer.from(bytes).toString('utf8'))) : undefined
   } catch {
     return undefined
   }

@@ -8,7 +8,8 @@ import type { TestRef } from '../runners/adapter.js'
 import { fixtureStore } from '../store/current.js'
 import type { FixtureStore, StoredFiles } from '../store/store.js'
 import { keepFixture, keptFixture } from './fixture-cache.js'
-import { FILES, yaml } from './fixture-files.js'
+import { FILES } from './fixture-files.js'
+import { parseManifestText } from './manifest-text.js'
 import { rerecordCommand } from './fixture-source.js'
 import { cellState, cellView, deepFreeze, digestMismatch, type CellState, type DigestMismatch } from './handout.js'
 import { FORMAT_VERSION, type Fixture, type Manifest, type ModelCell, type ToolCell } from './cell.js'
@@ -194,7 +195,7 @@ function readOnce(dir: string, read: StoredFiles, store: FixtureStore, opts: Rea
   if (notUtf8.length) badManifest('not valid UTF-8 (the line holds a byte sequence no UTF-8 text has)', notUtf8[0])
   let manifest: Manifest
   try {
-    manifest = yaml().parse(manifestText) as Manifest
+    manifest = parseManifestText(manifestText) as Manifest
   } catch (e) {
     // @note any error of the parser is the text's fault (a stack overflow on 10^5 nested brackets included).
     manifest = badManifest(`not valid YAML (${String((e as Error)?.message).split('\n')[0]})`, (e as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line)

@@ -108,7 +108,7 @@ The fixture root is tests/scenarios in serve's directory (the Playwright config'
 Options:
   --name <name>            the server's own scenario (default: app-server)
   --cwd <dir>              run the server there (withFluxlab() passes the entry's cwd)
-  --ready <url|port>       check the webServer's url (or port) every 20 ms, on Playwright's rule, and print
+  --ready <url|port>       check the webServer's url (or port) when the server listens, on Playwright's rule, and print
                            "[fluxlab] serve: the app server answers at <url>" on stdout once it answers
                            (withFluxlab() passes it and sets the entry's wait.stdout to that line)
   --ignore-https-errors    with an https --ready url: accept a self-signed certificate (ignoreHTTPSErrors)

@@ -16,6 +16,7 @@ import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../sources
 import { endToEnd } from '../sources/tree-live.js'
 import { WORKER_TREE } from '../sources/worker.js'
 import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../sources/server-requests.js'
+import { provideImportedInterceptors } from '../sources/interceptors-eager.js'
 import http from 'node:http'
 import https from 'node:https'
 
@@ -24,9 +25,15 @@ const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORK
 // A package manager's own process (npx starting an MCP server) is left as it is without fluxlab: its registry traffic
 // is no call of the agent. Its children inherit this preload, and the program it starts is on the tape.
 const packageManager = isPackageManager(process.argv[1], realpathSync)
+// The interceptors this build imports, for the acquire below (src/sources/interceptors.ts).
+provideImportedInterceptors()
 if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
   // An app server under `fluxlab serve`: what it does while handling a test's browser request goes to that test's run.
-  if (tree.FLUX_SERVE) attachServerRequests([http.Server.prototype, https.Server.prototype] as never, { path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN })
+  // Issue 39: serve checks the server's `--ready` url when one of its servers starts listening, rather than every 20 ms.
+  if (tree.FLUX_SERVE) {
+    const own = { path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }
+    attachServerRequests([http.Server.prototype, https.Server.prototype] as never, own, () => void helloOverSocket(own.path, own.token, { listening: true }))
+  }
   if (!packageManager) acquireInterception(treeAdmit({ path: tree.FLUX_TREE, token: tree.FLUX_TREE_TOKEN }, tree.FLUX_TREE_HOSTS))
   // The run learns that this process can reach it: a child that never says so is warned about (src/scenario/tree.ts).
   void helloOverSocket(tree.FLUX_TREE, tree.FLUX_TREE_TOKEN)

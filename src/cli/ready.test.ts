@@ -108,6 +108,25 @@ describe("untilReady, on Playwright's rule (playwright-core's isURLAvailable)", 
     expect(seen).toHaveLength(1)
   })
 
+  it('checks at once when the tree says a server started listening, not at its next pause (issue 39)', async () => {
+    const port = (await serve(status(200))).port
+    servers.pop()!.close()
+    const listening = new EventTarget()
+    const stop = new AbortController()
+    const timer = setTimeout(() => stop.abort(), 20_000)
+    // a pause of a minute between checks: only the word brings the next one
+    const pending = untilReady({ url: new URL(`http://127.0.0.1:${port}/`), ignoreHTTPSErrors: false }, stop.signal, listening, 60_000)
+    await new Promise((r) => setTimeout(r, 100))
+    const late = createServer((_, res) => res.end('ok'))
+    servers.push(late)
+    await new Promise<void>((r) => late.listen(port, '127.0.0.1', r))
+    const said = Date.now()
+    listening.dispatchEvent(new Event('listening'))
+    expect(await pending).toBe(true)
+    clearTimeout(timer)
+    expect(Date.now() - said).toBeLessThan(5000)
+  })
+
   it('stops with false when the signal aborts (the server exited), a check in flight included', async () => {
     // a server that accepts the connection and never answers
     const app = await serve(() => {})

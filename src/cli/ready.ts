@@ -1,6 +1,8 @@
 /**
  * `fluxlab serve --ready <url|port>` (issue 27): serve learns when the app server is ready by the rule Playwright's
- * `webServer` uses, checked far more often than Playwright checks it, and says so in one line on stdout.
+ * `webServer` uses, checked far more often than Playwright checks it, and says so in one line on stdout. Issue 39: the
+ * check runs when a server of serve's tree starts listening (the preload says so), and between those every 100 ms
+ * (a server the preload is not in: not Node, or started with a `NODE_OPTIONS` of its own).
  * `withFluxlab` sets the entry's `wait.stdout` to that line, so Playwright starts the tests as soon as serve prints it
  * instead of at its own next check (0, 100, 250, 500 ms after the start, then every second).
  *
@@ -26,6 +28,11 @@ export const READY_PATTERN = /^\[fluxlab\] serve: the app server answers at /m
 
 /** Between two checks while nothing answers (the port is closed): a refused connection never reaches the app. */
 const POLL_MS = 20
+/**
+ * The same, where the tree says when a server starts listening (`listening`): about 20 checks fewer over a server's
+ * start of 400 ms, each a refused connection (bench section 6: about 20 ms of serve's CPU).
+ */
+const SIGNALLED_POLL_MS = 100
 /**
  * Between two checks after the server answered but not yet ready (a 503 while it warms up): each of those reached the
  * app's handler, so they come less often.
@@ -53,17 +60,32 @@ export function readyTarget(value: string, ignoreHTTPSErrors: boolean): ReadyTar
 export const describeTarget = (t: ReadyTarget) => ('port' in t ? `port ${t.port}` : t.url.href)
 
 /**
- * Check `target` until it is ready (true) or `signal` aborts (false: the server exited), one check at a time.
+ * Check `target` until it is ready (true) or `signal` aborts (false: the server exited), one check at a time; at once
+ * when `listening` dispatches a `listening` event (a server of the tree started listening), else after a pause.
  * @example
- * if (await untilReady({ port: 3000 }, child.signal)) out.line(notice(`${READY_TEXT} port 3000`))
+ * if (await untilReady({ port: 3000 }, child.signal, listening)) out.line(notice(`${READY_TEXT} port 3000`))
  */
-export async function untilReady(target: ReadyTarget, signal: AbortSignal): Promise<boolean> {
-  while (!signal.aborted) {
-    const status = 'port' in target ? ((await isPortUsed(target.port, signal)) ? 200 : 0) : await urlStatus(target.url, target.ignoreHTTPSErrors, signal)
-    if (status >= 200 && status < 404) return !signal.aborted
-    await sleep(status ? ANSWERED_MS : POLL_MS, signal)
+export async function untilReady(
+  target: ReadyTarget,
+  signal: AbortSignal,
+  listening?: EventTarget,
+  pollMs = listening ? SIGNALLED_POLL_MS : POLL_MS,
+): Promise<boolean> {
+  let heard = 0
+  const hear = () => heard++
+  listening?.addEventListener('listening', hear)
+  try {
+    while (!signal.aborted) {
+      const before = heard
+      const status = 'port' in target ? ((await isPortUsed(target.port, signal)) ? 200 : 0) : await urlStatus(target.url, target.ignoreHTTPSErrors, signal)
+      if (status >= 200 && status < 404) return !signal.aborted
+      // a server started listening while the check ran: it may be the one, so check again now
+      if (heard === before) await sleep(status ? ANSWERED_MS : pollMs, signal, listening)
+    }
+    return false
+  } finally {
+    listening?.removeEventListener('listening', hear)
   }
-  return false
 }
 
 /**
@@ -145,14 +167,17 @@ function isPortUsed(port: number, signal: AbortSignal): Promise<boolean> {
   })
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** `ms`, or less: until `signal` aborts or `wake` dispatches `listening`. */
+function sleep(ms: number, signal: AbortSignal, wake?: EventTarget): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms)
     function done() {
       clearTimeout(timer)
       signal.removeEventListener('abort', done)
+      wake?.removeEventListener('listening', done)
       resolve()
     }
     signal.addEventListener('abort', done, { once: true })
+    wake?.addEventListener('listening', done, { once: true })
   })
 }

@@ -24,12 +24,12 @@ export interface ServeSocket {
 
 /**
  * Listen at `path` now; `engine` is called (once is enough: it memoizes) when a request or a report comes before the
- * engine took the listener over, and must do so.
+ * engine took the listener over, and must do so. `listening` is called when a server of the tree starts listening.
  * @example
- * const socket = serveSocket(address.path, () => engine())
+ * const socket = serveSocket(address.path, () => engine(), () => checkNow())
  * serverRun({ …, takeOver: socket.takeOver })
  */
-export function serveSocket(path: string, engine: () => Promise<unknown>): ServeSocket {
+export function serveSocket(path: string, engine: () => Promise<unknown>, listening?: () => void): ServeSocket {
   let handlers: Handlers | undefined
   const contacts = new Set<string>()
   const ready = async (): Promise<Handlers> => {
@@ -44,6 +44,7 @@ export function serveSocket(path: string, engine: () => Promise<unknown>): Serve
         () => {},
       ),
     contact: (token) => (handlers ? handlers.heard.contact?.(token) : contacts.add(token)),
+    listening: () => listening?.(),
   })
   // the engine's tree removes it too when it opens; one that never opens leaves nothing behind
   if (process.platform !== 'win32') process.once('exit', () => rmSync(path, { force: true }))

@@ -9,6 +9,7 @@ import { finishTest } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import type { UpdateState } from '../golden/update-mode.js'
 import { encodeRunAddress, PLAYWRIGHT_DIR_ENV } from '../sources/server-requests.js'
+import { provideImportedInterceptors } from '../sources/interceptors-eager.js'
 import { matchers } from '../matchers/index.js'
 import { provideMatchers } from '../matchers/lazy.js'
 import { collectFacts, FACTS_ATTACHMENT } from '../reporter/facts.js'
@@ -18,6 +19,8 @@ import { openTestScenario } from '../scenario/test-scenario.js'
 import { childEnv } from '../scenario/tree.js'
 
 provideMatchers(matchers)
+// The interceptors this build imports, for each test's acquire (src/sources/interceptors.ts): a worker always intercepts.
+provideImportedInterceptors()
 
 /** What the fixture reads of Playwright's `TestInfo`. */
 export interface InfoLike {

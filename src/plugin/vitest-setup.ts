@@ -106,6 +106,8 @@ const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 // whole-suite mode, and on vitest 3.2 / 4.0 for `test.concurrent` routing. A test file that opens no scenario in
 // explicit mode does not pay for it (each test file loads this setup file afresh).
 const perTest = perTestMode(state.options) || typeof aroundEach !== 'function' ? await import('../scenario/per-test.js') : undefined
+// the interceptors too, before the first acquire (src/sources/interceptors.ts): the copy this build imports
+if (perTest) await perTest.loadInterceptors()
 if (perTest && perTestMode(state.options)) perTest.interceptFromSetup(rootDir, () => toUpdateState(provided?.updateState) ?? updateStateFromEnv())
 
 /** `suite > test`, as vitest ≥ 4 spells `fullTestName` (the scenario name and the `-t` of commands come from it). */

@@ -13,6 +13,7 @@ import { currentTest, finishTest, runningTestRef } from '../context/test-context
 import { FluxError } from '../errors.js'
 import { updateStateFromEnv, type UpdateState } from '../golden/update-mode.js'
 import { acquireInterception } from '../sources/index.js'
+export { loadInterceptors } from '../sources/index.js'
 import type { Outcome } from './outcome.js'
 import { concurrentGroup as group, outsideRefusal, type ConcurrentGroup } from './refusals.js'
 import { admit } from './router.js'

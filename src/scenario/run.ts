@@ -9,7 +9,7 @@ import { state, type RequestRoute } from '../context/state.js'
 import { runningTestRef, testRef } from '../context/test-context.js'
 import type { TrackedRun } from '../context/types.js'
 import type { TraceStep } from '../golden/trace.js'
-import { acquireInterception, liveFetch } from '../sources/index.js'
+import { acquireInterception, liveFetch, loadInterceptors } from '../sources/index.js'
 import { wrapMcpTransport } from '../sources/mcp-transport.js'
 import { wrapTool, wrapTools, type ToolInvoker } from '../tools/wrap.js'
 import { fixtureKeyVars } from './key-vars.js'
@@ -206,6 +206,7 @@ export class Run implements TrackedRun, RequestRoute {
   async drive<R>(agent: Agent<R>): Promise<{ result?: Awaited<R>; failure?: { error: unknown } }> {
     this.register()
     await prepareTree()
+    await loadInterceptors()
     const release = acquireInterception(admit)
     // SPEC §2: a replay fills exactly the key variables its fixture's requests carried (and `keys`); a recording fills none.
     const fixture = this.config.fixture

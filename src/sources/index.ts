@@ -1,6 +1,6 @@
 import { clearImmediate, setImmediate } from 'node:timers'
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FluxError, notice } from '../errors.js'
+import { interceptorClasses } from './interceptors.js'
 import { holdProcess, letGoProcess, processHold } from './process-hold.js'
 import { sources } from './registry.js'
 import type { Admit } from './source.js'
@@ -8,6 +8,7 @@ import { liveFetch } from './live.js'
 import { st } from './state.js'
 
 export type { Admission, Admit, ChildEnv, Origin, SocketConnection, SyncChild } from './source.js'
+export { loadInterceptors } from './interceptors.js'
 export { liveFetch, redirectModeOf, sentByChild, upstreamed } from './live.js'
 export { GLOBAL_DISPATCHERS } from './undici.js'
 export { isPackageManager, mayStartNode } from './child-process.js'
@@ -87,7 +88,7 @@ function detachAll(): void {
  * `bypass` comes from it).
  */
 function assertInterceptorsLine(): void {
-  if (typeof (ClientRequestInterceptor as unknown as { singleton?: unknown }).singleton !== 'function') return
+  if (typeof (interceptorClasses().ClientRequestInterceptor as unknown as { singleton?: unknown }).singleton !== 'function') return
   throw new FluxError('FLUX_BAD_CONFIG', {
     failed: 'start intercepting requests',
     reason:

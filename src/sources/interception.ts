@@ -4,9 +4,7 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
 import type { setImmediate } from 'node:timers'
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
-import { FetchInterceptor } from '@mswjs/interceptors/fetch'
-import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
+import { interceptorClasses } from './interceptors.js'
 import type { Admit, RequestSource } from './source.js'
 
 /** The parts of an `@mswjs/interceptors` interceptor this file uses (any copy, ESM or CJS, any version sharing the global symbols). */
@@ -87,8 +85,15 @@ export interface Beneath {
   preempted: boolean
 }
 
-export const KINDS = [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
+/** The interceptor kinds fluxlab's listeners sit on, in order (loaded at the first acquire: `./interceptors.ts`). */
+export function kinds(): Array<{ new (): Shared; symbol: symbol }> {
+  const { ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor } = interceptorClasses()
+  return [ClientRequestInterceptor, FetchInterceptor, XMLHttpRequestInterceptor] as unknown as Array<{ new (): Shared; symbol: symbol }>
+}
 export const KEY = Symbol.for('fluxlab.interception.v3')
-export const FETCH_SYMBOL = (FetchInterceptor as unknown as { symbol: symbol }).symbol
-export const HTTP_SYMBOL = (ClientRequestInterceptor as unknown as { symbol: symbol }).symbol
+// @note each kind's running interceptor is kept on the global under these (`Symbol.for`, so every copy of
+// @mswjs/interceptors finds it); ./interceptors.test.ts checks they are the classes' own.
+export const FETCH_SYMBOL = Symbol.for('fetch-interceptor')
+export const HTTP_SYMBOL = Symbol.for('client-request-interceptor')
+export const XHR_SYMBOL = Symbol.for('xhr-interceptor')
 export const g = globalThis as Record<symbol, unknown>

@@ -35,6 +35,20 @@ describe('attachServerRequests', () => {
   })
 })
 
+test('says when a server starts listening, and only then (issue 39: serve checks `--ready` at once)', () => {
+  class Server extends EventEmitter {}
+  let heard = 0
+  const undo = attachServerRequests([Server.prototype as never], undefined, () => heard++)
+  const server = new Server()
+  server.emit('request', { headers: {} })
+  server.emit('close')
+  expect(heard).toBe(0)
+  server.emit('listening')
+  undo()
+  server.emit('listening')
+  expect(heard).toBe(1)
+})
+
 describe('isForwardedRequest', () => {
   test("is true for a request to a loopback server that carries a run's address, as a router's forward to its worker does", () => {
     expect(isForwardedRequest(new Request('http://127.0.0.1:4100/api/chat?q=x', { headers: { [RUN_HEADER]: id } }))).toBe(true)

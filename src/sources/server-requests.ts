@@ -73,15 +73,16 @@ type Emit = (this: object, event: string | symbol, ...args: unknown[]) => boolea
  * Patch the servers of `node:http` and `node:https` (Express, Next.js and plain servers all emit through them) so a
  * `request` that carries a run's address is handled inside it. A request that carries none is given `own`'s (the
  * process's own run, where its calls go anyway), so a server that forwards it to another server of the tree forwards
- * an address too (`isForwardedRequest`). Returns the undo.
+ * an address too (`isForwardedRequest`). `listening` is called when such a server starts listening. Returns the undo.
  * @example
- * const undo = attachServerRequests([http.Server.prototype, https.Server.prototype], own)
+ * const undo = attachServerRequests([http.Server.prototype, https.Server.prototype], own, () => say('listening'))
  */
-export function attachServerRequests(protos: Array<{ emit: Emit }>, own?: RunAddress): () => void {
+export function attachServerRequests(protos: Array<{ emit: Emit }>, own?: RunAddress, listening?: () => void): () => void {
   const ownId = own && encodeRunAddress(own)
   const undo = protos.map((proto) => {
     const original = proto.emit
     const emit: Emit = function (this: object, event, ...args) {
+      if (event === 'listening') listening?.()
       const headers = event === 'request' ? (args[0] as IncomingMessage).headers : undefined
       const address = headers && runAddressOf(headers)
       // @note Playwright's webServer health check and a warm-up carry no address: a router that hands them to its

@@ -3,8 +3,7 @@
  * followed when theirs is disposed or restarted, ours kept findable (and left applied once theirs sat on it).
  */
 import { syncBuiltinESMExports } from 'node:module'
-import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest'
-import { FETCH_SYMBOL, g, HTTP_SYMBOL, KINDS, type InterceptionState, type Listener, type Shared, type SharedEmitter } from './interception.js'
+import { FETCH_SYMBOL, g, HTTP_SYMBOL, kinds, XHR_SYMBOL, type InterceptionState, type Listener, type Shared, type SharedEmitter } from './interception.js'
 import { keepForTakeover } from './process-hold.js'
 import { st } from './state.js'
 
@@ -15,7 +14,7 @@ import { st } from './state.js'
  */
 export function attach(): void {
   let patched = false
-  for (const Kind of KINDS) {
+  for (const Kind of kinds()) {
     const running = runningOrOwn(Kind, () => (patched = true))
     const before = st.attached.find((i) => i.symbol === Kind.symbol)
     if (before && before !== running) unlisten(before)
@@ -40,7 +39,7 @@ function runningOrOwn(Kind: { new (): Shared; symbol: symbol }, onPatch: () => v
   const running = g[Kind.symbol] as Shared | undefined
   if (running) return running
   // @note issue 14: building the interceptor only to find the API missing cost a little on every run.
-  if ((Kind as unknown) === XMLHttpRequestInterceptor && typeof (globalThis as { XMLHttpRequest?: unknown }).XMLHttpRequest === 'undefined') return undefined
+  if (Kind.symbol === XHR_SYMBOL && typeof (globalThis as { XMLHttpRequest?: unknown }).XMLHttpRequest === 'undefined') return undefined
   const wrapped = globalThis.fetch
   const mine = new Kind()
   mine.apply()

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { networkErrorOf } from './refused-network.js'
 import type { LiveSender } from './tree-live.js'
-import { forwardOverSocket, serveOverSocket, treeSocketPath } from './tree-wire.js'
+import { forwardOverSocket, helloOverSocket, serveOverSocket, treeSocketPath } from './tree-wire.js'
 
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -143,6 +143,24 @@ describe('forwardOverSocket, when the tape goes live (issue 39)', () => {
       expect(networkErrorOf(response!, true)).toBe(refused.cause)
     } finally {
       p.close()
+    }
+  })
+})
+
+describe('helloOverSocket', () => {
+  test('a hello that says a server started listening reaches `listening`; a plain one only `contact` (issue 39)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flux-wire-'))
+    dirs.push(dir)
+    const path = treeSocketPath(dir, 'tree')
+    const heard: string[] = []
+    const server = serveOverSocket(path, async () => undefined, { contact: (t) => heard.push(`contact ${t}`), listening: () => heard.push('listening') })
+    try {
+      await helloOverSocket(path, 'a')
+      await helloOverSocket(path, 'b', { listening: true })
+      for (let i = 0; i < 100 && heard.length < 3; i++) await new Promise((r) => setTimeout(r, 10))
+      expect(heard.sort()).toEqual(['contact a', 'contact b', 'listening'])
+    } finally {
+      server.close()
     }
   })
 })

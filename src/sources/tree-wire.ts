@@ -35,6 +35,8 @@ interface TreeReport {
 interface TreeHello {
   token: string
   hello: true
+  /** Said again when a server of the process starts listening (under `fluxlab serve`: its `--ready` check runs then). */
+  listening?: true
 }
 
 /**
@@ -145,10 +147,10 @@ export async function reportOverSocket(path: string, token: string, error: Error
  * @example
  * void helloOverSocket(path, token)
  */
-export async function helloOverSocket(path: string, token: string): Promise<void> {
+export async function helloOverSocket(path: string, token: string, o: { listening?: boolean } = {}): Promise<void> {
   try {
     const socket = await connected(path, 3)
-    const head: TreeHello = { token, hello: true }
+    const head: TreeHello = { token, hello: true, ...(o.listening ? { listening: true } : {}) }
     socket.end(Buffer.concat([encodeFrame(FRAME.head, JSON.stringify(head)), encodeFrame(FRAME.end)]))
   } catch {
     // the parent is gone: nothing to tell
@@ -161,6 +163,8 @@ interface Heard {
   report?(r: TreeReport): void
   /** Any word from a process with `token`: a hello, a report or a request. */
   contact?(token: string): void
+  /** A server of a process of the tree started listening. */
+  listening?(): void
 }
 
 /**
@@ -190,7 +194,7 @@ async function serve(socket: Socket, answer: Answer, heard: Heard): Promise<void
     if (first?.type !== FRAME.head) return void socket.destroy()
     const said = json<TreeRequest | TreeReport | TreeHello>(first)
     heard.contact?.(said.token)
-    if ('hello' in said) return void socket.end()
+    if ('hello' in said) return void (said.listening && heard.listening?.(), socket.end())
     if ('report' in said) return void (heard.report?.(said), socket.end())
     const head = said
     const chunks: Uint8Array[] = []

@@ -6,7 +6,7 @@
  * own WebSocket class are not the global one and are not seen here (an undici upgrade to a provider
  * host is refused by `./undici.ts`).
  */
-import { WebSocketInterceptor } from '@mswjs/interceptors/WebSocket'
+import { interceptorClasses } from './interceptors.js'
 import { keepForTakeover } from './process-hold.js'
 import { ownSends, type Admit, type RealSocket, type SocketConnection } from './source.js'
 
@@ -48,7 +48,7 @@ export function attachWebSocket(admit: Admit): (() => void) | undefined {
   if (g[SYMBOL]) return undefined
   // The class under the interceptor's proxy: the one a recording opens its real sockets with.
   const Real = g.WebSocket
-  const own = new WebSocketInterceptor() as unknown as Shared
+  const own = new (interceptorClasses().WebSocketInterceptor)() as unknown as Shared
   own.apply()
   if (own.readyState !== 'APPLIED') return undefined
   // Issue 24: the next jest test file may have to dispose it.

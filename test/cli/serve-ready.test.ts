@@ -1,5 +1,5 @@
 /**
- * `fluxlab serve --ready <url>` (issue 27): serve checks the server's URL itself, every few ms, on Playwright's rule,
+ * `fluxlab serve --ready <url>` (issue 27): serve checks the server's URL itself, when it starts listening, on Playwright's rule,
  * and prints one line on stdout once it answers; `withFluxlab` has Playwright wait for that line. Run as a user runs
  * it: `node dist/cli.js serve … -- node <a tiny server>` in a temp dir, stopped with SIGTERM as Playwright stops it.
  */
@@ -8,9 +8,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { withFluxlab } from 'fluxlab/playwright'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { assertBuilt, childEnv, CLI, cleanup, fluxlab, tempDir } from './support.js'
+import { serveOverSocket, treeSocketPath } from '../../src/sources/tree-wire.js'
+import { assertBuilt, childEnv, CLI, cleanup, fluxlab, REPO, tempDir } from './support.js'
 
 /**
  * The app: listens `LISTEN_MS` after it starts (never without it), answers `/health` 503 until `READY_MS`, then 200;
@@ -190,5 +192,43 @@ describe('fluxlab serve --ready <url>', () => {
     expect(r.code).toBe(64)
     expect(r.stderr).toContain('--ready takes the webServer\'s `url` (http://127.0.0.1:3000/health) or its `port` (3000), not "localhost:3000"')
     expect(r.stderr).toContain('See `fluxlab serve --help`')
+  })
+})
+
+// Issue 39 (bench section 6): serve checks `--ready` when a server of its tree starts listening, rather than every 20 ms
+// from the start. The preload, loaded into the server by serve, says so at the tree's socket.
+describe("the preload in serve's server", () => {
+  test('says at the tree socket when the server starts listening, after its hello', async () => {
+    assertBuilt()
+    const dir = tempDir('flux-serve-listening-')
+    writeFileSync(join(dir, 'server.mjs'), SERVER)
+    const path = treeSocketPath(dir, 'tree')
+    const heard: string[] = []
+    const tree = serveOverSocket(path, async () => undefined, { contact: () => heard.push('contact'), listening: () => heard.push('listening') })
+    try {
+      const port = await freePort()
+      const server = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'dist/preload.js')).href, 'server.mjs'], {
+        cwd: dir,
+        env: childEnv({
+          FLUX_TREE: path,
+          FLUX_TREE_TOKEN: '0123456789abcdef0123456789abcdef',
+          FLUX_SERVE: '1',
+          PORT: String(port),
+          LISTEN_MS: '300',
+          EXIT_MS: '1500',
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let out = ''
+      server.stdout.on('data', (d: Buffer) => (out += d))
+      server.stderr.on('data', (d: Buffer) => (out += d))
+      const code = await new Promise((r) => server.on('close', r))
+      expect(code, out).toBe(0)
+      expect(out).toContain('server: listening')
+      // the hello at its start, then the word when it listened (each is a contact)
+      expect(heard).toEqual(['contact', 'contact', 'listening'])
+    } finally {
+      tree.close()
+    }
   })
 })

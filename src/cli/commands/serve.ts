@@ -91,7 +91,9 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
   let held: Promise<import('../serve-run.js').ServerRun> | undefined
   const engine = () =>
     (held ??= import('../serve-run.js').then((m) => m.serverRun({ name, dir, options, command, cmdline, address, takeOver: socket.takeOver })))
-  const socket = serveSocket(address.path, engine)
+  // Issue 39: the preload says when a server of the tree starts listening, and the `--ready` check runs then (../ready.ts).
+  const listening = new EventTarget()
+  const socket = serveSocket(address.path, engine, () => listening.dispatchEvent(new Event('listening')))
   const idle = (() => {
     try {
       const own = ownScenario(dir)
@@ -111,7 +113,7 @@ export async function serveCommand(argv: string[], out: Output): Promise<number>
     })
     const exited = new AbortController()
     if (ready)
-      untilReady(ready, exited.signal).then(
+      untilReady(ready, exited.signal, listening).then(
         (yes) => yes && ((answered = true), out.line(notice(`${READY_TEXT} ${describeTarget(ready)}`))),
         (e: Error) =>
           out.error({
