@@ -16,7 +16,8 @@ import { forwardOverSocket, helloOverSocket, reportOverSocket } from '../sources
 import { endToEnd } from '../sources/tree-live.js'
 import { WORKER_TREE } from '../sources/worker.js'
 import { attachServerRequests, isForwardedRequest, requestRun, type RunAddress } from '../sources/server-requests.js'
-import { provideImportedInterceptors } from '../sources/interceptors-eager.js'
+import { importedInterceptors } from '../sources/interceptors-eager.js'
+import { provideInterceptors } from '../sources/interceptors.js'
 import http from 'node:http'
 import https from 'node:https'
 
@@ -26,7 +27,7 @@ const tree = ((globalThis as Record<symbol, NodeJS.ProcessEnv | undefined>)[WORK
 // is no call of the agent. Its children inherit this preload, and the program it starts is on the tape.
 const packageManager = isPackageManager(process.argv[1], realpathSync)
 // The interceptors this build imports, for the acquire below (src/sources/interceptors.ts).
-provideImportedInterceptors()
+provideInterceptors(importedInterceptors)
 if (tree.FLUX_TREE && tree.FLUX_TREE_TOKEN) {
   // An app server under `fluxlab serve`: what it does while handling a test's browser request goes to that test's run.
   // Issue 39: serve checks the server's `--ready` url when one of its servers starts listening, rather than every 20 ms.

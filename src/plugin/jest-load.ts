@@ -5,10 +5,11 @@
 //   loads each on first use, so a jest test file that opens no scenario does not pay for them (issue 14).
 import { matchers } from '../matchers/index.js'
 import * as engine from '../scenario/per-test.js'
-import { provideImportedInterceptors } from '../sources/interceptors-eager.js'
+import { importedInterceptors } from '../sources/interceptors-eager.js'
+import { provideInterceptors } from '../sources/interceptors.js'
 
 // The interceptors this build imports, for the engine's first acquire (src/sources/interceptors.ts).
-provideImportedInterceptors()
+provideInterceptors(importedInterceptors)
 
 /** The whole-suite engine (`scenario/per-test.ts`). */
 export const loadEngine = (): typeof engine => engine

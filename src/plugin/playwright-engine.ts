@@ -9,7 +9,8 @@ import { finishTest } from '../context/test-context.js'
 import type { TestContext } from '../context/types.js'
 import type { UpdateState } from '../golden/update-mode.js'
 import { encodeRunAddress, PLAYWRIGHT_DIR_ENV } from '../sources/server-requests.js'
-import { provideImportedInterceptors } from '../sources/interceptors-eager.js'
+import { importedInterceptors } from '../sources/interceptors-eager.js'
+import { provideInterceptors } from '../sources/interceptors.js'
 import { matchers } from '../matchers/index.js'
 import { provideMatchers } from '../matchers/lazy.js'
 import { collectFacts, FACTS_ATTACHMENT } from '../reporter/facts.js'
@@ -20,7 +21,7 @@ import { childEnv } from '../scenario/tree.js'
 
 provideMatchers(matchers)
 // The interceptors this build imports, for each test's acquire (src/sources/interceptors.ts): a worker always intercepts.
-provideImportedInterceptors()
+provideInterceptors(importedInterceptors)
 
 /** What the fixture reads of Playwright's `TestInfo`. */
 export interface InfoLike {
