@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { transform } from 'sucrase'
 import { defineConfig } from 'tsup'
 
 /**
@@ -17,6 +19,28 @@ const jestLoadCjs = {
     build.onResolve({ filter: /\/jest-load\.js$/ }, () => ({ path: resolve('src/plugin/jest-load-cjs.ts') }))
     build.onResolve({ filter: /^\.\/(jest-engine|matchers)\.cjs$/ }, (a) => ({ path: a.path, external: true }))
   },
+}
+
+/**
+ * The CommonJS build as Node runs the ES module build: `import`/`export` turned into `require`/`exports`, nothing else.
+ * @note tsup turns its split ES module chunks into CommonJS with sucrase's `imports` transform and sucrase's defaults,
+ * which also rewrite every `?.`, `??` and class field into helper calls (`_optionalChain([a, 'access', _1 => _1.b])`,
+ * `__init` methods): more code for Node to compile in each jest and Playwright process, and a closure per access on
+ * every call (the replay path included). This plugin keeps each chunk as it was before tsup's conversion (user plugins
+ * run first) and, once the build is written, converts it again with the ES syntax left as it is. Node 20 runs it as
+ * written (`engines`).
+ */
+function cjsKeepSyntax() {
+  const before = new Map<string, string>()
+  return {
+    name: 'fluxlab-cjs-keep-syntax',
+    renderChunk(this: { format: string; splitting?: boolean }, code: string, info: { type: string; path: string }) {
+      if (this.format === 'cjs' && this.splitting && info.type === 'chunk' && /\.(js|cjs)$/.test(info.path)) before.set(info.path, code)
+    },
+    buildEnd() {
+      for (const [path, code] of before) writeFileSync(path, transform(code, { filePath: path, transforms: ['imports'], disableESTransforms: true }).code)
+    },
+  }
 }
 
 export default defineConfig({
@@ -61,6 +85,7 @@ export default defineConfig({
   shims: true,
   external: ['vitest', 'jest', '@jest/globals', 'expect', 'vite', '@playwright/test'],
   esbuildPlugins: [jestLoadCjs],
+  plugins: [cjsKeepSyntax()],
   esbuildOptions(options, { format }) {
     options.define = { ...options.define, FLUXLAB_BUILD_FORMAT: JSON.stringify(format) }
   },
