@@ -86,7 +86,8 @@ if (g.expect && g.beforeEach && g.afterEach) {
     : undefined
   let engine = perTestMode(state.options) ? loadEngine() : undefined
   if (engine) {
-    engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv())
+    const config = process.env.FLUX_JEST_CONFIG ? { config: process.env.FLUX_JEST_CONFIG } : {}
+    engine.interceptFromSetup(process.cwd(), () => toUpdateState(expect.getState().snapshotState?._updateSnapshot) ?? updateStateFromEnv(), config)
     // @note each test file has its own environment, but the HTTP modules and diagnostics channels it patches are
     // the process's: fluxlab's jest environment lets go of them when the file's environment is torn down (after
     // the file's own afterAll). Under an environment of the project's own, the next file undoes them (issue 24).

@@ -93,7 +93,10 @@ export const OPTION_ROWS = {
   include: {
     type: 'string[]',
     default: 'every test file',
-    doc: "with `scenarios: 'per-test'`, only test files matching these globs (relative to the project root; `**` any path, `*` any name part)",
+    doc:
+      "with `scenarios: 'per-test'`, only test files matching these globs (relative to the project root; `**` any path, `*` any name part); " +
+      "a file they leave out is not fluxlab's at all: its requests, at load, in hooks and in tests, pass untouched, " +
+      'as without fluxlab (not recorded, replayed or refused)',
   },
   keys: {
     type: 'string[]',

@@ -108,7 +108,10 @@ const aroundEach = (vitest as unknown as { aroundEach?: AroundEach }).aroundEach
 const perTest = perTestMode(state.options) || typeof aroundEach !== 'function' ? await import('../scenario/per-test.js') : undefined
 // the interceptors too, before the first acquire (src/sources/interceptors.ts): the copy this build imports
 if (perTest) await perTest.loadInterceptors()
-if (perTest && perTestMode(state.options)) perTest.interceptFromSetup(rootDir, () => toUpdateState(provided?.updateState) ?? updateStateFromEnv())
+if (perTest && perTestMode(state.options)) {
+  const invocation = { ...(provided?.configFile ? { config: provided.configFile } : {}), ...(provided?.mode ? { mode: provided.mode } : {}) }
+  perTest.interceptFromSetup(rootDir, () => toUpdateState(provided?.updateState) ?? updateStateFromEnv(), invocation)
+}
 
 /** `suite > test`, as vitest ≥ 4 spells `fullTestName` (the scenario name and the `-t` of commands come from it). */
 function fullName(task: TaskLike): string {

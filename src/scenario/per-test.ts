@@ -29,16 +29,20 @@ export { openTestScenario, type TestScenario, type ConcurrentGroup }
  * @example
  * if (perTestMode(state.options)) interceptFromSetup(rootDir)
  */
-export function interceptFromSetup(root: string, updateState: () => UpdateState = updateStateFromEnv): void {
+export function interceptFromSetup(root: string, updateState: () => UpdateState = updateStateFromEnv, invocation: Invocation = {}): void {
   if (state.outside) return
   const outside = outsideRefusal()
-  // Inside a test file every request is its file scenario's (a tool's HTTP too), like a test's.
-  state.outside = () => fileDoor(root, updateState) ?? outside
+  // Inside a test file every request is its file scenario's (a tool's HTTP too), like a test's. A file `include` leaves
+  // out is not fluxlab's at all: its requests (top level, hooks and test bodies) pass untouched, as without fluxlab.
+  state.outside = () => (leftOut(root) ? undefined : (fileDoor(root, updateState, invocation) ?? outside))
   void prepareTree()
   releaseOutside = acquireInterception(admit)
 }
 
 let releaseOutside: ((options?: { now?: boolean }) => void) | undefined
+
+/** How the runner was started, for the commands a file scenario's messages give: its config file and vitest's mode. */
+type Invocation = Pick<TestContext, 'config' | 'mode'>
 
 /**
  * Undo `interceptFromSetup`: this environment's interception is let go, so it stops answering for
@@ -67,7 +71,7 @@ const fileScenarios = new Map<string, { scenario: TestScenario; test: TestContex
  * replayed like a test's, refused where it can do neither) at the first one it is handed. Once open, the
  * scenario's run itself. `undefined` outside every test file, and after the file's scenario finished.
  */
-function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | undefined {
+function fileDoor(root: string, updateState: () => UpdateState, invocation: Invocation): RequestRoute | undefined {
   const running = runningTestRef()
   if (!running?.file) return undefined
   const testFile = resolve(root, running.file)
@@ -83,6 +87,7 @@ function fileDoor(root: string, updateState: () => UpdateState): RequestRoute | 
       runner: running.runner ?? 'vitest',
       testName: '(outside tests)',
       testFile,
+      ...invocation,
       rootDir: root,
       updateState: updateState(),
       runs: [],
@@ -157,10 +162,20 @@ export function fileRefusal(): Error | undefined {
  * coversTest(ctx, { scenarios: 'per-test', include: ['test/agents/**'] })
  */
 export function coversTest(test: TestContext, options: FluxOptions): boolean {
-  if (!perTestMode(options)) return false
-  if (!options.include?.length) return true
-  const file = relative(test.rootDir, test.testFile).split('\\').join('/')
-  return options.include.some((glob) => globToRegExp(glob).test(file))
+  return perTestMode(options) && included(test.rootDir, test.testFile, options)
+}
+
+/** Whether `include` (globs relative to `root`) takes in the test file `file`: every file when there is none. */
+const included = (root: string, file: string, options: FluxOptions): boolean =>
+  !options.include?.length || options.include.some((glob) => globToRegExp(glob).test(relative(root, file).split('\\').join('/')))
+
+/**
+ * The running test file is one `include` leaves out (sweagent's suite fakes the providers with msw in such files: a
+ * model call of theirs went to the file's scenario, live or refused, instead of to the fake).
+ */
+function leftOut(root: string): boolean {
+  const running = runningTestRef()
+  return running?.file !== undefined && !included(root, resolve(root, running.file), state.options)
 }
 
 /**
