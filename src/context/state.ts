@@ -30,8 +30,9 @@ export interface RequestRoute {
    * Answer one request: from the tape, live (recorded), or off-tape; `undefined` lets it pass untouched. Never throws.
    * `known`: what the router already found out about it (its model-call codec, none for any other request); without
    * it the route finds out itself. `origin`: the child process that sent it (its command line, redacted), if one did.
+   * `pastMocks`: a model call the app's own msw or nock listeners would have seen without fluxlab.
    */
-  handle(request: Request, known?: { codec?: ModelCallCodec<ProviderFamily>; origin?: string; url?: URL }): Promise<Response | undefined>
+  handle(request: Request, known?: { codec?: ModelCallCodec<ProviderFamily>; origin?: string; url?: URL; pastMocks?: true }): Promise<Response | undefined>
   /**
    * What the router reads to admit a request without asking the route (frozen): extra provider hosts (the `hosts`
    * option), and, for a run that only refuses, the gate of what it takes. Without one the route takes every request,

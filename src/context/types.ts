@@ -15,6 +15,8 @@ export interface TrackedRun {
     /** Steps in completion order. */
     readonly entries: readonly TraceStep[]
     readonly modelLive: number
+    /** Model calls the app's own msw or nock listeners never saw. */
+    readonly pastMocks?: number
     /** The first fluxlab error raised while serving a request. */
     readonly fatal?: Error
     /** Reads answered from another fixture of the test's file (SPEC §2 "Identity"): the step, and that fixture. */

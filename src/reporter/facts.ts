@@ -36,6 +36,8 @@ export interface SessionFacts {
   modelCalls: number
   toolCalls: number
   modelLive: number
+  /** Model calls the app's own msw or nock listeners never saw (fluxlab answers a model call before them). */
+  pastMocks?: number
   hermetic: boolean
   failures: DivergenceFact[]
   /** A matcher (or a thrown error) already showed the failures to the test: an asserted divergence is not a failed scenario. */
@@ -140,6 +142,7 @@ function sessionFacts(s: TrackedRun, pricing?: PricingTable): SessionFacts {
     modelCalls,
     toolCalls,
     modelLive: s.log.modelLive,
+    ...(s.log.pastMocks ? { pastMocks: s.log.pastMocks } : {}),
     hermetic: s.config.mode === 'replay' && !s.config.refusal && s.log.modelLive === 0 && failures.length === 0 && !s.log.fatal,
     failures: s.log.fatal ? [{ code: 'fatal', step: s.config.name, message: s.log.fatal.message.split('\n')[0] }, ...failures] : failures,
     acknowledged: s.acknowledged,

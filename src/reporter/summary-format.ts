@@ -48,6 +48,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   // an unwrapped tool's line ends with its fix: shown whole
   lines.push(...driftLines(s.drift, c, pad), ...driftLines(s.unwrapped, c, pad, 900), ...unseenLines(s.unseen, c, pad), ...driftLines(s.unanswered, c, pad))
   lines.push(...notWrittenLines(s.notWritten, c, pad))
+  if (s.pastMocks) lines.push(pastMocksLine(s.pastMocks, c, pad))
   for (const a of s.appServer) lines.push(appServerLine(a, c, pad))
   for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
@@ -99,6 +100,18 @@ function notWrittenLines(tests: SuiteSummary['notWritten'], c: ReturnType<typeof
   for (const t of tests.slice(0, 10)) lines.push(`${pad}  ${t.test}`)
   if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
   return lines
+}
+
+/**
+ * A recording's model calls the app's own msw or nock listeners never saw (sweagent, in the field corpus, fakes the
+ * providers with msw in its setup: its fakes were skipped and the calls went live, without a word).
+ */
+function pastMocksLine(n: number, c: ReturnType<typeof pc.createColors>, pad: string): string {
+  return (
+    `${pad}${c.yellow(`⚠ ${n} model call${n === 1 ? '' : 's'} went live past your own msw or nock mocks`)}: fluxlab answers a model call before ` +
+    'them, so a fake of yours for a provider is not consulted in a scenario. To keep one, leave its test files out with `include` ' +
+    '(docs/configuration.md, "Your own msw or nock mocks").'
+  )
 }
 
 /** The child processes that never reached fluxlab: each command with its scenario, then the fix once. */

@@ -46,6 +46,8 @@ export interface SuiteSummary {
    * with `FLUX_NO_RECORDING` until it passes while recording. The test's full name, and its scenario.
    */
   notWritten: Array<{ test: string; scenario: string }>
+  /** Model calls a recording sent live that the app's own msw or nock listeners never saw (fluxlab answers them first). */
+  pastMocks: number
   /** The runner's own counts (skipped counts `todo` too; `flaky` only Playwright's, when a test passed on a retry). */
   tests: { passed: number; failed: number; skipped: number; flaky?: number }
   /** Failed tests whose error is fluxlab's own, by its code (`FLUX_NO_RECORDING`: 114). */
@@ -106,6 +108,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
     recorded: 0,
     empty: 0,
     notWritten: [],
+    pastMocks: 0,
     tests: { passed: 0, failed: 0, skipped: 0 },
     fluxFailures: {},
     hermetic: 0,
@@ -142,6 +145,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
       else if (run.modelCalls > 0 && failed && test) s.notWritten.push({ test, scenario: run.name })
       if (run.hermetic && !run.refused) s.hermetic++
       s.liveModelCalls += run.modelLive
+      if (run.mode === 'record' && !run.refused) s.pastMocks += run.pastMocks ?? 0
       // The cost of what is on the tape: a recording that wrote nothing (its test failed) recorded no cost.
       if ((run.mode === 'replay' && !run.refused) || run.written) s.cost += run.cost
       for (const m of run.unpriced) unpriced.add(m)

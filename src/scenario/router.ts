@@ -114,14 +114,15 @@ const takes = (run: RequestRoute, method: string, url: URL): boolean =>
  * @example
  * const admitted = admitTo(run, request, 'node child.mjs')
  */
-export function admitTo(run: RequestRoute, request: Request, origin?: string): Admission | undefined {
+export function admitTo(run: RequestRoute, request: Request, origin?: string, mocks?: boolean): Admission | undefined {
   const url = new URL(request.url)
   if (isTelemetryExport(request.method, url)) return telemetryAdmission(url)
   const local = localTarget(run, request.method, url)
   if (local === 'own' || mockedBeneath(run, request.method, url)) return undefined
   const refusal = run.config?.refusal
   if (refusal && !refusal.claims(request.method, url)) return undefined
-  const known = { codec: detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts), url, ...(origin ? { origin } : {}) }
+  const codec = detectModelCall(request.method, url, run.config?.hosts ?? state.options.hosts)
+  const known = { codec, url, ...(origin ? { origin } : {}), ...(mocks && codec ? { pastMocks: true as const } : {}) }
   // `bind`, not a closure here: answering calls the run directly.
   const answer = run.handle.bind(run, request, known)
   const preempts = refusal ? refusal.preempts(request.method, url) : known.codec !== undefined
@@ -155,7 +156,7 @@ export const admit: Admit = (request: Request | undefined, origin: Origin): Admi
   if (!request)
     return { preempts: false, answer: nothing, child: () => childEnv(run, origin.process ?? '', admitTo), holder: () => syncChild(run, origin.process ?? '') }
   if (origin.via === 'fetch' || origin.via === 'http' || origin.via === 'xhr') {
-    if (!origin.unroutable) return admitTo(run, request)
+    if (!origin.unroutable) return admitTo(run, request, undefined, origin.mocks)
   }
   const url = new URL(request.url)
   if (!takes(run, request.method, url)) return undefined

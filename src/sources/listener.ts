@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { setImmediate } from 'node:timers'
 import { processHold } from './process-hold.js'
-import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent } from './interception.js'
+import { FETCH_SYMBOL, g, type Beneath, type InterceptionState, type RequestEvent, type SharedEmitter } from './interception.js'
 import { networkErrorOf } from './refused-network.js'
 import { ownSends, type Admission, type Origin } from './source.js'
 import { refuseUnseen } from './undici.js'
@@ -14,6 +14,12 @@ import { refuseUnseen } from './undici.js'
 /** Which interceptor handed a request over. */
 type Via = 'fetch' | 'http' | 'xhr'
 const ORIGINS = { fetch: { via: 'fetch' }, http: { via: 'http' }, xhr: { via: 'xhr' } } as const satisfies Record<Via, Origin>
+/** The same, with the app's own mocks listening after ours. */
+const MOCKED = {
+  fetch: { via: 'fetch', mocks: true },
+  http: { via: 'http', mocks: true },
+  xhr: { via: 'xhr', mocks: true },
+} as const satisfies Record<Via, Origin>
 
 export function createState(): InterceptionState {
   const beneath = new AsyncLocalStorage<Beneath>()
@@ -26,7 +32,7 @@ export function createState(): InterceptionState {
     const fetch = via === 'fetch' ? s.beneathFetch : undefined
     return fetch ? beneath.run({ fetch, preempted }, answer) : answer()
   }
-  const handle = async ({ requestId, request, controller }: RequestEvent, via: Via): Promise<void> => {
+  const handle = async ({ requestId, request, controller }: RequestEvent, via: Via, emitter?: SharedEmitter): Promise<void> => {
     // @note issue 24: a listener of a test file that is over, left on an interceptor its undo could not take it off.
     if (processHold.holder?.realm !== globalThis) return
     const http = via === 'http'
@@ -57,7 +63,7 @@ export function createState(): InterceptionState {
       }
     }
     // Asked once: who answers it, and whether before the app's own mocks.
-    const admitted = admit(request, ORIGINS[via])
+    const admitted = admit(request, mocksListen(emitter) ? MOCKED[via] : ORIGINS[via])
     if (!admitted) return
     if (admitted.preempts) {
       const response = await route(admitted.answer, via, true)
@@ -99,9 +105,15 @@ export function createState(): InterceptionState {
     pristineFetch: g[FETCH_SYMBOL] === undefined && typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined,
     beneath,
     sentBy: new AsyncLocalStorage(),
-    onRequest: (event) => handle(event, 'xhr'),
-    onFetchRequest: (event) => handle(event, 'fetch'),
-    onHttpRequest: (event) => handle(event, 'http'),
+    onRequest: ours(function (this: SharedEmitter | undefined, event: RequestEvent) {
+      return handle(event, 'xhr', this)
+    }),
+    onFetchRequest: ours(function (this: SharedEmitter | undefined, event: RequestEvent) {
+      return handle(event, 'fetch', this)
+    }),
+    onHttpRequest: ours(function (this: SharedEmitter | undefined, event: RequestEvent) {
+      return handle(event, 'http', this)
+    }),
     nodeHttp: new WeakSet(),
     onResponse({ requestId, response }) {
       // @note mswjs/interceptors#799 (0.41): fetch clones every response for the `response` event, and while
@@ -142,6 +154,16 @@ function afterClientTurn(response: Response): Response {
   // @note the same Headers object: the interceptor reads the raw (as-written) header names from it.
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
+
+/** fluxlab's own listeners (a jest file's, left on an interceptor after its file, included) carry this mark. */
+const OURS = Symbol.for('fluxlab.interception.listener')
+const ours = <F extends object>(listener: F): F => Object.assign(listener, { [OURS]: true })
+
+/**
+ * Whether the app's own mocks (msw, nock) listen on the interceptor that called us: the interceptor calls each
+ * listener with its emitter as `this`, and any listener there that is not one of ours is theirs.
+ */
+const mocksListen = (emitter: SharedEmitter | undefined): boolean => emitter?.listeners('request').some((l) => !(l as { [OURS]?: true })[OURS]) ?? false
 
 /** Whether our `response` listener is on any interceptor: only then is a clone of what we answer made, and drained. */
 function drains(s: InterceptionState): boolean {

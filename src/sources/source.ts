@@ -25,6 +25,11 @@ export interface Origin {
    * (`preempts`), refused then, and where the refusal goes (`report`).
    */
   readonly unroutable?: true
+  /**
+   * The app's own mocks (msw, nock) listen on the interceptor that handed it over, after fluxlab's listener: a model
+   * call fluxlab answers is one they never see (counted, so the run summary can say so while recording).
+   */
+  readonly mocks?: true
 }
 
 /**

@@ -76,3 +76,20 @@ test(
   },
   TIMEOUT_MS + 10_000,
 )
+
+test(
+  'the same suite with the fakes covered: the recording says its model calls went past the msw fake',
+  async () => {
+    project.write(
+      'vitest.all.config.ts',
+      project.read('vitest.include.config.ts').replace("include: ['test/covered/**']", "include: ['test/covered/**', 'test/faked/**']"),
+    )
+    const r = await runVitest(project, ['--config', 'vitest.all.config.ts'], { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY }, TIMEOUT_MS)
+    // fluxlab answers the faked file's model call itself: live, to an address where nothing listens (the beforeAll's, which
+    // fails, so the file's tests are skipped)
+    expect(r.code).toBe(1)
+    expect(r.output).toMatch(/⚠ 1 model call went live past your own msw or nock mocks: fluxlab answers a model call before them/)
+    expect(r.output).toContain('leave its test files out with `include`')
+  },
+  TIMEOUT_MS + 10_000,
+)

@@ -41,6 +41,7 @@ interface Known {
   codec?: ModelCallCodec<ProviderFamily>
   origin?: string
   url?: URL
+  pastMocks?: true
 }
 
 export interface Pipeline {
@@ -79,6 +80,7 @@ export function buildPipeline(config: RunConfig, log: RunLog, counters: Counters
       const seq = ++counters.seq
       const n = codec ? ++counters.model : ++counters.tool
       step = codec ? `model#${n}` : `tool#${n}`
+      if (known?.pastMocks) log.pastMocks++
       const call = await classifyRequest(request, { codec, seq, n, step, origin: known?.origin, url: known?.url }, config)
       step = call.step
       // @note the end of a replay reads them (`unwrapped_tool`, ./close.ts), and only after a turn nothing on the tape answered

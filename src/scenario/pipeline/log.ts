@@ -47,6 +47,8 @@ export class RunLog {
   /** Model requests `check` sent live because the tape could not explain them. */
   readonly misses: LiveMiss[] = []
   modelLive = 0
+  /** Model calls the app's own msw or nock listeners never saw: fluxlab answered them first (the summary says so while recording). */
+  pastMocks = 0
   /** The environment variables whose values the live requests carried (names only): the manifest's `keyVars`. */
   readonly keyVars = new Set<string>()
   /** `durable()`: operations answered from the journal, and run live, by this run. */
