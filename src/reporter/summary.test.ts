@@ -339,7 +339,7 @@ describe('summarize', () => {
 
   it('folds unwrapped_tool warnings of one tool across tests into one line, and shows its advice whole', () => {
     const root = project({})
-    const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, or the factory that builds it (LangChain's \`tool\`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
+    const advice = `. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, or the factory that builds it (your own, or a library's such as LangChain's \`tool\`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built`
     const said = (id: string) =>
       `model#1 asked for \`get_weather\` (${id}); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran unrecorded (in this process, or in a server it reaches outside HTTP: an MCP server over stdio)${advice}`
     const tests: RanTest[] = ['call_a0000001', 'call_b0000002', 'call_c0000003'].map((id, i) => ({

@@ -185,7 +185,7 @@ describe('closeReplay, unwrapped_tool', () => {
     const l = replayed(f, f.next(true))
     closeReplay(l, undefined, undefined, 'import')
     expect(l.divergences[0].message).toBe(
-      "model#1 asked for `get_weather` (toolu_01AbCdEfGh); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran unrecorded (in this process, or in a server it reaches outside HTTP: an MCP server over stdio). Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, or the factory that builds it (LangChain's `tool`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built",
+      "model#1 asked for `get_weather` (toolu_01AbCdEfGh); model#2 sent its result back, and no tool call on the tape answered it, so the tool ran unrecorded (in this process, or in a server it reaches outside HTTP: an MCP server over stdio). Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, or the factory that builds it (your own, or a library's such as LangChain's `tool`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); or wrap it with tools({ get_weather }) or tool('get_weather', fn) from 'fluxlab' where the tools are built",
     )
   })
 })

@@ -72,7 +72,8 @@ function unwrappedMessage(step: string, call: RequestedToolCall, backStep: strin
     )
   return (
     `${what}. Without editing a test: in a setup file of your config (vitest setupFiles, jest setupFilesAfterEnv), mock the module that exports it, ` +
-    "or the factory that builds it (LangChain's `tool`), with its tools passed through tools() from 'fluxlab', or the MCP SDK's StdioClientTransport " +
+    "or the factory that builds it (your own, or a library's such as LangChain's `tool`), with its tools passed through tools() from 'fluxlab', " +
+    "or the MCP SDK's StdioClientTransport " +
     "with each transport passed through mcp() from 'fluxlab' (docs/tools.md#unwrapped-tools); " +
     `or wrap it with tools({ ${call.name} }) or tool('${call.name}', fn) from 'fluxlab' where the tools are built`
   )
