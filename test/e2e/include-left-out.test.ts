@@ -3,12 +3,13 @@
  * out is not fluxlab's at all. Found on sweagent (bench/third-party): its setup fakes the providers with msw, and a
  * model call in a left-out file went to the file's own "(outside tests)" scenario instead, live while recording (a
  * network error here) and `FLUX_DIVERGED` on the next run. A covered file's model call made in a beforeAll is on its
- * file scenario, and the command its messages give carries the config the suite ran with.
+ * file scenario, and the command its messages give carries the config the suite ran with. The same under jest.
  */
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startCapitalServer, type CapitalServer } from './support/capital-server.js'
-import { assertBuilt, createProject, linkSelf, runVitest, type Project, type RunResult } from './support/project.js'
+import { assertBuilt, createProject, linkSelf, REPO, runJest, runVitest, type Project, type RunResult } from './support/project.js'
 
 const KEY = 'sk-e2e-recording-key-not-real'
 const TIMEOUT_MS = 60_000
@@ -92,4 +93,40 @@ test(
     expect(r.output).toContain('leave its test files out with `include`')
   },
   TIMEOUT_MS + 10_000,
+)
+
+test(
+  'jest: the left-out file keeps its own fake while recording and replaying, and has no fixture',
+  async () => {
+    const jest = createProject('jest-full-suite')
+    try {
+      jest.write('faked/provider-fake.test.cjs', readFileSync(join(REPO, 'test/e2e/projects/vitest-app-mocks/test/faked/provider-fake.test.cjs'), 'utf8'))
+      jest.write(
+        'jest.include.config.cjs',
+        [
+          'module.exports = {',
+          "  preset: 'fluxlab',",
+          "  globals: { fluxlab: { scenarios: 'per-test', include: ['test/**'] } },",
+          '  rootDir: __dirname,',
+          "  testMatch: ['**/test/agent.test.cjs', '**/faked/**/*.test.cjs'],",
+          '  testTimeout: 20000,',
+          '}',
+          '',
+        ].join('\n'),
+      )
+      const faked = /✓ the suite fake answers a model call in a (beforeAll|test)/g
+      const rec = await runJest(jest, ['-c', 'jest.include.config.cjs', '--verbose'], { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY }, TIMEOUT_MS)
+      expect(rec.code, rec.output).toBe(0)
+      expect(rec.output.match(faked)).toHaveLength(2)
+      expect(jest.fixtureDirs().filter((d) => d.startsWith('faked-'))).toEqual([])
+      expect(jest.fixtureDirs().length).toBeGreaterThan(0)
+      const replay = await runJest(jest, ['-c', 'jest.include.config.cjs', '--verbose'], { PROVIDER_URL: server.url, CI: '1' }, TIMEOUT_MS)
+      expect(replay.code, replay.output).toBe(0)
+      expect(replay.output.match(faked)).toHaveLength(2)
+      expect(replay.output).not.toMatch(/FLUX_DIVERGED|FLUX_NO_RECORDING|FLUX_OFFLINE/)
+    } finally {
+      jest.remove()
+    }
+  },
+  2 * TIMEOUT_MS + 10_000,
 )
