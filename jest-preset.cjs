@@ -21,10 +21,8 @@ const reporters = ['default', path.join(__dirname, 'dist', 'jest-reporter.cjs')]
 const transform = nativeEsm
     ? { '\\.[cm]?[jt]sx?$': 'babel-jest' }
     : {
-        [`${sep}node_modules${sep}${esmOnly.replace(/\//g, sep)}.+\\.m?js$`]: [
-          'babel-jest',
-          { babelrc: false, configFile: false, plugins: [require.resolve('@babel/plugin-transform-modules-commonjs')] },
-        ],
+        // fluxlab's own transformer (sucrase), whatever Babel the project's babel-jest runs (jest-esm-transform.cjs)
+        [`${sep}node_modules${sep}${esmOnly.replace(/\//g, sep)}.+\\.m?js$`]: path.join(__dirname, 'jest-esm-transform.cjs'),
         '\\.[cm]?[jt]sx?$': 'babel-jest',
       }
 const transformIgnorePatterns = nativeEsm ? ['/node_modules/'] : [`/node_modules/(?!${esmOnly})`]

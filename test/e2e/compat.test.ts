@@ -1,7 +1,8 @@
 /**
  * Issue 15: the compatibility matrix's representative subset, in `npm test` so it stays fixed. The two
  * vitest lines without `aroundEach` (3.2, and the oldest 4.0) and jest 30 + ts-jest are installed from their own lockfiles with the
- * packed package, record against the local provider, replay with the key unset and CI=1, and type-check; so does a
+ * packed package, record against the local provider, replay with the key unset and CI=1, and type-check; so do jest 30
+ * over babel-jest with Babel 8 (llm-interface, in the field corpus, failed every file to load there), and a
  * Playwright cell whose app server forwards each request to a worker process
  * (`node scripts/compat.mjs --cells … --quick`; the whole matrix is `npm run test:compat`).
  * vitest 5 on Node 22 runs in full, with its declaration check (`skipLibCheck: false`): fluxlab's matcher
@@ -24,6 +25,9 @@ const EXPECTED: Record<string, { tests: number; fixtures: number }> = {
   'vitest-4.0.0': { tests: 9, fixtures: 3 },
   // preset: 'fluxlab' over the shared jest suite (ts-jest, module commonjs): UK, France, the explicit scenario.
   'jest-30-ts-jest': { tests: 5, fixtures: 3 },
+  // The same suite over babel-jest and Babel 8, with no Babel config of fluxlab's: the preset turns msw's ESM-only
+  // dependencies into CommonJS with its own transformer (sucrase), since Babel 8 refuses a Babel 7 plugin.
+  'jest-30-babel8': { tests: 5, fixtures: 3 },
   // fluxlab's own msw forced to 3.x with npm overrides (Node 22): the whole shared vitest suite.
   'fluxlab-msw-3': { tests: 9, fixtures: 6 },
   // Playwright in Chromium, 2 workers: an app server whose front forwards each request to a worker process it forks;
