@@ -26,6 +26,8 @@ export interface RunnerAdapter {
   name: string
   /** The command that runs test files: `npx vitest run`. */
   bin: string
+  /** Variables the command needs set, as this run had them (`NODE_OPTIONS=--experimental-vm-modules `, with the trailing space). */
+  env?(): string
   /** The arguments that select one test by its full name: ` -t '^suite test$'` (with the leading space). */
   select(name: string): string
   /** The config file names the runner finds by itself in the working directory: no `-c` is needed for these. */

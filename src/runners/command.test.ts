@@ -9,6 +9,20 @@ describe('testCommand', () => {
     expect(testCommand({ runner: 'jest', file: 'test/agent.test.cjs', name: "it's done" })).toBe("npx jest test/agent.test.cjs -t '^it'\\''s done$'")
   })
 
+  test('keeps native ESM jest native: the flag the run had goes in front of the command', () => {
+    const before = process.env.NODE_OPTIONS
+    process.env.NODE_OPTIONS = '--max-old-space-size=4096 --experimental-vm-modules'
+    try {
+      expect(testCommand({ runner: 'jest', file: 'test/a.test.js', name: 'x' }, 'FLUX_GOLDEN=update')).toBe(
+        "FLUX_GOLDEN=update NODE_OPTIONS=--experimental-vm-modules npx jest test/a.test.js -t '^x$'",
+      )
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS
+      else process.env.NODE_OPTIONS = before
+    }
+    expect(testCommand({ runner: 'jest', file: 'test/a.test.js', name: 'x' })).toBe("npx jest test/a.test.js -t '^x$'")
+  })
+
   test('gives both runners when the fixture does not say which recorded it', () => {
     expect(testCommand({ file: 'a.test.ts', name: 'x' }, 'FLUX_GOLDEN=update')).toBe(
       "FLUX_GOLDEN=update npx vitest run a.test.ts -t '^x$' (or FLUX_GOLDEN=update npx jest a.test.ts -t '^x$')",

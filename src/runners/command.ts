@@ -16,7 +16,8 @@ export function testCommand(test: TestRef, env?: string, extra?: string): string
   const prefix = env ? `${env} ` : ''
   const suffix = extra ? ` ${extra}` : ''
   const one = (r: RunnerAdapter) =>
-    `${prefix}${r.bin}${r.before?.(test) ?? ''} ${shellQuote(test.file)}${test.name ? r.select(test.name) : ''}${r.after?.(test) ?? ''}${suffix}`
+    `${prefix}${r.env?.() ?? ''}${r.bin}${r.before?.(test) ?? ''} ${shellQuote(test.file)}` +
+    `${test.name ? r.select(test.name) : ''}${r.after?.(test) ?? ''}${suffix}`
   const adapter = runnerAdapter(test.runner)
   if (adapter) return one(adapter)
   // @note a fixture recorded by a runner this process has not registered: its usual command, the file alone.
