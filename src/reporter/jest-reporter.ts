@@ -85,8 +85,11 @@ export default class FluxlabJestReporter {
     const github = githubOn(this.options.github)
     const tests: RanTest[] = []
     const files: string[] = []
+    // A file jest could not run (a syntax error, a transform that failed, a fluxlab refusal at its top level).
+    const fileErrors: Array<{ file: string; message: string }> = []
     for (const file of results.testResults) {
       if (!file.testExecError) files.push(file.testFilePath)
+      else fileErrors.push({ file: file.testFilePath, message: String((file.testExecError as { message?: unknown }).message ?? file.testExecError) })
       // Tests of one file that share a name are told apart by their order, as the setup numbers them.
       const seen = new Map<string, number>()
       for (const a of file.testResults) {
@@ -107,6 +110,7 @@ export default class FluxlabJestReporter {
     const summary = summarize({
       tests,
       fileFacts: read.files,
+      fileErrors,
       files,
       rootDir: process.cwd(),
       bases: this.options.dirs ?? [],

@@ -24,7 +24,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   const tag = c.inverse(c.bold(' fluxlab '))
   const pad = '          '
   const codes = Object.entries(s.fluxFailures).sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
-  const quiet = s.obsolete.length === 0 && s.skippedWithFixture.length === 0 && s.fileFailures.length === 0
+  const quiet = s.obsolete.length === 0 && s.skippedWithFixture.length === 0 && s.fileFailures.length === 0 && s.unloaded.length === 0
   const { passed, failed, skipped, flaky = 0 } = s.tests
   // @note a run of tests that opened no scenario still gives the runner's counts: they are what a reader checks the line by.
   if (s.scenarios === 0 && s.empty === 0 && codes.length === 0 && quiet && passed + failed + skipped + flaky === 0) return `${tag} no scenarios ran`
@@ -35,6 +35,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
     `tests ${passed} passed, ${flaky ? `${c.yellow(`${flaky} flaky`)}, ` : ''}${failed ? c.red(`${failed} failed${fluxOwn}`) : '0 failed'}, ` +
       `${s.skippedWithFixture.length ? c.yellow(`${skipped} skipped`) : `${skipped} skipped`}`,
     ...(s.fileFailures.length ? [c.red(fileFailuresPart(s.fileFailures))] : []),
+    ...(s.unloaded.length ? [c.red(`test files that did not run ${s.unloaded.length}`)] : []),
     `hermetic ${s.hermetic}/${s.replayed}`,
     `live model calls ${s.liveModelCalls ? (opts.ci ? c.red(String(s.liveModelCalls)) : c.yellow(String(s.liveModelCalls))) : '0'}`,
     `recorded cost ${usd(s.cost)}${s.unpriced.length ? c.yellow(` + ${unpricedClause(s.unpriced)}`) : ''}`,
@@ -51,6 +52,7 @@ export function formatSummary(s: SuiteSummary, c: ReturnType<typeof pc.createCol
   if (s.pastMocks) lines.push(pastMocksLine(s.pastMocks, c, pad))
   for (const a of s.appServer) lines.push(appServerLine(a, c, pad))
   for (const f of s.fileFailures) lines.push(`${pad}${c.red('✗')} ${rel(f.file)}, outside its tests: ${f.message}`)
+  lines.push(...unloadedLines(s.unloaded, rel, c, pad))
   if (s.skippedWithFixture.length) lines.push(...skippedLines(s.skippedWithFixture, c, pad))
   lines.push(...namesakeLines(s.duplicates, rel, pad), ...sharedLines(s.shared, pad))
   if (s.obsolete.length) {
@@ -99,6 +101,22 @@ function notWrittenLines(tests: SuiteSummary['notWritten'], c: ReturnType<typeof
   ]
   for (const t of tests.slice(0, 10)) lines.push(`${pad}  ${t.test}`)
   if (n > 10) lines.push(`${pad}  … ${n - 10} more`)
+  return lines
+}
+
+/**
+ * Test files the runner could not run (llm-interface, in the field corpus: a transform failed every file, and the summary
+ * said only "no scenarios ran"). Files with the same error are one line.
+ */
+function unloadedLines(files: SuiteSummary['unloaded'], rel: (p: string) => string, c: ReturnType<typeof pc.createColors>, pad: string): string[] {
+  const byError = new Map<string, string[]>()
+  for (const f of files) byError.set(f.message, [...(byError.get(f.message) ?? []), rel(f.file)])
+  const lines: string[] = []
+  for (const [message, names] of [...byError].slice(0, 5)) {
+    const which = names.length === 1 ? names[0] : `${names[0]} and ${names.length - 1} more`
+    lines.push(`${pad}${c.red('✗')} ${which} did not run: ${message.length > 300 ? `${message.slice(0, 299)}…` : message}`)
+  }
+  if (byError.size > 5) lines.push(`${pad}  … ${byError.size - 5} more errors`)
   return lines
 }
 

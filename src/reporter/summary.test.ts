@@ -41,6 +41,25 @@ const facts = (root: string, opened: string[], sessions: SessionFacts[]): TestFa
 })
 
 describe('summarize', () => {
+  it('names test files the runner could not run, one line per error, instead of "no scenarios ran"', () => {
+    const root = project({})
+    const babel = '[BABEL] /p/node_modules/@open-draft/deferred-promise/build/index.js: Requires Babel "^7.0.0-0", but was loaded with "8.0.1".'
+    const fileErrors = [
+      { file: join(root, 'test/a.test.js'), message: `${babel}\n    at …` },
+      { file: join(root, 'test/b.test.js'), message: babel },
+      { file: join(root, 'test/c.test.js'), message: "Cannot find module './missing'" },
+      { file: join(root, 'test/d.test.js'), message: '[fluxlab] FLUX_OFFLINE: Failed to send GET https://x.test/' },
+    ]
+    const s = summarize({ tests: [], files: [], fileErrors, rootDir: root, bases: [], checkObsolete: false })
+    expect(s.unloaded.map((u) => u.message)).toEqual([babel, babel, "Cannot find module './missing'"])
+    const text = formatSummary(s, pc.createColors(false), { cwd: root })
+    expect(text).not.toContain('no scenarios ran')
+    expect(text).toContain('test files that did not run 3')
+    expect(text).toContain(`✗ test/a.test.js and 1 more did not run: ${babel}`)
+    expect(text).toContain("✗ test/c.test.js did not run: Cannot find module './missing'")
+    expect(text).toContain('✗ test/d.test.js, outside its tests: [fluxlab] FLUX_OFFLINE')
+  })
+
   it('counts runs by mode, hermetic ones, live calls, cost, and drift', () => {
     const root = project({})
     const tests: RanTest[] = [

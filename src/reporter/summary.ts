@@ -75,6 +75,8 @@ export interface SuiteSummary {
   duplicates: Array<{ file: string; name: string; count: number }>
   /** Test files a fluxlab error failed outside every test (a request refused at module top level or in a `beforeAll`). */
   fileFailures: FileFailure[]
+  /** Test files the runner could not run at all, for a cause that is not a fluxlab error: each with the error's first line. */
+  unloaded: Array<{ file: string; message: string }>
 }
 
 export interface SummaryInput {
@@ -125,6 +127,7 @@ export function summarize(input: SummaryInput): SuiteSummary {
     duplicates: [],
     shared: [],
     fileFailures: [],
+    unloaded: [],
   }
   const unpriced = new Set<string>()
   const opened = new Set<string>()
@@ -187,6 +190,9 @@ export function summarize(input: SummaryInput): SuiteSummary {
       else s.appServer.push({ scenario: run.name, mode: run.mode, calls, refused: run.failures.length, servers: 1 })
     }
   s.fileFailures = fileFailures(input.fileFacts ?? [], input.fileErrors)
+  s.unloaded = (input.fileErrors ?? [])
+    .filter((e) => !s.fileFailures.some((f) => f.file === e.file))
+    .map((e) => ({ file: e.file, message: e.message.trim().split('\n')[0] ?? '' }))
   s.scenarios = s.replayed + s.recorded
   s.unpriced = [...unpriced].sort()
   s.duplicates = namesakes(input.tests)
