@@ -90,11 +90,15 @@ Object.assign(base, extraEnv)
 // A jest config that node loads as ESM (.mjs, or .js in a "type": "module" package) cannot be require()d: the
 // adopted config is then an .mjs file importing it (fluxlab/jest-config is CommonJS: its default import).
 const esmJest = runner === 'jest' && (/\.mjs$/.test(configFile) || (/\.js$/.test(configFile) && (() => { try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type === 'module' } catch { return false } })()))
-const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : runner === 'playwright' ? 'playwright.fluxlab.config.ts' : esmJest ? `jest.fluxlab.config.mjs` : `jest.fluxlab.config.cjs`
+// A TypeScript jest config (jest loads it through ts-node): the adopted config is TypeScript too, importing it.
+const tsJest = runner === 'jest' && /\.[cm]?ts$/.test(configFile)
+const adopted = runner === 'vitest' ? `vitest.fluxlab.config.mts` : runner === 'playwright' ? 'playwright.fluxlab.config.ts' : tsJest ? 'jest.fluxlab.config.ts' : esmJest ? `jest.fluxlab.config.mjs` : `jest.fluxlab.config.cjs`
 if (runner !== 'playwright') writeFileSync(join(dir, adopted), runner === 'vitest'
   ? // @note a callback config (`defineConfig((env) => …)`, e.g. one that picks its tests by `--mode`) is called with vitest's env
     // first; the config is imported with its extension, so a `.mts` one resolves too.
     `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport { defineConfig, mergeConfig } from 'vitest/config'\nimport project from './${configFile}'\nimport { fluxlab } from 'fluxlab/vitest'\nexport default defineConfig(async (env) => mergeConfig(typeof project === 'function' ? await project(env) : await project, { plugins: [fluxlab({ scenarios: 'per-test' })] }))\n`
+  : tsJest
+    ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line (docs/configuration.md)\nimport project from './${configFile.replace(/\.[cm]?ts$/, '')}'\nimport { withFluxlab } from 'fluxlab/jest-config'\nexport default withFluxlab(project, { scenarios: 'per-test' })\n`
   : esmJest
     ? `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nimport project from './${configFile}'\nimport jestConfig from 'fluxlab/jest-config'\nexport default jestConfig.withFluxlab(project, { scenarios: 'per-test' })\n`
     : `// written by fluxlab bench/third-party/verdict.mjs: the project's config plus fluxlab's adoption line\nconst { withFluxlab } = require('fluxlab/jest-config')\n${tsJestLine
