@@ -4,23 +4,38 @@
  * name once. A static read one test of a file recorded may answer the same read in another (a download the app
  * caches across tests, met again when a test runs alone): the summary lists those.
  */
+/** A test as the summary has it: its facts say whether it has a fixture (a recording written, or a replay). */
+interface Namesake {
+  file: string
+  name: string
+  project?: string
+  repeat?: number
+  facts?: { sessions: ReadonlyArray<{ mode: string; written?: boolean; refused?: true }> }
+}
+const onTape = (s: { mode: string; written?: boolean; refused?: true }) => s.written === true || (s.mode === 'replay' && !s.refused)
+
 /**
- * The full names that two or more tests of one file share, with how many (a project's run of a file counts apart).
+ * The full names that two or more tests of one file share, one of them at least with a fixture, with how many (a project's run
+ * of a file counts apart).
  * @example
  * namesakes(tests) // [{ file: '/repo/test/raw.test.ts', name: 'raw response', count: 2 }]
  */
-export function namesakes(
-  tests: ReadonlyArray<{ file: string; name: string; project?: string; repeat?: number }>,
-): Array<{ file: string; name: string; count: number }> {
-  const counts = new Map<string, { file: string; name: string; count: number }>()
+export function namesakes(tests: ReadonlyArray<Namesake>): Array<{ file: string; name: string; count: number }> {
+  const counts = new Map<string, { file: string; name: string; count: number; taped: boolean }>()
   for (const t of tests) {
     if (t.repeat) continue
     const key = `${t.file}\0${t.name}\0${t.project ?? ''}`
+    const taped = t.facts?.sessions.some(onTape) === true
     const seen = counts.get(key)
-    if (seen) seen.count++
-    else counts.set(key, { file: t.file, name: t.name, count: 1 })
+    if (!seen) counts.set(key, { file: t.file, name: t.name, count: 1, taped })
+    else {
+      seen.count++
+      seen.taped ||= taped
+    }
   }
-  return [...counts.values()].filter((d) => d.count > 1)
+  // @note a name none of whose tests has a fixture has no scenarios to tell apart (langgraph-core, in the field corpus:
+  // 170 names shared by tests that call no model filled every run's summary)
+  return [...counts.values()].filter((d) => d.count > 1 && d.taped).map(({ file, name, count }) => ({ file, name, count }))
 }
 
 /**
