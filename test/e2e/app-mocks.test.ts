@@ -18,17 +18,6 @@ const KEY = 'sk-e2e-recording-key-not-real'
 /** One child run; a hang is killed at this point and fails the assertions below. */
 const TIMEOUT_MS = 60_000
 
-interface JsonReport {
-  testResults: Array<{ name: string; assertionResults: Array<{ fullName: string; status: string }> }>
-}
-
-const results = (p: Project, file: string): Record<string, string> =>
-  Object.fromEntries(
-    (JSON.parse(p.read(file)) as JsonReport).testResults.flatMap((f) =>
-      f.assertionResults.map((a) => [`${f.name.slice(p.dir.length + 1)} > ${a.fullName}`, a.status]),
-    ),
-  )
-
 const MODES = [
   {
     mode: 'explicit mode (scenario(name).run)',
@@ -69,7 +58,7 @@ describe.each(MODES)('an app mocking its own APIs with msw 2, nock 14 and its ow
     server = await startCapitalServer()
     project = createProject('vitest-app-mocks')
     record = await run('record.json', { PROVIDER_URL: server.url, OPENAI_API_KEY: KEY })
-    if (project.exists('record.json')) recorded = results(project, 'record.json')
+    if (project.exists('record.json')) recorded = project.statuses('record.json')
     await server.close()
   }, TIMEOUT_MS + 30_000)
   afterAll(() => project?.remove())
@@ -104,7 +93,7 @@ describe.each(MODES)('an app mocking its own APIs with msw 2, nock 14 and its ow
     async () => {
       const r = await run('replay.json', { PROVIDER_URL: server.url, CI: '1' })
       expect(r.code, `replay run (killed after ${TIMEOUT_MS} ms if code is null):\n${r.output}`).toBe(0)
-      expect(results(project, 'replay.json')).toEqual(recorded)
+      expect(project.statuses('replay.json')).toEqual(recorded)
       expect(server.hits).toBe(server.requests.length)
     },
     TIMEOUT_MS + 10_000,

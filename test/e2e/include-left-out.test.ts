@@ -14,21 +14,11 @@ import { assertBuilt, createProject, linkSelf, REPO, runJest, runVitest, type Pr
 const KEY = 'sk-e2e-recording-key-not-real'
 const TIMEOUT_MS = 60_000
 
-interface JsonReport {
-  testResults: Array<{ name: string; assertionResults: Array<{ fullName: string; status: string }> }>
-}
-
 let server: CapitalServer
 let project: Project
 let record: RunResult
 const run = (json: string, env: Record<string, string>) =>
   runVitest(project, ['--config', 'vitest.include.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], env, TIMEOUT_MS)
-const statuses = (file: string): Record<string, string> =>
-  Object.fromEntries(
-    (JSON.parse(project.read(file)) as JsonReport).testResults.flatMap((f) =>
-      f.assertionResults.map((a) => [`${f.name.slice(project.dir.length + 1)} > ${a.fullName}`, a.status]),
-    ),
-  )
 const ALL_PASSED = {
   'test/covered/file-scenario.test.ts > the beforeAll had its answer': 'passed',
   'test/faked/provider-fake.test.ts > the suite fake answers a model call in a beforeAll': 'passed',
@@ -49,7 +39,7 @@ afterAll(async () => {
 
 test('recording: the left-out file keeps its own fake, and only the covered file has a fixture', () => {
   expect(record.code, record.output).toBe(0)
-  expect(statuses('record.json')).toEqual(ALL_PASSED)
+  expect(project.statuses('record.json')).toEqual(ALL_PASSED)
   expect(project.fixtureDirs()).toEqual([expect.stringMatching(/^test-covered-file-scenario-test--outside-tests-/)])
   expect(server.requests.filter((r) => r.kind === 'model')).toHaveLength(2)
 })
@@ -60,7 +50,7 @@ test(
     const before = project.scenarioFiles()
     const r = await run('replay.json', { PROVIDER_URL: server.url, CI: '1' })
     expect(r.code, r.output).toBe(0)
-    expect(statuses('replay.json')).toEqual(ALL_PASSED)
+    expect(project.statuses('replay.json')).toEqual(ALL_PASSED)
     expect(r.output).not.toMatch(/FLUX_DIVERGED|FLUX_NO_RECORDING|FLUX_OFFLINE/)
     expect(project.scenarioFiles()).toEqual(before)
   },

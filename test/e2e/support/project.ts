@@ -118,6 +118,14 @@ export class Project {
     cpSync(other.path('tests/scenarios'), this.path('tests/scenarios'), { recursive: true, preserveTimestamps: true })
   }
 
+  /** Each test's status in a vitest or jest JSON report the project wrote: `test/a.test.ts > full name` → `passed`. */
+  statuses(report: string): Record<string, string> {
+    const { testResults } = JSON.parse(this.read(report)) as {
+      testResults: Array<{ name: string; assertionResults: Array<{ fullName: string; status: string }> }>
+    }
+    return Object.fromEntries(testResults.flatMap((f) => f.assertionResults.map((a) => [`${f.name.slice(this.dir.length + 1)} > ${a.fullName}`, a.status])))
+  }
+
   /** Lines the fixture agent logged (one JSON object per line in `agent-log.jsonl`). */
   agentLog(): Array<Record<string, unknown>> {
     if (!this.exists('agent-log.jsonl')) return []
